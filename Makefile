@@ -1,0 +1,34 @@
+# psdlearn: the README's two commands are `make demo` and `make test`.
+GO ?= go
+# Test budget: the suite runs well inside CI's limit on 2 cores.
+TEST_TIMEOUT ?= 30m
+FUZZTIME ?= 5s
+
+.PHONY: deps demo test test-race fuzz bench build
+
+deps:
+	bash third_party/install-deps.sh
+
+build: deps
+	$(GO) build ./...
+
+demo: deps
+	$(GO) run ./cmd/psdlearn demo
+
+# test runs the whole suite with the native backend (cgo), the pure-Go build
+# (CGO_ENABLED=0: only the "go" backend exists) and the race detector on the
+# packages with concurrency guarantees.
+test: deps
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/...
+	$(GO) test -count=1 -race -timeout $(TEST_TIMEOUT) -run 'Race|Concurren' ./...
+
+fuzz:
+	@for p in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$p 2>/dev/null | grep '^Fuzz'); do \
+	    $(GO) test -run XXX -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$p || exit 1; \
+	  done; \
+	done
+
+bench:
+	$(GO) run ./cmd/psdlearn bench --suite kernels

@@ -1,0 +1,115 @@
+// Package constraints holds the side information metric and kernel learners
+// train on: triplets (a_i closer to a_j than to a_k) and labelled pairs, as
+// index tuples into a data matrix — never as vectors or matrices — together
+// with their generation from labelled data.
+package constraints
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/psdlearn/psdlearn/sparse"
+)
+
+// Triplet (I, J, K) says point I should be closer to its target J (same class)
+// than to its impostor K (another class).
+type Triplet struct{ I, J, K int }
+
+// ErrInvalid is wrapped by errors about malformed constraints.
+var ErrInvalid = errors.New("constraints: invalid")
+
+// TripletSet is a list of triplets on N points with the distinct pairs they
+// use. With p_r = a_I − a_K and q_r = a_I − a_J, A_r = p_r p_rᵀ − q_r q_rᵀ and
+//
+//	⟨A_r, M⟩ = d_M(I,K) − d_M(I,J) = pairValue[Imp[r]] − pairValue[Tgt[r]],
+//	Σ_r u_r A_r = Xᵀ L_W X with W from PairWeights(u).
+//
+// so every per-triplet quantity is computed once per distinct pair.
+type TripletSet struct {
+	N        int
+	Triplets []Triplet
+	Pairs    []sparse.Pair // distinct pairs, in order of first use
+	Imp, Tgt []int         // per triplet: index into Pairs of (I,K) and of (I,J)
+	graph    *sparse.PairGraph
+}
+
+// NewTripletSet indexes triplets on n points. It rejects an empty list,
+// indices out of range and degenerate triplets (I = J, I = K or J = K).
+func NewTripletSet(n int, ts []Triplet) (*TripletSet, error) {
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("%w: empty triplet set", ErrInvalid)
+	}
+	s := &TripletSet{N: n, Triplets: ts, Imp: make([]int, len(ts)), Tgt: make([]int, len(ts))}
+	index := make(map[[2]int]int, len(ts))
+	id := func(a, b int) int {
+		if a > b {
+			a, b = b, a
+		}
+		key := [2]int{a, b}
+		k, ok := index[key]
+		if !ok {
+			k = len(s.Pairs)
+			index[key] = k
+			s.Pairs = append(s.Pairs, sparse.Pair{A: a, B: b})
+		}
+		return k
+	}
+	for r, t := range ts {
+		if t.I < 0 || t.I >= n || t.J < 0 || t.J >= n || t.K < 0 || t.K >= n {
+			return nil, fmt.Errorf("%w: triplet %d = %v outside [0,%d)", ErrInvalid, r, t, n)
+		}
+		if t.I == t.J || t.I == t.K || t.J == t.K {
+			return nil, fmt.Errorf("%w: triplet %d = %v repeats a point", ErrInvalid, r, t)
+		}
+		s.Imp[r] = id(t.I, t.K)
+		s.Tgt[r] = id(t.I, t.J)
+	}
+	g, err := sparse.NewPairGraph(n, s.Pairs)
+	if err != nil {
+		return nil, fmt.Errorf("constraints: %w", err)
+	}
+	s.graph = g
+	return s, nil
+}
+
+// Len returns the number of triplets.
+func (s *TripletSet) Len() int { return len(s.Triplets) }
+
+// PairWeights writes into w (len(w) == len(Pairs)) the pair weights whose
+// graph Laplacian gives Σ_r u_r A_r: +u_r on the impostor pair, −u_r on the
+// target pair.
+func (s *TripletSet) PairWeights(w, u []float64) {
+	if len(u) != len(s.Triplets) || len(w) != len(s.Pairs) {
+		panic(fmt.Sprintf("constraints: PairWeights: %d weights for %d triplets, %d outputs for %d pairs", len(u), len(s.Triplets), len(w), len(s.Pairs)))
+	}
+	for i := range w {
+		w[i] = 0
+	}
+	for r, ur := range u {
+		w[s.Imp[r]] += ur
+		w[s.Tgt[r]] -= ur
+	}
+}
+
+// Margins writes ⟨A_r, M⟩ = pairValue[Imp[r]] − pairValue[Tgt[r]] into h for
+// every triplet, from per-pair squared distances pairValue.
+func (s *TripletSet) Margins(h, pairValue []float64) {
+	if len(h) != len(s.Triplets) || len(pairValue) != len(s.Pairs) {
+		panic(fmt.Sprintf("constraints: Margins: %d outputs for %d triplets, %d values for %d pairs", len(h), len(s.Triplets), len(pairValue), len(s.Pairs)))
+	}
+	for r := range h {
+		h[r] = pairValue[s.Imp[r]] - pairValue[s.Tgt[r]]
+	}
+}
+
+// Graph returns the pair graph of the set with weights from u: its Laplacian
+// L_W satisfies Σ_r u_r A_r = Xᵀ L_W X. The graph is owned by the set, so
+// concurrent callers must not share one TripletSet across Graph calls.
+func (s *TripletSet) Graph(u []float64) (*sparse.PairGraph, error) {
+	w := make([]float64, len(s.Pairs))
+	s.PairWeights(w, u)
+	if err := s.graph.SetWeights(w); err != nil {
+		return nil, err
+	}
+	return s.graph, nil
+}

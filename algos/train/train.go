@@ -1,0 +1,98 @@
+// Package train is the registry of metric learners that `psdlearn train`
+// dispatches to. Each algorithm package registers a Trainer under its name
+// (for example "boostmetric", "psdboost", "frobmetric") from its init function.
+package train
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/engine"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Options are the algorithm flags of `psdlearn train`. Zero values mean "the
+// algorithm's default".
+type Options struct {
+	Loss   string    // exp | logistic | hinge
+	Mode   string    // stagewise | corrective
+	Passes int       // multi-pass BoostMetric
+	Iters  int       // maximum iterations (rank-one terms, solver iterations)
+	Nu     float64   // BoostMetric ν
+	C      []float64 // regularisation values; several are chosen among on the validation set
+}
+
+// Input is what a Trainer learns from. Train and the triplets are required;
+// Val may be nil (then a list of C values cannot be chosen among).
+type Input struct {
+	Train, Val *data.Dataset
+	Triplets   *constraints.TripletSet // on the rows of Train.X
+	K          int                     // k of the k-NN evaluation (default 3)
+	Seed       uint64
+	Backend    engine.Backend // nil means engine.Default()
+	Options    Options
+	// Progress, if non-nil, receives one line per iteration for long runs.
+	Progress func(format string, args ...any)
+}
+
+// Output is a learned Mahalanobis metric and a summary of the run.
+type Output struct {
+	M          *mat.SymDense // the learned PSD matrix (D×D)
+	Iterations int
+	Objective  float64
+	DualityGap float64 // NaN when the algorithm has no duality certificate
+	ValError   float64 // validation k-NN error in [0,1] of the chosen model, NaN if not evaluated
+	ChosenC    float64 // the C value used (NaN if not applicable)
+	Curve      []float64 // objective per iteration, for convergence plots
+}
+
+// Trainer learns a metric.
+type Trainer func(ctx context.Context, in Input) (Output, error)
+
+var (
+	mu       sync.RWMutex
+	trainers = map[string]Trainer{}
+)
+
+// Register adds t under name. It panics on a duplicate name (a programming error at init time).
+func Register(name string, t Trainer) {
+	mu.Lock()
+	defer mu.Unlock()
+	name = strings.ToLower(name)
+	if _, dup := trainers[name]; dup {
+		panic("train: duplicate trainer " + name)
+	}
+	trainers[name] = t
+}
+
+// Lookup returns the trainer registered under name.
+func Lookup(name string) (Trainer, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	t, ok := trainers[strings.ToLower(name)]
+	if !ok {
+		return nil, fmt.Errorf("train: unknown algorithm %q (available: %s)", name, strings.Join(namesLocked(), ", "))
+	}
+	return t, nil
+}
+
+// Names returns the registered algorithm names, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	out := make([]string, 0, len(trainers))
+	for n := range trainers {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,91 @@
+// Package engine is the numerical back end of psdlearn. The algorithms call
+// everything that costs — dense and sparse eigensolvers, the weighted Gram
+// Xᵀ L_W X, pair quadratic forms, bound-constrained minimisation — through the
+// Backend interface, and so run unchanged on either of two implementations:
+//
+//   - "native": OpenBLAS/LAPACKE, arpack-ng and the Fortran L-BFGS-B through
+//     cgo (registered only in cgo builds without the purego tag);
+//   - "go": pure Go on gonum, always available.
+//
+// Default returns "native" when it is compiled in and "go" otherwise; the
+// PSDLEARN_BACKEND environment variable overrides it. Backends are stateless
+// and safe for concurrent use.
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/psdlearn/psdlearn/arpack"
+	"github.com/psdlearn/psdlearn/lapack"
+	"github.com/psdlearn/psdlearn/lbfgsb"
+	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Types re-exported from the binding packages, so that algorithms import engine only.
+type (
+	// EigRange selects part of a symmetric spectrum (see lapack.Range).
+	EigRange = lapack.Range
+	// Eigen is a (partial) dense eigendecomposition, eigenvalues ascending.
+	Eigen = lapack.Eigen
+	// Pair is an index pair of data rows.
+	Pair = sparse.Pair
+	// PairGraph is a signed weight graph on data rows with a fixed pattern.
+	PairGraph = sparse.PairGraph
+	// Operator is a symmetric linear operator y ← A·x.
+	Operator = arpack.Operator
+	// Which selects the end of the spectrum for the sparse eigensolver.
+	Which = arpack.Which
+	// EigsOptions configures the sparse eigensolver.
+	EigsOptions = arpack.Options
+	// EigsResult holds sparse eigensolver output.
+	EigsResult = arpack.Result
+	// Problem is a bound-constrained minimisation problem.
+	Problem = lbfgsb.Problem
+	// MinimizeSettings configures bound-constrained minimisation.
+	MinimizeSettings = lbfgsb.Settings
+	// MinimizeResult is the outcome of bound-constrained minimisation.
+	MinimizeResult = lbfgsb.Result
+)
+
+// Backend is the set of numerical kernels the algorithms use. All methods are
+// safe for concurrent use. Methods return errors for invalid input; they do
+// not panic on user data.
+type Backend interface {
+	// Name is the registry name of the backend ("native" or "go").
+	Name() string
+
+	// SymEig computes the eigenvalues of the symmetric a in range r (and the
+	// eigenvectors if vectors is true), in ascending order. a is not modified.
+	SymEig(a mat.Symmetric, r EigRange, vectors bool) (Eigen, error)
+
+	// WeightedGram overwrites dst (D×D) with Xᵀ L_W X for the n×D data x and
+	// the current weights of g: Σ_pairs w_ab (x_a − x_b)(x_a − x_b)ᵀ.
+	WeightedGram(dst *mat.SymDense, x *mat.Dense, g *PairGraph) error
+
+	// PairQuadForms writes (x_a − x_b)ᵀ M (x_a − x_b) for every pair into dst
+	// (len(dst) == len(pairs)), for the n×D data x and the D×D symmetric m.
+	PairQuadForms(dst []float64, x *mat.Dense, m mat.Symmetric, pairs []Pair) error
+
+	// PairSqDists writes ‖z_a − z_b‖² for every pair into dst, for the rows of z.
+	// With z = X·L it gives the quadratic forms of M = L Lᵀ in O(pairs·r).
+	PairSqDists(dst []float64, z *mat.Dense, pairs []Pair) error
+
+	// Eigs computes k eigenpairs of the symmetric operator op from the end of
+	// the spectrum chosen by which (implicitly restarted Lanczos).
+	Eigs(ctx context.Context, op Operator, k int, which Which, opt EigsOptions) (EigsResult, error)
+
+	// Minimize minimises a smooth function under bounds with L-BFGS-B.
+	Minimize(ctx context.Context, p Problem, x0 []float64, s MinimizeSettings) (MinimizeResult, error)
+
+	// BLAS returns the BLAS implementation of the backend for level-3 work in
+	// the algorithms (OpenBLAS for native, gonum for go).
+	BLAS() lapack.BLAS
+}
+
+// ErrDimension is wrapped by errors about mismatched dimensions.
+var ErrDimension = errors.New("engine: dimension mismatch")
+
+// ErrNotFinite is wrapped by errors about NaN or Inf input.
+var ErrNotFinite = errors.New("engine: input has NaN or Inf")

@@ -1,0 +1,371 @@
+package enginetest
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/lapack"
+	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+const eps = 0x1p-52
+
+// Tolerances of the dense suite, in units of n·ε·‖A‖ (residuals) and n·ε (orthogonality).
+const (
+	residualTol = 10.0
+	orthoTol    = 10.0
+	// agreeTol bounds |λ_native − λ_go| / (‖A‖·n·ε).
+	agreeTol = 10.0
+)
+
+// RandSym returns a random symmetric n×n matrix with entries N(0,1).
+func RandSym(rng *rand.Rand, n int) *mat.SymDense {
+	a := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			a.SetSym(i, j, rng.NormFloat64())
+		}
+	}
+	return a
+}
+
+// SymWithSpectrum returns Q diag(lambda) Qᵀ for a random orthogonal Q.
+func SymWithSpectrum(rng *rand.Rand, lambda []float64) *mat.SymDense {
+	n := len(lambda)
+	var qr mat.QR
+	qr.Factorize(mat.NewDense(n, n, randSlice(rng, n*n)))
+	var q mat.Dense
+	qr.QTo(&q)
+	var ql mat.Dense
+	ql.Scale(1, &q)
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			ql.Set(i, j, q.At(i, j)*lambda[j])
+		}
+	}
+	var full mat.Dense
+	full.Mul(&ql, q.T())
+	a := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			a.SetSym(i, j, 0.5*(full.At(i, j)+full.At(j, i)))
+		}
+	}
+	return a
+}
+
+func randSlice(rng *rand.Rand, n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = rng.NormFloat64()
+	}
+	return s
+}
+
+// EigResidual returns ‖AV − VΛ‖_F / (‖A‖_F · n · ε) and ‖VᵀV − I‖_F / (n · ε).
+func EigResidual(a mat.Symmetric, e engine.Eigen) (res, orth float64) {
+	n := a.SymmetricDim()
+	m := len(e.Values)
+	if m == 0 {
+		return 0, 0
+	}
+	var av mat.Dense
+	av.Mul(a, e.Vectors)
+	for j := 0; j < m; j++ {
+		for i := 0; i < n; i++ {
+			av.Set(i, j, av.At(i, j)-e.Vectors.At(i, j)*e.Values[j])
+		}
+	}
+	var vtv mat.Dense
+	vtv.Mul(e.Vectors.T(), e.Vectors)
+	for i := 0; i < m; i++ {
+		vtv.Set(i, i, vtv.At(i, i)-1)
+	}
+	anorm := mat.Norm(a, 2)
+	if anorm == 0 {
+		anorm = 1
+	}
+	return mat.Norm(&av, 2) / (anorm * float64(n) * eps), mat.Norm(&vtv, 2) / (float64(n) * eps)
+}
+
+func testDense(t *testing.T, b engine.Backend) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	t.Run("SymEig/residuals", func(t *testing.T) {
+		for _, n := range []int{1, 2, 7, 64, 200} {
+			a := RandSym(rng, n)
+			for _, tc := range []struct {
+				name string
+				r    engine.EigRange
+				want func(all []float64) []float64
+			}{
+				{"all", lapack.AllRange(), func(all []float64) []float64 { return all }},
+				{"negative", lapack.NegativePart(0), func(all []float64) []float64 { return filter(all, func(v float64) bool { return v <= 0 }) }},
+				{"positive", lapack.PositivePart(0), func(all []float64) []float64 { return filter(all, func(v float64) bool { return v > 0 }) }},
+				{"top3", lapack.TopK(n, min(3, n)), func(all []float64) []float64 { return all[n-min(3, n):] }},
+				{"bottom1", lapack.BottomK(1), func(all []float64) []float64 { return all[:1] }},
+			} {
+				full, err := b.SymEig(a, lapack.AllRange(), false)
+				if err != nil {
+					t.Fatalf("n=%d all values: %v", n, err)
+				}
+				if !sort.Float64sAreSorted(full.Values) {
+					t.Fatalf("n=%d: eigenvalues not ascending", n)
+				}
+				e, err := b.SymEig(a, tc.r, true)
+				if err != nil {
+					t.Fatalf("n=%d %s: %v", n, tc.name, err)
+				}
+				want := tc.want(full.Values)
+				if len(e.Values) != len(want) {
+					t.Fatalf("n=%d %s: %d eigenvalues, want %d", n, tc.name, len(e.Values), len(want))
+				}
+				anorm := math.Max(mat.Norm(a, 2), 1)
+				for i := range want {
+					if d := math.Abs(e.Values[i]-want[i]) / (anorm * float64(n) * eps); d > agreeTol {
+						t.Errorf("n=%d %s: λ[%d] = %v, full spectrum has %v (%.1f nε‖A‖)", n, tc.name, i, e.Values[i], want[i], d)
+					}
+				}
+				res, orth := EigResidual(a, e)
+				if res > residualTol || orth > orthoTol {
+					t.Errorf("n=%d %s: residual %.2f, orthogonality %.2f (units of nε)", n, tc.name, res, orth)
+				}
+			}
+		}
+	})
+	t.Run("SymEig/known-spectrum", func(t *testing.T) {
+		lambda := []float64{-3, -1e-3, 0, 0, 1e-8, 2, 2, 5, 1e3}
+		a := SymWithSpectrum(rng, lambda)
+		e, err := b.SymEig(a, lapack.AllRange(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range lambda {
+			if math.Abs(e.Values[i]-v) > 100*1e3*eps*float64(len(lambda)) {
+				t.Errorf("λ[%d] = %v, want %v", i, e.Values[i], v)
+			}
+		}
+		neg, err := b.SymEig(a, lapack.NegativePart(1e-6), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(neg.Values) != 2 {
+			t.Fatalf("negative part: %d eigenvalues %v, want 2", len(neg.Values), neg.Values)
+		}
+	})
+	t.Run("SymEig/errors", func(t *testing.T) {
+		nan := RandSym(rng, 4)
+		nan.SetSym(1, 2, math.NaN())
+		inf := RandSym(rng, 4)
+		inf.SetSym(0, 0, math.Inf(1))
+		ok := RandSym(rng, 4)
+		for _, tc := range []struct {
+			name string
+			a    mat.Symmetric
+			r    engine.EigRange
+			want error
+		}{
+			{"nan", nan, lapack.AllRange(), lapack.ErrNotFinite},
+			{"inf", inf, lapack.AllRange(), lapack.ErrNotFinite},
+			{"empty-interval", ok, engine.EigRange{Kind: lapack.Values, VL: 1, VU: 1}, lapack.ErrInvalidArgument},
+			{"index-out-of-range", ok, lapack.TopK(4, 5), lapack.ErrInvalidArgument},
+			{"nil", nil, lapack.AllRange(), lapack.ErrInvalidArgument},
+		} {
+			if _, err := b.SymEig(tc.a, tc.r, true); !errors.Is(err, tc.want) {
+				t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
+			}
+		}
+	})
+	t.Run("WeightedGram", func(t *testing.T) {
+		for _, tc := range []struct{ n, d, pairs int }{{2, 1, 1}, {30, 5, 80}, {500, 20, 3000}} {
+			x := mat.NewDense(tc.n, tc.d, randSlice(rng, tc.n*tc.d))
+			pairs, w := randPairs(rng, tc.n, tc.pairs)
+			g, err := sparse.NewPairGraph(tc.n, pairs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := g.SetWeights(w); err != nil {
+				t.Fatal(err)
+			}
+			got := mat.NewSymDense(tc.d, nil)
+			if err := b.WeightedGram(got, x, g); err != nil {
+				t.Fatal(err)
+			}
+			want := naiveGram(x, pairs, w)
+			scale := 0.0
+			for k := range pairs {
+				scale += math.Abs(w[k]) * sqDist(x, pairs[k].A, pairs[k].B)
+			}
+			for i := 0; i < tc.d; i++ {
+				for j := 0; j < tc.d; j++ {
+					if d := math.Abs(got.At(i, j) - want.At(i, j)); d > 1e3*eps*scale {
+						t.Fatalf("n=%d d=%d: (%d,%d) = %v, want %v", tc.n, tc.d, i, j, got.At(i, j), want.At(i, j))
+					}
+				}
+			}
+		}
+		x := mat.NewDense(3, 2, nil)
+		g, _ := sparse.NewPairGraph(4, []sparse.Pair{{A: 0, B: 1}})
+		if err := b.WeightedGram(mat.NewSymDense(2, nil), x, g); !errors.Is(err, engine.ErrDimension) {
+			t.Errorf("row mismatch: error %v, want ErrDimension", err)
+		}
+	})
+	t.Run("PairQuadForms", func(t *testing.T) {
+		n, d := 200, 9
+		x := mat.NewDense(n, d, randSlice(rng, n*d))
+		pairs, _ := randPairs(rng, n, 500)
+		m := RandSym(rng, d)
+		got := make([]float64, len(pairs))
+		if err := b.PairQuadForms(got, x, m, pairs); err != nil {
+			t.Fatal(err)
+		}
+		diff := mat.NewVecDense(d, nil)
+		var tmp mat.VecDense
+		for k, p := range pairs {
+			diff.SubVec(x.RowView(p.A), x.RowView(p.B))
+			tmp.MulVec(m, diff)
+			want := mat.Dot(diff, &tmp)
+			if math.Abs(got[k]-want) > 1e-12*(1+math.Abs(want))*float64(d) {
+				t.Fatalf("pair %d: %v, want %v", k, got[k], want)
+			}
+		}
+		// With z = X·L the squared distances equal the forms of M = L Lᵀ.
+		l := mat.NewDense(d, 3, randSlice(rng, d*3))
+		var llt mat.Dense
+		llt.Mul(l, l.T())
+		msym := mat.NewSymDense(d, nil)
+		for i := 0; i < d; i++ {
+			for j := i; j < d; j++ {
+				msym.SetSym(i, j, llt.At(i, j))
+			}
+		}
+		var z mat.Dense
+		z.Mul(x, l)
+		sq := make([]float64, len(pairs))
+		if err := b.PairSqDists(sq, &z, pairs); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.PairQuadForms(got, x, msym, pairs); err != nil {
+			t.Fatal(err)
+		}
+		for k := range pairs {
+			if math.Abs(sq[k]-got[k]) > 1e-11*(1+got[k]) {
+				t.Fatalf("pair %d: PairSqDists %v, PairQuadForms %v", k, sq[k], got[k])
+			}
+		}
+		if err := b.PairQuadForms(got[:1], x, m, pairs); !errors.Is(err, engine.ErrDimension) {
+			t.Errorf("short dst: error %v, want ErrDimension", err)
+		}
+		bad := []sparse.Pair{{A: 0, B: n}}
+		if err := b.PairSqDists(make([]float64, 1), &z, bad); !errors.Is(err, engine.ErrDimension) {
+			t.Errorf("pair out of range: error %v, want ErrDimension", err)
+		}
+	})
+}
+
+func agreeDense(t *testing.T, a, b engine.Backend) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, n := range []int{3, 50, 300} {
+		m := RandSym(rng, n)
+		for _, r := range []engine.EigRange{lapack.AllRange(), lapack.NegativePart(0), lapack.TopK(n, 2)} {
+			ea, err := a.SymEig(m, r, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eb, err := b.SymEig(m, r, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ea.Values) != len(eb.Values) {
+				t.Fatalf("n=%d range %+v: %d vs %d eigenvalues", n, r, len(ea.Values), len(eb.Values))
+			}
+			anorm := mat.Norm(m, 2)
+			for i := range ea.Values {
+				if d := math.Abs(ea.Values[i]-eb.Values[i]) / (anorm * float64(n) * eps); d > agreeTol {
+					t.Errorf("n=%d: λ[%d] %s=%v %s=%v (%.1f nε‖A‖)", n, i, a.Name(), ea.Values[i], b.Name(), eb.Values[i], d)
+				}
+				// Random matrices have simple eigenvalues: the vectors agree up to sign.
+				dot := 0.0
+				for k := 0; k < n; k++ {
+					dot += ea.Vectors.At(k, i) * eb.Vectors.At(k, i)
+				}
+				if math.Abs(math.Abs(dot)-1) > 1e-8 {
+					t.Errorf("n=%d: eigenvector %d differs (|vᵀw| = %v)", n, i, math.Abs(dot))
+				}
+			}
+		}
+	}
+	n, d := 400, 12
+	x := mat.NewDense(n, d, randSlice(rng, n*d))
+	pairs, w := randPairs(rng, n, 2000)
+	g, _ := sparse.NewPairGraph(n, pairs)
+	_ = g.SetWeights(w)
+	ga, gb := mat.NewSymDense(d, nil), mat.NewSymDense(d, nil)
+	if err := a.WeightedGram(ga, x, g); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WeightedGram(gb, x, g); err != nil {
+		t.Fatal(err)
+	}
+	var diff mat.Dense
+	diff.Sub(ga, gb)
+	if r := mat.Norm(&diff, 2) / mat.Norm(ga, 2); r > 1e-13 {
+		t.Errorf("WeightedGram: relative difference %g between %s and %s", r, a.Name(), b.Name())
+	}
+}
+
+func filter(v []float64, keep func(float64) bool) []float64 {
+	var out []float64
+	for _, x := range v {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func randPairs(rng *rand.Rand, n, m int) ([]sparse.Pair, []float64) {
+	pairs := make([]sparse.Pair, 0, m)
+	w := make([]float64, 0, m)
+	for len(pairs) < m {
+		a, b := rng.IntN(n), rng.IntN(n)
+		if a == b {
+			continue
+		}
+		pairs = append(pairs, sparse.Pair{A: a, B: b})
+		w = append(w, rng.NormFloat64())
+	}
+	return pairs, w
+}
+
+func sqDist(x *mat.Dense, a, b int) float64 {
+	_, d := x.Dims()
+	s := 0.0
+	for j := 0; j < d; j++ {
+		e := x.At(a, j) - x.At(b, j)
+		s += e * e
+	}
+	return s
+}
+
+// naiveGram forms Σ_k w_k (x_a − x_b)(x_a − x_b)ᵀ directly: the definition the fast kernel must match.
+func naiveGram(x *mat.Dense, pairs []sparse.Pair, w []float64) *mat.Dense {
+	_, d := x.Dims()
+	out := mat.NewDense(d, d, nil)
+	diff := make([]float64, d)
+	for k, p := range pairs {
+		for j := range diff {
+			diff[j] = x.At(p.A, j) - x.At(p.B, j)
+		}
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				out.Set(i, j, out.At(i, j)+w[k]*diff[i]*diff[j])
+			}
+		}
+	}
+	return out
+}

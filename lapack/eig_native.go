@@ -1,0 +1,233 @@
+//go:build cgo && !purego
+
+package lapack
+
+/*
+#cgo LDFLAGS: -llapacke -lopenblas
+#include <lapacke.h>
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/netlib/blas/netlib"
+)
+
+// HaveNative reports whether the native (LAPACKE/OpenBLAS) implementation is compiled in.
+const HaveNative = true
+
+// Native is the LAPACKE/OpenBLAS eigensolver: dsyevd for the whole spectrum,
+// dsyevr with RANGE='V' or 'I' for a part of it (only the wanted eigenpairs are computed).
+var Native Eigensolver = nativeSolver{}
+
+// NativeBLAS is OpenBLAS through gonum/netlib's cblas binding.
+var NativeBLAS BLAS = netlib.Implementation{}
+
+type nativeSolver struct{}
+
+func (nativeSolver) SymEig(a mat.Symmetric, r Range, vectors bool) (Eigen, error) {
+	n, err := validate(a, r)
+	if err != nil {
+		return Eigen{}, err
+	}
+	// The row-major upper triangle is the column-major lower triangle: call
+	// LAPACK in column-major order with uplo='L' and no transposition copies.
+	data := upperCopy(a, n)
+	jobz := C.char('N')
+	if vectors {
+		jobz = 'V'
+	}
+	w := make([]float64, n)
+	if r.Kind == All {
+		info := C.LAPACKE_dsyevd(C.LAPACK_COL_MAJOR, jobz, 'L', C.lapack_int(n),
+			(*C.double)(unsafe.Pointer(&data[0])), C.lapack_int(n), (*C.double)(unsafe.Pointer(&w[0])))
+		if err := infoError("dsyevd", int(info)); err != nil {
+			return Eigen{}, err
+		}
+		out := Eigen{Values: w}
+		if vectors {
+			out.Vectors = colMajorToDense(data, n, n)
+		}
+		return out, nil
+	}
+	if r.Kind == Values {
+		return mrrrValues(data, n, r, vectors)
+	}
+	return dsyevrIndices(data, n, r, jobz)
+}
+
+// dsyevrIndices computes the eigenpairs with indices r.IL..r.IU by dsyevr RANGE='I'.
+func dsyevrIndices(data []float64, n int, r Range, jobz C.char) (Eigen, error) {
+	var m C.lapack_int
+	mmax := r.IU - r.IL + 1
+	w := make([]float64, n)
+	z := make([]float64, n*mmax)
+	isuppz := make([]C.lapack_int, 2*mmax)
+	info := C.LAPACKE_dsyevr(C.LAPACK_COL_MAJOR, jobz, 'I', 'L', C.lapack_int(n),
+		(*C.double)(unsafe.Pointer(&data[0])), C.lapack_int(n), 0, 0,
+		C.lapack_int(r.IL+1), C.lapack_int(r.IU+1), 0, &m,
+		(*C.double)(unsafe.Pointer(&w[0])), (*C.double)(unsafe.Pointer(&z[0])), C.lapack_int(n),
+		&isuppz[0])
+	if err := infoError("dsyevr", int(info)); err != nil {
+		return Eigen{}, err
+	}
+	k := int(m)
+	out := Eigen{Values: w[:k:k]}
+	if jobz == 'V' && k > 0 {
+		out.Vectors = colMajorToDense(z, n, k)
+	}
+	return out, nil
+}
+
+// mrrrValues computes the eigenpairs in (r.VL, r.VU] by tridiagonal reduction
+// (dsytrd), MRRR on the wanted part of the tridiagonal spectrum (dstemr
+// RANGE='V') and back-transformation of only those vectors (dormtr). dsyevr
+// itself uses MRRR only for the whole spectrum and falls back to bisection and
+// inverse iteration for a value range, which is slower than the full
+// divide-and-conquer solve when the range holds many eigenvalues (half the
+// spectrum, as for the negative part of a FrobMetric dual matrix).
+func mrrrValues(data []float64, n int, r Range, vectors bool) (Eigen, error) {
+	d := make([]float64, n)
+	e := make([]float64, n) // dstemr needs length n; e[n-1] is workspace
+	tau := make([]float64, max(n-1, 1))
+	info := C.LAPACKE_dsytrd(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(n), (*C.double)(unsafe.Pointer(&data[0])),
+		C.lapack_int(n), (*C.double)(unsafe.Pointer(&d[0])), (*C.double)(unsafe.Pointer(&e[0])), (*C.double)(unsafe.Pointer(&tau[0])))
+	if err := infoError("dsytrd", int(info)); err != nil {
+		return Eigen{}, err
+	}
+	// Sturm counts bound the number of wanted eigenvalues; a little slack
+	// covers rounding at the interval ends.
+	want := sturmCount(d, e, r.VU) - sturmCount(d, e, r.VL)
+	if want > n/8 {
+		return dcValues(data, d, e, tau, n, r, vectors)
+	}
+	nzc := min(n, max(want, 0)+4)
+	jobz := C.char('N')
+	ldz := 1
+	if vectors {
+		jobz = 'V'
+		ldz = n
+	}
+	for {
+		w := make([]float64, n)
+		z := make([]float64, ldz*nzc)
+		isuppz := make([]C.lapack_int, 2*nzc)
+		dd := append([]float64(nil), d...)
+		ee := append([]float64(nil), e...)
+		var m C.lapack_int
+		tryrac := C.lapack_logical(1)
+		info = C.LAPACKE_dstemr(C.LAPACK_COL_MAJOR, jobz, 'V', C.lapack_int(n),
+			(*C.double)(unsafe.Pointer(&dd[0])), (*C.double)(unsafe.Pointer(&ee[0])), C.double(r.VL), C.double(r.VU), 0, 0,
+			&m, (*C.double)(unsafe.Pointer(&w[0])), (*C.double)(unsafe.Pointer(&z[0])), C.lapack_int(ldz), C.lapack_int(nzc),
+			&isuppz[0], &tryrac)
+		if info == -14 && nzc < n { // NZC too small: retry with room for everything
+			nzc = n
+			continue
+		}
+		if err := infoError("dstemr", int(info)); err != nil {
+			return Eigen{}, err
+		}
+		k := int(m)
+		out := Eigen{Values: w[:k:k]}
+		if !vectors || k == 0 {
+			return out, nil
+		}
+		info = C.LAPACKE_dormtr(C.LAPACK_COL_MAJOR, 'L', 'L', 'N', C.lapack_int(n), C.lapack_int(k),
+			(*C.double)(unsafe.Pointer(&data[0])), C.lapack_int(n), (*C.double)(unsafe.Pointer(&tau[0])),
+			(*C.double)(unsafe.Pointer(&z[0])), C.lapack_int(n))
+		if err := infoError("dormtr", int(info)); err != nil {
+			return Eigen{}, err
+		}
+		out.Vectors = colMajorToDense(z, n, k)
+		return out, nil
+	}
+}
+
+// dcValues finishes a value-range solve on the tridiagonal (d, e) by divide
+// and conquer (dstedc, level-3 BLAS), selecting the wanted eigenvalues and
+// back-transforming only their vectors. It is faster than MRRR when many
+// eigenpairs are wanted.
+func dcValues(data, d, e, tau []float64, n int, r Range, vectors bool) (Eigen, error) {
+	if !vectors {
+		info := C.LAPACKE_dsterf(C.lapack_int(n), (*C.double)(unsafe.Pointer(&d[0])), (*C.double)(unsafe.Pointer(&e[0])))
+		if err := infoError("dsterf", int(info)); err != nil {
+			return Eigen{}, err
+		}
+		lo, hi := selectRange(d, r)
+		return Eigen{Values: append([]float64(nil), d[lo:hi]...)}, nil
+	}
+	z := make([]float64, n*n)
+	info := C.LAPACKE_dstedc(C.LAPACK_COL_MAJOR, 'I', C.lapack_int(n), (*C.double)(unsafe.Pointer(&d[0])),
+		(*C.double)(unsafe.Pointer(&e[0])), (*C.double)(unsafe.Pointer(&z[0])), C.lapack_int(n))
+	if err := infoError("dstedc", int(info)); err != nil {
+		return Eigen{}, err
+	}
+	lo, hi := selectRange(d, r)
+	k := hi - lo
+	out := Eigen{Values: append([]float64(nil), d[lo:hi]...)}
+	if k == 0 {
+		return out, nil
+	}
+	zk := z[lo*n : hi*n] // columns lo..hi-1 of the column-major z
+	info = C.LAPACKE_dormtr(C.LAPACK_COL_MAJOR, 'L', 'L', 'N', C.lapack_int(n), C.lapack_int(k),
+		(*C.double)(unsafe.Pointer(&data[0])), C.lapack_int(n), (*C.double)(unsafe.Pointer(&tau[0])),
+		(*C.double)(unsafe.Pointer(&zk[0])), C.lapack_int(n))
+	if err := infoError("dormtr", int(info)); err != nil {
+		return Eigen{}, err
+	}
+	out.Vectors = colMajorToDense(zk, n, k)
+	return out, nil
+}
+
+// sturmCount returns the number of eigenvalues of the symmetric tridiagonal
+// matrix (diagonal d, off-diagonal e[:n-1]) that are less than x.
+func sturmCount(d, e []float64, x float64) int {
+	if math.IsInf(x, -1) {
+		return 0
+	}
+	if math.IsInf(x, 1) {
+		return len(d)
+	}
+	const tiny = 1e-300
+	count := 0
+	q := d[0] - x
+	for i := 0; ; i++ {
+		if q == 0 {
+			q = -tiny
+		}
+		if q < 0 {
+			count++
+		}
+		if i+1 == len(d) {
+			return count
+		}
+		q = d[i+1] - x - e[i]*e[i]/q
+	}
+}
+
+func infoError(routine string, info int) error {
+	switch {
+	case info == 0:
+		return nil
+	case info < 0:
+		return fmt.Errorf("%w: %s argument %d had an illegal value", ErrInvalidArgument, routine, -info)
+	}
+	return &ConvergenceError{Routine: routine, Info: info}
+}
+
+// colMajorToDense converts an n×m column-major array into a row-major Dense.
+func colMajorToDense(z []float64, n, m int) *mat.Dense {
+	v := mat.NewDense(n, m, nil)
+	raw := v.RawMatrix()
+	for j := 0; j < m; j++ {
+		col := z[j*n : j*n+n]
+		for i, x := range col {
+			raw.Data[i*raw.Stride+j] = x
+		}
+	}
+	return v
+}

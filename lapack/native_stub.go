@@ -1,0 +1,12 @@
+//go:build !cgo || purego
+
+package lapack
+
+// HaveNative reports whether the native (LAPACKE/OpenBLAS) implementation is compiled in.
+const HaveNative = false
+
+// Native is nil in builds without cgo or with the purego tag.
+var Native Eigensolver
+
+// NativeBLAS falls back to gonum's pure-Go BLAS in builds without cgo.
+var NativeBLAS BLAS = GoBLAS

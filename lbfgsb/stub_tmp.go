@@ -1,0 +1,7 @@
+package lbfgsb
+
+// TEMPORARY scaffold: replaced by the real implementations.
+const HaveNative = false
+
+var Go Solver
+var Native Solver

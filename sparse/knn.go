@@ -1,0 +1,190 @@
+package sparse
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/psdlearn/psdlearn/lapack"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Neighbors holds the k nearest reference rows of each query row, in row-major
+// nq×K arrays: Index[i*K+t] is the t-th nearest reference row of query i and
+// Dist[i*K+t] its squared Euclidean distance. Neighbours are sorted by
+// ascending distance, ties broken by the lower reference index.
+type Neighbors struct {
+	K     int
+	Index []int
+	Dist  []float64
+}
+
+// Row returns the indices and squared distances of the neighbours of query i.
+func (nb *Neighbors) Row(i int) ([]int, []float64) {
+	return nb.Index[i*nb.K : (i+1)*nb.K], nb.Dist[i*nb.K : (i+1)*nb.K]
+}
+
+const (
+	knnQueryBlock = 256  // queries per block
+	knnRefBlock   = 2048 // reference rows per GEMM panel
+	knnSlack      = 8    // extra candidates re-ranked by exact distances
+)
+
+// KNN finds the k nearest rows of ref for every row of q by squared Euclidean
+// distance. With self true, q and ref must be the same matrix and a point is
+// never its own neighbour. Distances are screened block by block with level-3
+// BLAS (‖q‖² + ‖r‖² − 2 q·r) so no nq×nref matrix is ever held, and the best
+// k + 8 candidates of each query are re-ranked by exactly computed distances.
+// It uses gonum's BLAS; see KNNBLAS to choose another implementation.
+func KNN(q, ref *mat.Dense, k int, self bool) (*Neighbors, error) {
+	return KNNBLAS(lapack.GoBLAS, q, ref, k, self)
+}
+
+// KNNBLAS is KNN with the GEMMs done by impl. Query blocks run on parallel
+// goroutines when impl is gonum's BLAS and sequentially (leaving the threads to
+// the BLAS) otherwise.
+func KNNBLAS(impl lapack.BLAS, q, ref *mat.Dense, k int, self bool) (*Neighbors, error) {
+	if q == nil || ref == nil {
+		return nil, fmt.Errorf("sparse: KNN: nil matrix")
+	}
+	nq, d := q.Dims()
+	nr, dr := ref.Dims()
+	if d != dr {
+		return nil, fmt.Errorf("sparse: KNN: queries have %d columns, references %d", d, dr)
+	}
+	if self && (q != ref) {
+		return nil, fmt.Errorf("sparse: KNN: self=true needs q and ref to be the same matrix")
+	}
+	avail := nr
+	if self {
+		avail--
+	}
+	if k <= 0 || k > avail {
+		return nil, fmt.Errorf("sparse: KNN: k = %d outside [1, %d] for %d reference points", k, avail, nr)
+	}
+	if nq == 0 {
+		return &Neighbors{K: k}, nil
+	}
+	qr, rr := q.RawMatrix(), ref.RawMatrix()
+	for i := 0; i < nq; i++ {
+		for _, v := range qr.Data[i*qr.Stride : i*qr.Stride+d] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("sparse: KNN: query row %d has NaN or Inf", i)
+			}
+		}
+	}
+	if !self {
+		for i := 0; i < nr; i++ {
+			for _, v := range rr.Data[i*rr.Stride : i*rr.Stride+d] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("sparse: KNN: reference row %d has NaN or Inf", i)
+				}
+			}
+		}
+	}
+	rnorm := rowSqNorms(rr, nr, d)
+	qnorm := rnorm
+	if !self {
+		qnorm = rowSqNorms(qr, nq, d)
+	}
+	out := &Neighbors{K: k, Index: make([]int, nq*k), Dist: make([]float64, nq*k)}
+	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
+	work := func(blo, bhi int) {
+		cand := k + knnSlack
+		if cand > avail {
+			cand = avail
+		}
+		prod := make([]float64, knnQueryBlock*knnRefBlock)
+		heaps := make([]candHeap, knnQueryBlock)
+		for b := blo; b < bhi; b++ {
+			q0 := b * knnQueryBlock
+			q1 := min(q0+knnQueryBlock, nq)
+			m := q1 - q0
+			for i := range heaps[:m] {
+				heaps[i] = heaps[i][:0]
+			}
+			for r0 := 0; r0 < nr; r0 += knnRefBlock {
+				r1 := min(r0+knnRefBlock, nr)
+				nc := r1 - r0
+				impl.Dgemm(blas.NoTrans, blas.Trans, m, nc, d, 1,
+					qr.Data[q0*qr.Stride:], qr.Stride, rr.Data[r0*rr.Stride:], rr.Stride, 0, prod, nc)
+				for i := 0; i < m; i++ {
+					h := &heaps[i]
+					qi := q0 + i
+					row := prod[i*nc : i*nc+nc]
+					for j, dot := range row {
+						rj := r0 + j
+						if self && rj == qi {
+							continue
+						}
+						dist := qnorm[qi] + rnorm[rj] - 2*dot
+						if len(*h) < cand {
+							heap.Push(h, cand2{dist, rj})
+						} else if c := (cand2{dist, rj}); c.less((*h)[0]) {
+							(*h)[0] = c
+							heap.Fix(h, 0)
+						}
+					}
+				}
+			}
+			// Re-rank the candidates by exactly computed distances.
+			for i := 0; i < m; i++ {
+				qi := q0 + i
+				xq := qr.Data[qi*qr.Stride : qi*qr.Stride+d]
+				c := heaps[i]
+				for t := range c {
+					xr := rr.Data[c[t].idx*rr.Stride : c[t].idx*rr.Stride+d]
+					var s float64
+					for l, v := range xq {
+						e := v - xr[l]
+						s += e * e
+					}
+					c[t].dist = s
+				}
+				sort.Slice(c, func(a, b int) bool { return c[a].less(c[b]) })
+				for t := 0; t < k; t++ {
+					out.Index[qi*k+t] = c[t].idx
+					out.Dist[qi*k+t] = c[t].dist
+				}
+			}
+		}
+	}
+	if impl == lapack.GoBLAS {
+		ParallelRows(nblocks, nq*nr*d, work)
+	} else {
+		work(0, nblocks)
+	}
+	return out, nil
+}
+
+func rowSqNorms(r blas64.General, n, d int) []float64 {
+	out := make([]float64, n)
+	for i := 0; i < n; i++ {
+		var s float64
+		for _, v := range r.Data[i*r.Stride : i*r.Stride+d] {
+			s += v * v
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// cand2 is a candidate neighbour; candHeap is a max-heap on (dist, idx) so its
+// root is the worst candidate kept.
+type cand2 struct {
+	dist float64
+	idx  int
+}
+
+func (a cand2) less(b cand2) bool { return a.dist < b.dist || (a.dist == b.dist && a.idx < b.idx) }
+
+type candHeap []cand2
+
+func (h candHeap) Len() int           { return len(h) }
+func (h candHeap) Less(i, j int) bool { return h[j].less(h[i]) }
+func (h candHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *candHeap) Push(x any)        { *h = append(*h, x.(cand2)) }
+func (h *candHeap) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }

@@ -1,0 +1,165 @@
+package sparse
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Pair is an unordered pair of point indices (rows of a data matrix).
+type Pair struct{ A, B int }
+
+// ErrInvalidGraph is wrapped by errors about malformed pairs or weights.
+var ErrInvalidGraph = errors.New("sparse: invalid pair graph")
+
+// PairGraph is the sparsity pattern of a symmetric signed weight graph W on N
+// points whose edges are a fixed list of pairs. Weights are set per pair with
+// SetWeights (they may change every iteration while the pattern stays); the
+// graph then represents W_ab = Σ of the weights of all pairs equal to {a,b}
+// and its Laplacian L_W = Diag(W·1) − W.
+//
+// It is the data structure behind Â(u) = Σ_r u_r A_r = Xᵀ L_W X.
+// A PairGraph is not safe for concurrent SetWeights; concurrent reads are safe.
+type PairGraph struct {
+	n     int
+	pairs []Pair
+	lap   CSR   // Laplacian pattern: off-diagonal entries of W plus the diagonal, per row
+	slotA []int // per pair: position of (A,B) in lap.Data
+	slotB []int // per pair: position of (B,A) in lap.Data
+	diag  []int // per row: position of (i,i) in lap.Data
+}
+
+// NewPairGraph builds the pattern for pairs on n points. Pairs must satisfy
+// 0 ≤ A, B < n and A ≠ B; repeated pairs (in either order) are merged.
+func NewPairGraph(n int, pairs []Pair) (*PairGraph, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("%w: %d points", ErrInvalidGraph, n)
+	}
+	if len(pairs) == 0 {
+		return nil, fmt.Errorf("%w: no pairs", ErrInvalidGraph)
+	}
+	deg := make([]int, n)
+	for k, p := range pairs {
+		if p.A < 0 || p.A >= n || p.B < 0 || p.B >= n {
+			return nil, fmt.Errorf("%w: pair %d = (%d,%d) outside [0,%d)", ErrInvalidGraph, k, p.A, p.B, n)
+		}
+		if p.A == p.B {
+			return nil, fmt.Errorf("%w: pair %d joins point %d to itself", ErrInvalidGraph, k, p.A)
+		}
+		deg[p.A]++
+		deg[p.B]++
+	}
+	// Column lists per row, with the diagonal, sorted and deduplicated.
+	cols := make([][]int, n)
+	for i := range cols {
+		cols[i] = make([]int, 0, deg[i]+1)
+		cols[i] = append(cols[i], i)
+	}
+	for _, p := range pairs {
+		cols[p.A] = append(cols[p.A], p.B)
+		cols[p.B] = append(cols[p.B], p.A)
+	}
+	g := &PairGraph{n: n, pairs: append([]Pair(nil), pairs...), diag: make([]int, n)}
+	g.lap = CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
+	for i, c := range cols {
+		sort.Ints(c)
+		u := c[:0]
+		for k, v := range c {
+			if k == 0 || v != c[k-1] {
+				u = append(u, v)
+			}
+		}
+		cols[i] = u
+		g.lap.Indptr[i+1] = g.lap.Indptr[i] + len(u)
+	}
+	g.lap.Ind = make([]int, g.lap.Indptr[n])
+	g.lap.Data = make([]float64, g.lap.Indptr[n])
+	for i, c := range cols {
+		copy(g.lap.Ind[g.lap.Indptr[i]:], c)
+		g.diag[i] = g.slot(i, i)
+	}
+	g.slotA = make([]int, len(pairs))
+	g.slotB = make([]int, len(pairs))
+	for k, p := range pairs {
+		g.slotA[k] = g.slot(p.A, p.B)
+		g.slotB[k] = g.slot(p.B, p.A)
+	}
+	return g, nil
+}
+
+func (g *PairGraph) slot(i, j int) int {
+	ind := g.lap.Ind[g.lap.Indptr[i]:g.lap.Indptr[i+1]]
+	k := sort.SearchInts(ind, j)
+	return g.lap.Indptr[i] + k
+}
+
+// N returns the number of points.
+func (g *PairGraph) N() int { return g.n }
+
+// Pairs returns the pairs the graph was built from (shared; do not modify).
+func (g *PairGraph) Pairs() []Pair { return g.pairs }
+
+// NNZ returns the number of stored Laplacian entries (diagonal included).
+func (g *PairGraph) NNZ() int { return len(g.lap.Data) }
+
+// SetWeights sets the weight of every pair (len(w) == len(Pairs())) and
+// rebuilds the Laplacian values. Weights may be of either sign.
+func (g *PairGraph) SetWeights(w []float64) error {
+	if len(w) != len(g.pairs) {
+		return fmt.Errorf("%w: %d weights for %d pairs", ErrInvalidGraph, len(w), len(g.pairs))
+	}
+	d := g.lap.Data
+	for i := range d {
+		d[i] = 0
+	}
+	for k, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: weight %d is %v", ErrInvalidGraph, k, v)
+		}
+		p := g.pairs[k]
+		d[g.slotA[k]] -= v
+		d[g.slotB[k]] -= v
+		d[g.diag[p.A]] += v
+		d[g.diag[p.B]] += v
+	}
+	return nil
+}
+
+// Laplacian returns the current Laplacian L_W as a CSR matrix sharing the
+// graph's storage: it changes with SetWeights and must not be modified.
+func (g *PairGraph) Laplacian() *CSR { return &g.lap }
+
+// LaplacianMulDense overwrites dst (n×c) with L_W·x for an n×c dense x,
+// splitting rows across goroutines.
+func (g *PairGraph) LaplacianMulDense(dst, x *mat.Dense) {
+	r, c := x.Dims()
+	if r != g.n {
+		panic(fmt.Sprintf("sparse: LaplacianMulDense: x has %d rows, graph has %d points", r, g.n))
+	}
+	if dr, dc := dst.Dims(); dr != r || dc != c {
+		panic("sparse: LaplacianMulDense: dst dimension mismatch")
+	}
+	xr, dr := x.RawMatrix(), dst.RawMatrix()
+	lap := &g.lap
+	ParallelRows(r, len(lap.Data)*c, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out := dr.Data[i*dr.Stride : i*dr.Stride+c]
+			for k := range out {
+				out[k] = 0
+			}
+			for p := lap.Indptr[i]; p < lap.Indptr[i+1]; p++ {
+				v := lap.Data[p]
+				if v == 0 {
+					continue
+				}
+				row := xr.Data[lap.Ind[p]*xr.Stride : lap.Ind[p]*xr.Stride+c]
+				for k, xv := range row {
+					out[k] += v * xv
+				}
+			}
+		}
+	})
+}
