@@ -49,6 +49,15 @@ type (
 	MinimizeResult = lbfgsb.Result
 )
 
+// Ends of the spectrum for Eigs.
+const (
+	LargestAlgebraic  = arpack.LargestAlgebraic
+	SmallestAlgebraic = arpack.SmallestAlgebraic
+	LargestMagnitude  = arpack.LargestMagnitude
+	SmallestMagnitude = arpack.SmallestMagnitude
+	BothEnds          = arpack.BothEnds
+)
+
 // Backend is the set of numerical kernels the algorithms use. All methods are
 // safe for concurrent use. Methods return errors for invalid input; they do
 // not panic on user data.
