@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/sparse"
@@ -28,7 +30,25 @@ func weightedGram(impl lapack.BLAS, dst *mat.SymDense, x *mat.Dense, g *PairGrap
 	g.LaplacianMulDense(lx, x)
 	xr, lr := x.RawMatrix(), lx.RawMatrix()
 	out := make([]float64, d*d)
-	impl.Dgemm(blas.Trans, blas.NoTrans, d, d, n, 1, xr.Data, xr.Stride, lr.Data, lr.Stride, 0, out, d)
+	// Xᵀ(LX) = Σ_b X_bᵀ(LX)_b over row blocks: one GEMM per goroutine, the
+	// partial products summed in block order (deterministic for a given
+	// GOMAXPROCS).
+	blocks := rowBlocks(impl, n, n*d*d)
+	if len(blocks) == 1 {
+		impl.Dgemm(blas.Trans, blas.NoTrans, d, d, n, 1, xr.Data, xr.Stride, lr.Data, lr.Stride, 0, out, d)
+	} else {
+		partial := make([][]float64, len(blocks))
+		parallelBlocks(blocks, func(k, lo, hi int) {
+			p := make([]float64, d*d)
+			impl.Dgemm(blas.Trans, blas.NoTrans, d, d, hi-lo, 1, xr.Data[lo*xr.Stride:], xr.Stride, lr.Data[lo*lr.Stride:], lr.Stride, 0, p, d)
+			partial[k] = p
+		})
+		for _, p := range partial {
+			for i, v := range p {
+				out[i] += v
+			}
+		}
+	}
 	raw := dst.RawSymmetric()
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
@@ -65,7 +85,9 @@ func pairQuadForms(impl lapack.BLAS, dst []float64, x *mat.Dense, m mat.Symmetri
 	}
 	xr := x.RawMatrix()
 	y := make([]float64, n*d)
-	impl.Dgemm(blas.NoTrans, blas.NoTrans, n, d, d, 1, xr.Data, xr.Stride, full, d, 0, y, d)
+	parallelBlocks(rowBlocks(impl, n, n*d*d), func(_, lo, hi int) {
+		impl.Dgemm(blas.NoTrans, blas.NoTrans, hi-lo, d, d, 1, xr.Data[lo*xr.Stride:], xr.Stride, full, d, 0, y[lo*d:], d)
+	})
 	sparse.ParallelRows(len(pairs), len(pairs)*d*3, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			p := pairs[k]
@@ -107,6 +129,39 @@ func pairSqDists(dst []float64, z *mat.Dense, pairs []Pair) error {
 		}
 	})
 	return nil
+}
+
+// rowBlocks splits n rows into one block per core for a BLAS call of the
+// given flop count, or into a single block when impl is gonum's BLAS (which
+// parallelises internally) or the call is too small to pay for goroutines.
+func rowBlocks(impl lapack.BLAS, n, flops int) [][2]int {
+	p := runtime.GOMAXPROCS(0)
+	if impl == lapack.GoBLAS || p <= 1 || flops < 1<<20 || n < 2*p {
+		return [][2]int{{0, n}}
+	}
+	blocks := make([][2]int, 0, p)
+	chunk := (n + p - 1) / p
+	for lo := 0; lo < n; lo += chunk {
+		blocks = append(blocks, [2]int{lo, min(lo+chunk, n)})
+	}
+	return blocks
+}
+
+// parallelBlocks runs f on every block, each on its own goroutine.
+func parallelBlocks(blocks [][2]int, f func(k, lo, hi int)) {
+	if len(blocks) == 1 {
+		f(0, blocks[0][0], blocks[0][1])
+		return
+	}
+	var wg sync.WaitGroup
+	for k, b := range blocks {
+		wg.Add(1)
+		go func(k, lo, hi int) {
+			defer wg.Done()
+			f(k, lo, hi)
+		}(k, b[0], b[1])
+	}
+	wg.Wait()
 }
 
 func checkPairs(pairs []Pair, n int) error {

@@ -5,12 +5,15 @@ package lapack
 /*
 #cgo LDFLAGS: -llapacke -lopenblas
 #include <lapacke.h>
+void openblas_set_num_threads(int num_threads);
+int openblas_get_num_threads(void);
 */
 import "C"
 
 import (
 	"fmt"
 	"math"
+	"os"
 	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
@@ -26,6 +29,30 @@ var Native Eigensolver = nativeSolver{}
 
 // NativeBLAS is OpenBLAS through gonum/netlib's cblas binding.
 var NativeBLAS BLAS = netlib.Implementation{}
+
+// psdlearn parallelises with goroutines around BLAS calls, so OpenBLAS runs
+// single-threaded unless the user asked for threads through the environment:
+// on a loaded 2-core machine its thread pool made dsyevd 3× slower at n ≤ 32
+// and 1.2–2.5× slower up to n = 1000 (third_party/README.md).
+func init() {
+	if os.Getenv("OPENBLAS_NUM_THREADS") == "" && os.Getenv("OMP_NUM_THREADS") == "" {
+		C.openblas_set_num_threads(1)
+	}
+}
+
+// SetBLASThreads sets the number of OpenBLAS threads for the whole process
+// (the default is 1). More threads help only single large factorizations
+// that run while nothing else computes; psdlearn's own loops already use
+// every core through goroutines.
+func SetBLASThreads(n int) {
+	if n < 1 {
+		n = 1
+	}
+	C.openblas_set_num_threads(C.int(n))
+}
+
+// BLASThreads returns the number of OpenBLAS threads in use.
+func BLASThreads() int { return int(C.openblas_get_num_threads()) }
 
 type nativeSolver struct{}
 

@@ -10,3 +10,9 @@ var Native Eigensolver
 
 // NativeBLAS falls back to gonum's pure-Go BLAS in builds without cgo.
 var NativeBLAS BLAS = GoBLAS
+
+// SetBLASThreads does nothing in builds without the native BLAS.
+func SetBLASThreads(n int) {}
+
+// BLASThreads returns 1 in builds without the native BLAS.
+func BLASThreads() int { return 1 }
