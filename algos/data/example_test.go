@@ -1,0 +1,39 @@
+package data_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/psdlearn/psdlearn/algos/data"
+)
+
+func ExampleParseCSV() {
+	in := "height,weight,label\n1.8,80,tall\n1.5,50,short\n1.9,95,tall\n"
+	d, err := data.ParseCSV(strings.NewReader(in), "people.csv", data.LoadOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(d.Len(), "points,", d.Dim(), "features, classes", d.Classes, "labels", d.Y)
+
+	// Errors name the file, line and column.
+	_, err = data.ParseCSV(strings.NewReader("a,label\n1,x\nNaN,y\n"), "bad.csv", data.LoadOptions{})
+	fmt.Println(err)
+	// Output:
+	// 3 points, 2 features, classes [short tall] labels [1 0 1]
+	// data: bad.csv:3:1 (column "a"): NaN is not allowed
+}
+
+func ExampleParseSplit() {
+	for _, s := range []string{"0.7,0.15,0.15", "rows:10500,4500,5000"} {
+		spec, err := data.ParseSplit(s)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%s: %d parts, fractions %v, rows %v\n", spec, spec.Parts(), spec.Fracs, spec.Rows)
+	}
+	// Output:
+	// 0.7,0.15,0.15: 3 parts, fractions [0.7 0.15 0.15], rows []
+	// rows:10500,4500,5000: 3 parts, fractions [], rows [10500 4500 5000]
+}

@@ -1,0 +1,296 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// LoadOptions configures Load and the parsers.
+type LoadOptions struct {
+	// LabelCol selects the label column of a CSV file: a header name, or a
+	// 0-based column index, negative indices counting from the end ("-1" is
+	// the last column). The empty string means the last column.
+	LabelCol string
+	// NoHeader says a CSV file has no header row; columns are then named
+	// c0, c1, ….
+	NoHeader bool
+	// MaxElements caps rows×features of a loaded data matrix (0 means
+	// DefaultMaxElements). Sparse LIBSVM files and IDX headers can describe
+	// huge dense matrices in a few bytes; the cap turns that into an error
+	// instead of an out-of-memory crash.
+	MaxElements int
+}
+
+// DefaultMaxElements is the default cap on rows×features (2³⁰ float64s, 8 GiB).
+const DefaultMaxElements = 1 << 30
+
+func (o LoadOptions) maxElements() int {
+	if o.MaxElements > 0 {
+		return o.MaxElements
+	}
+	return DefaultMaxElements
+}
+
+// ErrFormat is wrapped by every error about malformed or unsupported input.
+var ErrFormat = errors.New("data: bad format")
+
+// ParseError locates a problem in an input file. Line and Column are 1-based
+// (0 when not applicable); for CSV the column is the field number (the
+// byte column for malformed quoting, as encoding/csv reports it), for
+// LIBSVM the byte column of the offending token. Binary IDX files report a
+// byte Offset instead (−1 when not applicable).
+type ParseError struct {
+	File   string // file name (or the name given to a Parse function)
+	Line   int
+	Column int
+	Field  string // the CSV column name, when known
+	Offset int64
+	Msg    string
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString("data: ")
+	file := e.File
+	if file == "" {
+		file = "<input>"
+	}
+	b.WriteString(file)
+	switch {
+	case e.Line > 0 && e.Column > 0:
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	case e.Line > 0:
+		fmt.Fprintf(&b, ":%d", e.Line)
+	case e.Offset >= 0:
+		fmt.Fprintf(&b, ": byte %d", e.Offset)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, " (column %q)", e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Unwrap makes every ParseError match ErrFormat.
+func (e *ParseError) Unwrap() error { return ErrFormat }
+
+func errAt(file string, line, col int, field, format string, args ...any) *ParseError {
+	return &ParseError{File: file, Line: line, Column: col, Field: field, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+func errOffset(file string, off int64, format string, args ...any) *ParseError {
+	return &ParseError{File: file, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Opener opens the data set called name for a spec "scheme:name".
+type Opener func(name string, opt LoadOptions) (*Dataset, error)
+
+var (
+	schemeMu sync.RWMutex
+	schemes  = map[string]Opener{}
+)
+
+// RegisterScheme makes Load resolve specs "scheme:name" with open. Package
+// github.com/psdlearn/psdlearn/datasets registers "builtin" from its init
+// function, so importing it (even as _) enables specs like "builtin:iris".
+// The names "idx", "csv" and "libsvm" are reserved. It panics on a duplicate
+// or reserved scheme (a programming error at init time).
+func RegisterScheme(scheme string, open Opener) {
+	scheme = strings.ToLower(scheme)
+	switch scheme {
+	case "idx", "csv", "libsvm", "":
+		panic("data: reserved scheme " + scheme)
+	}
+	schemeMu.Lock()
+	defer schemeMu.Unlock()
+	if _, dup := schemes[scheme]; dup {
+		panic("data: duplicate scheme " + scheme)
+	}
+	schemes[scheme] = open
+}
+
+func lookupScheme(scheme string) (Opener, []string) {
+	schemeMu.RLock()
+	defer schemeMu.RUnlock()
+	if o, ok := schemes[scheme]; ok {
+		return o, nil
+	}
+	names := make([]string, 0, len(schemes))
+	for n := range schemes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return nil, names
+}
+
+// Load reads the data set described by spec:
+//
+//	path.csv                  CSV, header row, label column per opt.LabelCol (default: last)
+//	path.libsvm, .svm, .txt   LIBSVM / SVMlight sparse format ("label idx:val …", 1-based indices)
+//	idx:IMAGES:LABELS         MNIST-style IDX image and label files
+//	csv:PATH, libsvm:PATH     force a format whatever the extension
+//	SCHEME:NAME               a registered scheme, e.g. builtin:iris (see RegisterScheme)
+//
+// Any file may be gzip-compressed (detected from its content; a trailing
+// ".gz" is ignored when choosing the format). The Dataset's Name is the
+// file's base name without extensions. Errors about the content are
+// *ParseError values naming the file, line and column.
+func Load(spec string, opt LoadOptions) (*Dataset, error) {
+	if spec == "" {
+		return nil, fmt.Errorf("%w: empty data spec", ErrFormat)
+	}
+	if scheme, rest, ok := strings.Cut(spec, ":"); ok && isScheme(scheme) {
+		switch strings.ToLower(scheme) {
+		case "idx":
+			images, labels, ok := strings.Cut(rest, ":")
+			if !ok || images == "" || labels == "" {
+				return nil, fmt.Errorf("%w: IDX spec %q: want idx:IMAGES:LABELS", ErrFormat, spec)
+			}
+			return loadIDXFiles(images, labels, opt)
+		case "csv":
+			return loadFile(rest, "csv", opt)
+		case "libsvm", "svm":
+			return loadFile(rest, "libsvm", opt)
+		default:
+			open, names := lookupScheme(strings.ToLower(scheme))
+			if open == nil {
+				if len(names) == 0 {
+					return nil, fmt.Errorf("%w: unknown spec scheme %q in %q (for builtin: data sets import github.com/psdlearn/psdlearn/datasets)", ErrFormat, scheme, spec)
+				}
+				return nil, fmt.Errorf("%w: unknown spec scheme %q in %q (registered: %s)", ErrFormat, scheme, spec, strings.Join(names, ", "))
+			}
+			d, err := open(rest, opt)
+			if err != nil {
+				return nil, fmt.Errorf("data: %s: %w", spec, err)
+			}
+			return d, nil
+		}
+	}
+	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.TrimSuffix(spec, ".gz"), ".GZ")))
+	switch ext {
+	case ".csv":
+		return loadFile(spec, "csv", opt)
+	case ".libsvm", ".svm", ".txt", ".svmlight":
+		return loadFile(spec, "libsvm", opt)
+	}
+	return nil, fmt.Errorf("%w: %s: unknown data format %q (want .csv, .libsvm/.svm/.txt, idx:IMAGES:LABELS or builtin:NAME)", ErrFormat, spec, ext)
+}
+
+// isScheme reports whether s looks like a spec scheme: a letter followed by
+// letters, digits, '_' or '-', at least two characters (so that a Windows
+// drive letter is not taken for a scheme).
+func isScheme(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// baseName is the file name without directory and extensions.
+func baseName(path string) string {
+	b := filepath.Base(path)
+	for {
+		e := filepath.Ext(b)
+		if e == "" || e == b {
+			return b
+		}
+		b = strings.TrimSuffix(b, e)
+	}
+}
+
+// openMaybeGzip opens path and transparently decompresses gzip content.
+func openMaybeGzip(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	r, err := maybeGzip(bufio.NewReaderSize(f, 1<<16), path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{r, f}, nil
+}
+
+// maybeGzip returns a decompressing reader when br starts with the gzip magic.
+func maybeGzip(br *bufio.Reader, name string) (io.Reader, error) {
+	head, _ := br.Peek(2)
+	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, errOffset(name, 0, "bad gzip header: %v", err)
+		}
+		return zr, nil
+	}
+	return br, nil
+}
+
+func loadFile(path, format string, opt LoadOptions) (*Dataset, error) {
+	rc, err := openMaybeGzip(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	var d *Dataset
+	switch format {
+	case "csv":
+		d, err = ParseCSV(rc, path, opt)
+	default:
+		d, err = ParseLIBSVM(rc, path, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.Name = baseName(path)
+	return d, nil
+}
+
+func loadIDXFiles(images, labels string, opt LoadOptions) (*Dataset, error) {
+	read := func(path string) ([]byte, error) {
+		rc, err := openMaybeGzip(path)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		var buf bytes.Buffer
+		if _, err := io.Copy(&buf, rc); err != nil {
+			return nil, errOffset(path, int64(buf.Len()), "read: %v", err)
+		}
+		return buf.Bytes(), nil
+	}
+	ib, err := read(images)
+	if err != nil {
+		return nil, err
+	}
+	lb, err := read(labels)
+	if err != nil {
+		return nil, err
+	}
+	d, err := parseIDX(ib, lb, images, labels, opt)
+	if err != nil {
+		return nil, err
+	}
+	d.Name = baseName(images)
+	return d, nil
+}

@@ -1,0 +1,369 @@
+package model
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/psdlearn/psdlearn/algos/data"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Format and Version identify model files: every file starts with
+// {"format": "psdlearn-model", "version": 1, …}.
+const (
+	Format  = "psdlearn-model"
+	Version = 1
+)
+
+// Kinds of model.
+const (
+	KindMetric = "metric"
+	KindKernel = "kernel"
+)
+
+// Model is the content of a model file: a learned metric or kernel, the
+// preprocessing fitted on the training data, and a free-form summary.
+//
+// The preprocessing is stored explicitly, not composed into M: the metric
+// lives in the preprocessed space (standardised and/or PCA-projected), so M
+// is the matrix the algorithm learned and Transform(raw) gives the same
+// coordinates as training did. Apply it to raw data with Model.Prepare.
+type Model struct {
+	Kind       string         // KindMetric or KindKernel
+	Algo       string         // the algorithm that learned it
+	Preprocess *data.Pipeline // nil: the model works on raw features
+	Metric     *Metric        // set when Kind == KindMetric
+	Kernel     *Kernel        // set when Kind == KindKernel
+	Classes    []string       // class names of the training data, if known
+	Info       map[string]any // run summary (options, chosen C, errors, …)
+}
+
+// Prepare runs the model's preprocessing on raw data x (n×InputDim) and
+// returns data in the metric's space; without preprocessing it returns x.
+func (m *Model) Prepare(x *mat.Dense) (*mat.Dense, error) {
+	if _, d := x.Dims(); m.Preprocess != nil && !m.Preprocess.Empty() && d != m.Preprocess.InDim() {
+		return nil, fmt.Errorf("%w: data has %d features, the model's preprocessing expects %d", ErrInvalid, d, m.Preprocess.InDim())
+	}
+	z, err := m.Preprocess.Apply(x)
+	if err != nil {
+		return nil, fmt.Errorf("model: preprocess: %w", err)
+	}
+	return z, nil
+}
+
+// InputDim returns the number of raw features the model expects (metric
+// models), or 0 for kernel models.
+func (m *Model) InputDim() int {
+	if m.Preprocess != nil && !m.Preprocess.Empty() {
+		return m.Preprocess.InDim()
+	}
+	if m.Metric != nil {
+		return m.Metric.Dim()
+	}
+	return 0
+}
+
+// Transform maps raw data to the learned space: Prepare, then X·L.
+func (m *Model) Transform(x *mat.Dense) (*mat.Dense, error) {
+	if m.Metric == nil {
+		return nil, fmt.Errorf("%w: a %s model has no feature transform", ErrInvalid, m.Kind)
+	}
+	z, err := m.Prepare(x)
+	if err != nil {
+		return nil, err
+	}
+	return m.Metric.Transform(z)
+}
+
+type metricJSON struct {
+	Dim int         `json:"dim"`
+	M   [][]float64 `json:"m"` // D rows of D numbers
+}
+
+type kernelJSON struct {
+	N      int         `json:"n"`
+	Rank   int         `json:"rank"`
+	Lambda []float64   `json:"lambda"`
+	V      [][]float64 `json:"v"` // N rows of r numbers
+}
+
+type fileJSON struct {
+	Format     string         `json:"format"`
+	Version    int            `json:"version"`
+	Kind       string         `json:"kind"`
+	Algo       string         `json:"algo,omitempty"`
+	Preprocess *data.Pipeline `json:"preprocess,omitempty"`
+	Metric     *metricJSON    `json:"metric,omitempty"`
+	Kernel     *kernelJSON    `json:"kernel,omitempty"`
+	Classes    []string       `json:"classes,omitempty"`
+	Info       map[string]any `json:"info,omitempty"`
+}
+
+func rowsOf(a mat.Matrix) [][]float64 {
+	r, c := a.Dims()
+	out := make([][]float64, r)
+	for i := range out {
+		out[i] = make([]float64, c)
+		for j := range out[i] {
+			out[i][j] = a.At(i, j)
+		}
+	}
+	return out
+}
+
+// validate checks the model's consistency.
+func (m *Model) validate() error {
+	switch m.Kind {
+	case KindMetric:
+		if m.Metric == nil || m.Kernel != nil {
+			return fmt.Errorf("%w: a metric model needs a metric and no kernel", ErrInvalid)
+		}
+		if m.Preprocess != nil {
+			if err := m.Preprocess.Validate(); err != nil {
+				return fmt.Errorf("%w: %v", ErrInvalid, err)
+			}
+			if out := pipelineOutDim(m.Preprocess); out > 0 && out != m.Metric.Dim() {
+				return fmt.Errorf("%w: preprocessing yields %d features, the metric is %d-dimensional", ErrInvalid, out, m.Metric.Dim())
+			}
+		}
+	case KindKernel:
+		if m.Kernel == nil || m.Metric != nil {
+			return fmt.Errorf("%w: a kernel model needs a kernel and no metric", ErrInvalid)
+		}
+	default:
+		return fmt.Errorf("%w: unknown model kind %q (want %q or %q)", ErrInvalid, m.Kind, KindMetric, KindKernel)
+	}
+	return nil
+}
+
+func pipelineOutDim(p *data.Pipeline) int {
+	switch {
+	case p == nil || p.Empty():
+		return 0
+	case p.PCA != nil:
+		return p.PCA.OutDim()
+	default:
+		return p.Std.Dim()
+	}
+}
+
+// Save writes the model as indented JSON. Numbers are written in Go's
+// shortest round-trip form, so Load gives back the same bits.
+func (m *Model) Save(w io.Writer) error {
+	if err := m.validate(); err != nil {
+		return err
+	}
+	f := fileJSON{Format: Format, Version: Version, Kind: m.Kind, Algo: m.Algo, Preprocess: m.Preprocess, Classes: m.Classes, Info: sanitize(m.Info)}
+	if m.Metric != nil {
+		f.Metric = &metricJSON{Dim: m.Metric.Dim(), M: rowsOf(m.Metric.M)}
+	}
+	if m.Kernel != nil {
+		f.Kernel = &kernelJSON{N: m.Kernel.N(), Rank: m.Kernel.Rank(), Lambda: m.Kernel.Lambda, V: rowsOf(m.Kernel.V)}
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("model: encode: %w", err)
+	}
+	b = append(collapseNumberArrays(b), '\n')
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("model: write: %w", err)
+	}
+	return nil
+}
+
+// sanitize replaces non-finite floats in a summary map by nil (JSON null),
+// which encoding/json cannot write.
+func sanitize(info map[string]any) map[string]any {
+	if info == nil {
+		return nil
+	}
+	out := make(map[string]any, len(info))
+	for k, v := range info {
+		switch x := v.(type) {
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				out[k] = nil
+				continue
+			}
+		case []float64:
+			if x == nil {
+				out[k] = nil
+				continue
+			}
+			ys := make([]any, len(x))
+			for i, y := range x {
+				if math.IsNaN(y) || math.IsInf(y, 0) {
+					ys[i] = nil
+				} else {
+					ys[i] = y
+				}
+			}
+			out[k] = ys
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// collapseNumberArrays rewrites every JSON array that holds only numbers
+// (one matrix row, one vector) on a single line: "[1, 2.5, -3]".
+func collapseNumberArrays(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == '"' { // copy a string literal unchanged
+			j := i + 1
+			for ; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					j++
+				}
+			}
+			j = min(j, len(b)-1)
+			out = append(out, b[i:j+1]...)
+			i = j
+			continue
+		}
+		if b[i] != '[' {
+			out = append(out, b[i])
+			continue
+		}
+		j, numeric := i+1, true
+		for ; j < len(b) && b[j] != ']'; j++ {
+			switch c := b[j]; {
+			case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E', c == ',', c == ' ', c == '\n', c == '\t', c == '\r':
+			default:
+				numeric = false
+			}
+			if !numeric {
+				break
+			}
+		}
+		if !numeric || j == len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		out = append(out, '[')
+		for k, f := range bytes.Fields(b[i+1 : j]) {
+			if k > 0 {
+				out = append(out, ' ')
+			}
+			out = append(out, f...)
+		}
+		out = append(out, ']')
+		i = j
+	}
+	return out
+}
+
+// SaveFile writes the model to path (created or truncated).
+func (m *Model) SaveFile(path string) error {
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
+// Load reads a model file. It rejects other formats and versions, unknown
+// fields, ragged or non-square matrices, non-symmetric metrics (beyond
+// Tolerance), non-finite numbers and matrices that are not PSD within
+// Tolerance; the factor L of a metric is recomputed with engine.Default().
+func Load(r io.Reader) (*Model, error) {
+	dec := json.NewDecoder(bufio.NewReader(r))
+	dec.DisallowUnknownFields()
+	var f fileJSON
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("model: decode: %w", err)
+	}
+	if f.Format != Format {
+		return nil, fmt.Errorf("%w: format %q, want %q", ErrInvalid, f.Format, Format)
+	}
+	if f.Version != Version {
+		return nil, fmt.Errorf("%w: model file version %d, this psdlearn reads version %d", ErrInvalid, f.Version, Version)
+	}
+	m := &Model{Kind: f.Kind, Algo: f.Algo, Preprocess: f.Preprocess, Classes: f.Classes, Info: f.Info}
+	if f.Metric != nil {
+		sym, err := symFromRows(f.Metric.M, f.Metric.Dim)
+		if err != nil {
+			return nil, err
+		}
+		if m.Metric, err = NewMetric(sym); err != nil {
+			return nil, err
+		}
+	}
+	if f.Kernel != nil {
+		k := f.Kernel
+		if len(k.V) != k.N || k.N == 0 || k.Rank != len(k.Lambda) || k.Rank == 0 {
+			return nil, fmt.Errorf("%w: kernel with n=%d rank=%d has %d rows and %d eigenvalues", ErrInvalid, k.N, k.Rank, len(k.V), len(k.Lambda))
+		}
+		v := mat.NewDense(k.N, k.Rank, nil)
+		for i, row := range k.V {
+			if len(row) != k.Rank {
+				return nil, fmt.Errorf("%w: kernel factor row %d has %d entries, want %d", ErrInvalid, i, len(row), k.Rank)
+			}
+			v.SetRow(i, row)
+		}
+		var err error
+		if m.Kernel, err = NewKernel(v, k.Lambda); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// LoadFile reads the model file at path.
+func LoadFile(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	defer f.Close()
+	m, err := Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// symFromRows builds a symmetric matrix from a full square array, checking
+// |a_ij − a_ji| ≤ Tolerance·max|a|.
+func symFromRows(rows [][]float64, dim int) (*mat.SymDense, error) {
+	d := len(rows)
+	if d == 0 || d != dim {
+		return nil, fmt.Errorf("%w: metric has %d rows, dim %d", ErrInvalid, d, dim)
+	}
+	big := 0.0
+	for i, row := range rows {
+		if len(row) != d {
+			return nil, fmt.Errorf("%w: metric row %d has %d entries, want %d", ErrInvalid, i, len(row), d)
+		}
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: metric entry (%d,%d) = %v", ErrInvalid, i, j, v)
+			}
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	s := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			a, b := rows[i][j], rows[j][i]
+			if math.Abs(a-b) > Tolerance*big {
+				return nil, fmt.Errorf("%w: metric is not symmetric: M[%d][%d] = %v, M[%d][%d] = %v", ErrInvalid, i, j, a, j, i, b)
+			}
+			s.SetSym(i, j, 0.5*(a+b))
+		}
+	}
+	return s, nil
+}
