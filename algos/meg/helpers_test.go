@@ -1,12 +1,10 @@
 package meg
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
-	"strconv"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,37 +24,16 @@ func backends(t testing.TB) []engine.Backend {
 	return out
 }
 
-// loadWine reads testdata/wine.csv, standardises the features (population
-// standard deviation) and returns the data and labels.
+// loadWine opens the embedded wine data set, standardises the features
+// (population standard deviation) and returns the data and labels.
 func loadWine(t testing.TB) (*mat.Dense, []int) {
 	t.Helper()
-	f, err := os.Open("testdata/wine.csv")
+	d, err := datasets.Open("wine")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows = rows[1:]
-	n, p := len(rows), len(rows[0])-1
-	x := mat.NewDense(n, p, nil)
-	y := make([]int, n)
-	for i, r := range rows {
-		for j := 0; j < p; j++ {
-			v, err := strconv.ParseFloat(r[j], 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x.Set(i, j, v)
-		}
-		l, err := strconv.Atoi(r[p])
-		if err != nil {
-			t.Fatal(err)
-		}
-		y[i] = l
-	}
+	x, y := mat.DenseCopyOf(d.X), d.Y
+	n, p := x.Dims()
 	for j := 0; j < p; j++ {
 		var m, s float64
 		for i := 0; i < n; i++ {
