@@ -8,6 +8,20 @@
 // port of the same algorithm (generalised Cauchy point, subspace minimisation,
 // Moré–Thuente line search) that is always compiled. All solver state lives in
 // per-call work arrays, so concurrent solves are safe.
+//
+// Both run the same driver: the objective is evaluated on a copy of the
+// iterate, a non-finite value or gradient stops the solve with ReasonError
+// (it never reaches the solver), the evaluation limit is never exceeded, the
+// context is checked before every evaluation, and limits or a callback that
+// stop at an iterate take effect at the next evaluation, so a convergence
+// test passed at that iterate still wins. The two implementations take
+// nearly the same path: on the test problems their iteration counts are
+// equal and final objectives agree to about 1e-12 relative.
+//
+// Bounds of ±Inf mean no bound (nbd codes 0, 1, 3 of the Fortran code), not
+// a box with an infinite side. The Fortran library never writes to stdout
+// or files: iprint is −1 and the binding swallows the one message Debian's
+// build prints regardless ("ascent direction in projection").
 package lbfgsb
 
 import (
@@ -43,7 +57,7 @@ type Settings struct {
 type Iteration struct {
 	Iter, Evals  int
 	F            float64
-	ProjGradNorm float64 // infinity norm of the projected gradient
+	ProjGradNorm float64   // infinity norm of the projected gradient
 	X            []float64 // current iterate; valid only during the callback
 }
 
@@ -51,19 +65,20 @@ type Iteration struct {
 type Reason int
 
 const (
-	ReasonNone          Reason = iota
-	ReasonFactr                // converged: relative reduction of f ≤ Factr·ε
-	ReasonPgtol                // converged: projected gradient ≤ Pgtol
-	ReasonMaxIter              // iteration limit reached
-	ReasonMaxEval              // evaluation limit reached
-	ReasonAbnormal             // the line search could not find an acceptable point
-	ReasonCancelled            // the context was cancelled
-	ReasonCallback             // the callback asked to stop
-	ReasonError                // the solver reported an error (e.g. a non-finite objective)
+	ReasonNone      Reason = iota // no stop reason (zero value)
+	ReasonFactr                   // converged: relative reduction of f ≤ Factr·ε
+	ReasonPgtol                   // converged: projected gradient ≤ Pgtol
+	ReasonMaxIter                 // iteration limit reached
+	ReasonMaxEval                 // evaluation limit reached
+	ReasonAbnormal                // the line search could not find an acceptable point
+	ReasonCancelled               // the context was cancelled
+	ReasonCallback                // the callback asked to stop
+	ReasonError                   // the solver reported an error (e.g. a non-finite objective)
 )
 
 var reasonNames = [...]string{"none", "converged (factr)", "converged (pgtol)", "iteration limit", "evaluation limit", "abnormal line search", "cancelled", "stopped by callback", "error"}
 
+// String returns a short description of r.
 func (r Reason) String() string {
 	if r >= 0 && int(r) < len(reasonNames) {
 		return reasonNames[r]
@@ -75,7 +90,10 @@ func (r Reason) String() string {
 func (r Reason) Converged() bool { return r == ReasonFactr || r == ReasonPgtol }
 
 // Result is the outcome of a solve. When the solve did not converge the Result
-// still holds the best point found.
+// still holds the best point found: the accepted iterate (or the starting
+// point, projected onto the bounds) with the lowest objective. If the
+// objective was never evaluated successfully, X is the projected starting
+// point and F and ProjGradNorm are NaN (or F is the non-finite value).
 type Result struct {
 	X            []float64
 	F            float64
@@ -89,13 +107,15 @@ type Result struct {
 var ErrInvalidArgument = errors.New("lbfgsb: invalid argument")
 
 // NotConvergedError is returned, with the best point, when a solve stopped for
-// any reason other than convergence (and other than cancellation, which returns
-// an error wrapping the context's error).
+// any reason other than convergence. On cancellation the returned error wraps
+// both a *NotConvergedError (Reason ReasonCancelled) and the context's error,
+// so errors.Is(err, context.Canceled) and errors.As both work.
 type NotConvergedError struct {
 	Reason  Reason
 	Message string // the solver's task string or detail, if any
 }
 
+// Error implements the error interface.
 func (e *NotConvergedError) Error() string {
 	if e.Message != "" {
 		return fmt.Sprintf("lbfgsb: not converged: %s (%s)", e.Reason, e.Message)
