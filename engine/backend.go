@@ -7,6 +7,7 @@ import (
 	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/lbfgsb"
+	"github.com/psdlearn/psdlearn/lp"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -16,11 +17,13 @@ type backend struct {
 	eig  lapack.Eigensolver
 	eigs arpack.Solver
 	min  lbfgsb.Solver
+	lp   lp.Solver
 	blas lapack.BLAS
 }
 
 func (b *backend) Name() string      { return b.name }
 func (b *backend) BLAS() lapack.BLAS { return b.blas }
+func (b *backend) LP() LPSolver      { return b.lp }
 
 func (b *backend) SymEig(a mat.Symmetric, r EigRange, vectors bool) (Eigen, error) {
 	e, err := b.eig.SymEig(a, r, vectors)
@@ -51,8 +54,8 @@ func (b *backend) Minimize(ctx context.Context, p Problem, x0 []float64, s Minim
 }
 
 func init() {
-	Register(&backend{name: "go", eig: lapack.Go, eigs: arpack.Go, min: lbfgsb.Go, blas: lapack.GoBLAS})
-	if lapack.HaveNative && arpack.HaveNative && lbfgsb.HaveNative {
-		Register(&backend{name: "native", eig: lapack.Native, eigs: arpack.Native, min: lbfgsb.Native, blas: lapack.NativeBLAS})
+	Register(&backend{name: "go", eig: lapack.Go, eigs: arpack.Go, min: lbfgsb.Go, lp: lp.Go, blas: lapack.GoBLAS})
+	if lapack.HaveNative && arpack.HaveNative && lbfgsb.HaveNative && lp.HaveNative {
+		Register(&backend{name: "native", eig: lapack.Native, eigs: arpack.Native, min: lbfgsb.Native, lp: lp.Native, blas: lapack.NativeBLAS})
 	}
 }

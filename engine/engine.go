@@ -19,6 +19,7 @@ import (
 	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/lbfgsb"
+	"github.com/psdlearn/psdlearn/lp"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -47,6 +48,16 @@ type (
 	MinimizeSettings = lbfgsb.Settings
 	// MinimizeResult is the outcome of bound-constrained minimisation.
 	MinimizeResult = lbfgsb.Result
+	// LPSolver creates linear programs that grow by columns.
+	LPSolver = lp.Solver
+	// LPModel is a linear program that grows by columns (warm re-solves).
+	LPModel = lp.Model
+	// LPProblem is a linear program in row-bound form.
+	LPProblem = lp.Problem
+	// LPColumn is one variable of a linear program.
+	LPColumn = lp.Column
+	// LPSolution is the primal and dual solution of a linear program.
+	LPSolution = lp.Solution
 )
 
 // Ends of the spectrum for Eigs.
@@ -87,6 +98,11 @@ type Backend interface {
 
 	// Minimize minimises a smooth function under bounds with L-BFGS-B.
 	Minimize(ctx context.Context, p Problem, x0 []float64, s MinimizeSettings) (MinimizeResult, error)
+
+	// LP returns the backend's linear-programming solver (COIN-OR CLP for
+	// native, a dense revised simplex with warm starts for go, meant for
+	// problems of up to a few hundred rows).
+	LP() LPSolver
 
 	// BLAS returns the BLAS implementation of the backend for level-3 work in
 	// the algorithms (OpenBLAS for native, gonum for go).

@@ -5,7 +5,8 @@
 // stated tolerances.
 //
 // The suite is split by capability: dense.go (SymEig, WeightedGram, pair
-// forms), eigs.go (sparse partial eigensolver), minimize.go (L-BFGS-B).
+// forms), eigs.go (sparse partial eigensolver), minimize.go (L-BFGS-B),
+// lp.go (linear programs).
 package enginetest
 
 import (
@@ -19,6 +20,7 @@ func Run(t *testing.T, b engine.Backend) {
 	t.Run("dense", func(t *testing.T) { testDense(t, b) })
 	t.Run("eigs", func(t *testing.T) { testEigs(t, b) })
 	t.Run("minimize", func(t *testing.T) { testMinimize(t, b) })
+	t.Run("lp", func(t *testing.T) { testLP(t, b) })
 }
 
 // Agree checks that backends a and b agree on the same problems.
@@ -26,4 +28,5 @@ func Agree(t *testing.T, a, b engine.Backend) {
 	t.Run("dense", func(t *testing.T) { agreeDense(t, a, b) })
 	t.Run("eigs", func(t *testing.T) { agreeEigs(t, a, b) })
 	t.Run("minimize", func(t *testing.T) { agreeMinimize(t, a, b) })
+	t.Run("lp", func(t *testing.T) { agreeLP(t, a, b) })
 }

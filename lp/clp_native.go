@@ -1,0 +1,236 @@
+//go:build cgo && !purego
+
+package lp
+
+/*
+#cgo LDFLAGS: -lClp -lCoinUtils
+#include <float.h>
+#include <stdlib.h>
+#include <coin/Clp_C_Interface.h>
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+	"unsafe"
+)
+
+// HaveNative reports whether the native (CLP) implementation is compiled in.
+const HaveNative = true
+
+// Native is the COIN-OR CLP solver through its C interface. Each Model owns
+// one ClpSimplex; a re-solve after AddColumns runs primal simplex from the
+// previous basis.
+var Native Solver = clpSolver{}
+
+type clpSolver struct{}
+
+// nativeTol is CLP's primal and dual feasibility tolerance.
+const nativeTol = 1e-10
+
+func (clpSolver) Name() string { return "native" }
+
+// clpInf maps ±Inf to CLP's infinity (±DBL_MAX).
+func clpInf(v float64) C.double {
+	switch {
+	case math.IsInf(v, 1):
+		return C.DBL_MAX
+	case math.IsInf(v, -1):
+		return -C.DBL_MAX
+	}
+	return C.double(v)
+}
+
+// clpHandle owns the C model so that a cleanup can free it when the Go
+// model is dropped without Close.
+type clpHandle struct{ ptr unsafe.Pointer } // Clp_Simplex* (void* in the C interface)
+
+func (clpSolver) NewModel(p Problem) (Model, error) {
+	q, err := validateProblem(p)
+	if err != nil {
+		return nil, fmt.Errorf("lp native: %w", err)
+	}
+	h := &clpHandle{ptr: C.Clp_newModel()}
+	if h.ptr == nil {
+		return nil, fmt.Errorf("lp native: Clp_newModel failed")
+	}
+	C.Clp_setLogLevel(h.ptr, 0)
+	// Tighter than CLP's defaults (1e-7): column generation prices with the
+	// duals, and their accuracy bounds the accuracy of the whole method.
+	C.Clp_setPrimalTolerance(h.ptr, nativeTol)
+	C.Clp_setDualTolerance(h.ptr, nativeTol)
+	m := &clpModel{h: h, p: Problem{RowLower: q.RowLower, RowUpper: q.RowUpper}}
+	m.cleanup = runtime.AddCleanup(m, func(h *clpHandle) {
+		if h.ptr != nil {
+			C.Clp_deleteModel(h.ptr)
+			h.ptr = nil
+		}
+	}, h)
+	nr := len(q.RowLower)
+	rl := make([]C.double, max(nr, 1))
+	ru := make([]C.double, max(nr, 1))
+	for i := 0; i < nr; i++ {
+		rl[i], ru[i] = clpInf(q.RowLower[i]), clpInf(q.RowUpper[i])
+	}
+	start := []C.CoinBigIndex{0}
+	var dummyIdx [1]C.int
+	var dummyVal [1]C.double
+	C.Clp_loadProblem(h.ptr, 0, C.int(nr), &start[0], &dummyIdx[0], &dummyVal[0],
+		nil, nil, nil, &rl[0], &ru[0])
+	runtime.KeepAlive(rl)
+	runtime.KeepAlive(ru)
+	if len(q.Cols) > 0 {
+		if err := m.addColumns(q.Cols); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+type clpModel struct {
+	h       *clpHandle
+	p       Problem // rows and columns as given (kept for the reports)
+	cleanup runtime.Cleanup
+	solved  bool // a basis from a previous solve exists
+}
+
+func (m *clpModel) NumRows() int { return len(m.p.RowLower) }
+func (m *clpModel) NumCols() int { return len(m.p.Cols) }
+
+func (m *clpModel) Close() error {
+	if m.h == nil || m.h.ptr == nil {
+		return nil
+	}
+	m.cleanup.Stop()
+	C.Clp_deleteModel(m.h.ptr)
+	m.h.ptr = nil
+	return nil
+}
+
+func (m *clpModel) closed() bool { return m.h == nil || m.h.ptr == nil }
+
+func (m *clpModel) AddColumns(cols ...Column) error {
+	if m.closed() {
+		return ErrClosed
+	}
+	for k, c := range cols {
+		if err := validateColumn(len(m.p.Cols)+k, c, len(m.p.RowLower)); err != nil {
+			return fmt.Errorf("lp native: %w", err)
+		}
+	}
+	copied := make([]Column, len(cols))
+	for k, c := range cols {
+		copied[k] = copyColumn(c)
+	}
+	return m.addColumns(copied)
+}
+
+// addColumns passes validated columns to CLP, which copies them (the Go
+// arrays hold no Go pointers and are not retained by C).
+func (m *clpModel) addColumns(cols []Column) error {
+	n := len(cols)
+	if n == 0 {
+		return nil
+	}
+	nnz := 0
+	for _, c := range cols {
+		nnz += len(c.Rows)
+	}
+	lo := make([]C.double, n)
+	hi := make([]C.double, n)
+	obj := make([]C.double, n)
+	start := make([]C.CoinBigIndex, n+1)
+	idx := make([]C.int, max(nnz, 1))
+	val := make([]C.double, max(nnz, 1))
+	k := 0
+	for j, c := range cols {
+		lo[j], hi[j], obj[j] = clpInf(c.Lower), clpInf(c.Upper), C.double(c.Obj)
+		start[j] = C.CoinBigIndex(k)
+		for t, r := range c.Rows {
+			idx[k] = C.int(r)
+			val[k] = C.double(c.Vals[t])
+			k++
+		}
+	}
+	start[n] = C.CoinBigIndex(k)
+	C.Clp_addColumns(m.h.ptr, C.int(n), &lo[0], &hi[0], &obj[0], &start[0], &idx[0], &val[0])
+	runtime.KeepAlive(lo)
+	runtime.KeepAlive(hi)
+	runtime.KeepAlive(obj)
+	runtime.KeepAlive(start)
+	runtime.KeepAlive(idx)
+	runtime.KeepAlive(val)
+	m.p.Cols = append(m.p.Cols, cols...)
+	return nil
+}
+
+func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
+	if m.closed() {
+		return Solution{}, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return Solution{}, fmt.Errorf("lp native: %w", err)
+	}
+	ptr := m.h.ptr
+	if dl, ok := ctx.Deadline(); ok {
+		C.Clp_setMaximumSeconds(ptr, C.double(math.Max(time.Until(dl).Seconds(), 1e-3)))
+	} else {
+		C.Clp_setMaximumSeconds(ptr, -1)
+	}
+	if m.solved {
+		// Warm start: the old basis is primal feasible with the new columns at
+		// their bounds, so primal simplex continues from it.
+		C.Clp_primal(ptr, 0)
+	} else {
+		C.Clp_initialSolve(ptr)
+	}
+	status := Failed
+	switch C.Clp_status(ptr) {
+	case 0:
+		status = Optimal
+	case 1:
+		status = Infeasible
+	case 2:
+		status = Unbounded
+	case 3:
+		status = IterationLimit
+	}
+	if status == Optimal && C.Clp_secondaryStatus(ptr) >= 2 && C.Clp_secondaryStatus(ptr) <= 4 {
+		// Optimal for the scaled problem only: polish without scaling.
+		C.Clp_scaling(ptr, 0)
+		C.Clp_primal(ptr, 0)
+		if C.Clp_status(ptr) != 0 {
+			status = Failed
+		}
+	}
+	m.solved = status == Optimal
+	sol := Solution{Status: status, Iterations: int(C.Clp_getIterationCount(ptr))}
+	if status == Optimal {
+		nr, nc := len(m.p.RowLower), len(m.p.Cols)
+		sol.Objective = float64(C.Clp_getObjValue(ptr))
+		sol.X = copyDoubles(C.Clp_getColSolution(ptr), nc)
+		sol.RowActivity = copyDoubles(C.Clp_getRowActivity(ptr), nr)
+		sol.Duals = copyDoubles(C.Clp_getRowPrice(ptr), nr)
+		sol.ReducedCosts = copyDoubles(C.Clp_getReducedCost(ptr), nc)
+	}
+	if err := ctx.Err(); err != nil {
+		return sol, fmt.Errorf("lp native: %w", err)
+	}
+	return sol, statusError("native", status)
+}
+
+// copyDoubles copies n doubles from C memory.
+func copyDoubles(p *C.double, n int) []float64 {
+	out := make([]float64, n)
+	if n == 0 || p == nil {
+		return out
+	}
+	src := unsafe.Slice((*float64)(unsafe.Pointer(p)), n)
+	copy(out, src)
+	return out
+}

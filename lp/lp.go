@@ -1,0 +1,299 @@
+// Package lp solves linear programs for column generation: a restricted master
+// problem is built once from its rows, columns are added one at a time, and
+// each re-solve starts from the previous optimal basis when the implementation
+// can do so.
+//
+// A problem is
+//
+//	minimise    cᵀx
+//	subject to  RowLower ≤ A x ≤ RowUpper
+//	            Lower_j ≤ x_j ≤ Upper_j
+//
+// with ±Inf allowed for absent bounds (RowLower[i] == RowUpper[i] is an
+// equality). A Solution holds the primal column values, the row activities
+// A x, the row duals y and the reduced costs c − Aᵀy, with the sign
+// convention of a minimisation: y_i = ∂(optimal objective)/∂(active bound of
+// row i), so y_i ≥ 0 on a row at its lower bound and y_i ≤ 0 on a row at its
+// upper bound; a column at its lower bound has a reduced cost ≥ 0, one at its
+// upper bound ≤ 0, a basic column 0. At an optimum the primal objective cᵀx
+// equals the dual objective Σ_i y_i·(active bound of row i) + Σ_j d_j·(active
+// bound of column j): see DualObjective.
+//
+// Two implementations share one API. Native (cgo builds without the purego
+// tag) drives COIN-OR CLP through its C interface <coin/Clp_C_Interface.h>:
+// the first solve is CLP's default (dual simplex after presolve) and a re-solve
+// after AddColumns runs primal simplex from the previous basis, which stays
+// primal feasible when columns are added. Go, always compiled, is a dense
+// revised simplex method for bounded variables in pure Go (see Go) with the
+// same warm start; its duals are those of the optimal basis. Both are checked
+// against each other, against known optima and against the optimality
+// conditions (primal and dual feasibility, complementary slackness, equal
+// primal and dual objectives) in the tests.
+//
+// A Model is not safe for concurrent use; distinct Models are independent.
+package lp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Status is the outcome of a solve.
+type Status int
+
+const (
+	// NotSolved means Solve has not completed.
+	NotSolved Status = iota
+	// Optimal means an optimal solution was found.
+	Optimal
+	// Infeasible means the constraints admit no solution.
+	Infeasible
+	// Unbounded means the objective is unbounded below.
+	Unbounded
+	// IterationLimit means the solver stopped on an iteration or time limit.
+	IterationLimit
+	// Failed means the solver stopped on a numerical difficulty.
+	Failed
+)
+
+var statusNames = [...]string{"not solved", "optimal", "infeasible", "unbounded", "iteration limit", "failed"}
+
+// String returns a short description of s.
+func (s Status) String() string {
+	if s >= 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Column is one variable of a problem: its objective coefficient, bounds and
+// its non-zero constraint coefficients A[Rows[k], j] = Vals[k]. Use
+// math.Inf(1) for a missing upper bound and math.Inf(-1) for a missing lower
+// bound: the zero Column is a variable fixed at 0.
+type Column struct {
+	Obj          float64
+	Lower, Upper float64
+	Rows         []int
+	Vals         []float64
+}
+
+// NonNegative returns the column of a variable x ≥ 0 with objective obj and
+// the given coefficients.
+func NonNegative(obj float64, rows []int, vals []float64) Column {
+	return Column{Obj: obj, Lower: 0, Upper: math.Inf(1), Rows: rows, Vals: vals}
+}
+
+// Free returns the column of an unbounded variable with objective obj and the
+// given coefficients.
+func Free(obj float64, rows []int, vals []float64) Column {
+	return Column{Obj: obj, Lower: math.Inf(-1), Upper: math.Inf(1), Rows: rows, Vals: vals}
+}
+
+// Problem is a linear program: the row bounds and the columns.
+type Problem struct {
+	RowLower, RowUpper []float64
+	Cols               []Column
+}
+
+// Solution is the result of a solve. Slices are fresh copies owned by the caller.
+type Solution struct {
+	Status       Status
+	Objective    float64   // cᵀx
+	X            []float64 // column values
+	RowActivity  []float64 // A x
+	Duals        []float64 // row duals y (minimisation convention, see the package doc)
+	ReducedCosts []float64 // c − Aᵀy
+	Iterations   int       // simplex iterations of this solve (0 when the implementation does not count them)
+}
+
+// Model is a linear program that grows by columns. The columns keep the order
+// in which they were given, so Solution.X[j] belongs to the j-th column.
+type Model interface {
+	// NumRows returns the number of rows.
+	NumRows() int
+	// NumCols returns the number of columns.
+	NumCols() int
+	// AddColumns appends columns. The next Solve starts from the previous
+	// basis with the new columns non-basic at their bounds, when the
+	// implementation supports warm starts.
+	AddColumns(cols ...Column) error
+	// Solve optimises the current problem. When the status is not Optimal it
+	// returns the Solution with that status and an error wrapping ErrInfeasible,
+	// ErrUnbounded or ErrNotSolved. A cancelled ctx is checked before and after
+	// the solve (the simplex itself is not interruptible; with a deadline the
+	// native solver gets the remaining time as its time limit).
+	Solve(ctx context.Context) (Solution, error)
+	// Close releases the resources of the model; it is safe to call twice.
+	// Using a closed Model returns ErrClosed.
+	Close() error
+}
+
+// Solver creates models. Implementations are safe for concurrent use.
+type Solver interface {
+	// Name is "native" (CLP) or "go".
+	Name() string
+	// NewModel builds a model from p (which may have no columns yet). p is
+	// validated and copied.
+	NewModel(p Problem) (Model, error)
+}
+
+// Solve builds a model of p with s, solves it once and closes it.
+func Solve(ctx context.Context, s Solver, p Problem) (Solution, error) {
+	if s == nil {
+		return Solution{}, fmt.Errorf("%w: nil solver", ErrInvalidArgument)
+	}
+	m, err := s.NewModel(p)
+	if err != nil {
+		return Solution{}, err
+	}
+	defer m.Close()
+	return m.Solve(ctx)
+}
+
+var (
+	// ErrInvalidArgument is wrapped by every error about a malformed problem.
+	ErrInvalidArgument = errors.New("lp: invalid argument")
+	// ErrInfeasible is wrapped when a problem has no feasible point.
+	ErrInfeasible = errors.New("lp: problem is infeasible")
+	// ErrUnbounded is wrapped when a problem is unbounded below.
+	ErrUnbounded = errors.New("lp: problem is unbounded")
+	// ErrNotSolved is wrapped when a solve stops without a proof of optimality
+	// (iteration limit or numerical failure).
+	ErrNotSolved = errors.New("lp: not solved to optimality")
+	// ErrClosed is returned by the methods of a closed Model.
+	ErrClosed = errors.New("lp: model is closed")
+)
+
+// statusError returns the error that goes with a non-optimal status.
+func statusError(impl string, s Status) error {
+	switch s {
+	case Optimal:
+		return nil
+	case Infeasible:
+		return fmt.Errorf("lp %s: %w", impl, ErrInfeasible)
+	case Unbounded:
+		return fmt.Errorf("lp %s: %w", impl, ErrUnbounded)
+	default:
+		return fmt.Errorf("lp %s: %w (%s)", impl, ErrNotSolved, s)
+	}
+}
+
+// DualObjective returns the value of the dual of p at the duals y and reduced
+// costs d of sol: Σ_i y_i·b_i + Σ_j d_j·l_j, where b_i is the lower bound of
+// row i when y_i > 0 and its upper bound when y_i < 0, and l_j likewise the
+// lower or upper bound of column j by the sign of d_j. Duals and reduced
+// costs with |v| ≤ tol count as zero (round-off on a row or column whose bound
+// on that side is infinite). The result is −Inf when a larger dual points at
+// an infinite bound (the duals are then not feasible). At an optimum it equals
+// sol.Objective (strong duality).
+func DualObjective(p Problem, sol Solution, tol float64) float64 {
+	var s float64
+	for i, y := range sol.Duals {
+		switch {
+		case y > tol:
+			s += y * p.RowLower[i]
+		case y < -tol:
+			s += y * p.RowUpper[i]
+		}
+	}
+	for j, d := range sol.ReducedCosts {
+		c := p.Cols[j]
+		switch {
+		case d > tol:
+			s += d * c.Lower
+		case d < -tol:
+			s += d * c.Upper
+		}
+	}
+	if math.IsNaN(s) {
+		return math.Inf(-1)
+	}
+	return s
+}
+
+// validateRows checks row bounds.
+func validateRows(lo, hi []float64) error {
+	if len(lo) != len(hi) {
+		return fmt.Errorf("%w: %d row lower bounds, %d upper bounds", ErrInvalidArgument, len(lo), len(hi))
+	}
+	for i := range lo {
+		if math.IsNaN(lo[i]) || math.IsNaN(hi[i]) || math.IsInf(lo[i], 1) || math.IsInf(hi[i], -1) || lo[i] > hi[i] {
+			return fmt.Errorf("%w: row %d has bounds [%g, %g]", ErrInvalidArgument, i, lo[i], hi[i])
+		}
+	}
+	return nil
+}
+
+// validateColumn checks one column against a problem with nrows rows.
+func validateColumn(j int, c Column, nrows int) error {
+	if math.IsNaN(c.Obj) || math.IsInf(c.Obj, 0) {
+		return fmt.Errorf("%w: column %d has objective %g", ErrInvalidArgument, j, c.Obj)
+	}
+	if math.IsNaN(c.Lower) || math.IsNaN(c.Upper) || math.IsInf(c.Lower, 1) || math.IsInf(c.Upper, -1) || c.Lower > c.Upper {
+		return fmt.Errorf("%w: column %d has bounds [%g, %g]", ErrInvalidArgument, j, c.Lower, c.Upper)
+	}
+	if len(c.Rows) != len(c.Vals) {
+		return fmt.Errorf("%w: column %d has %d row indices and %d values", ErrInvalidArgument, j, len(c.Rows), len(c.Vals))
+	}
+	seen := make(map[int]struct{}, len(c.Rows))
+	for k, r := range c.Rows {
+		if r < 0 || r >= nrows {
+			return fmt.Errorf("%w: column %d: row index %d outside [0,%d)", ErrInvalidArgument, j, r, nrows)
+		}
+		if _, dup := seen[r]; dup {
+			return fmt.Errorf("%w: column %d: row %d given twice", ErrInvalidArgument, j, r)
+		}
+		seen[r] = struct{}{}
+		if v := c.Vals[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: column %d: coefficient in row %d is %g", ErrInvalidArgument, j, r, v)
+		}
+	}
+	return nil
+}
+
+// copyColumn returns a deep copy of c.
+func copyColumn(c Column) Column {
+	c.Rows = append([]int(nil), c.Rows...)
+	c.Vals = append([]float64(nil), c.Vals...)
+	return c
+}
+
+// validateProblem checks p and returns a deep copy of it.
+func validateProblem(p Problem) (Problem, error) {
+	if err := validateRows(p.RowLower, p.RowUpper); err != nil {
+		return Problem{}, err
+	}
+	q := Problem{
+		RowLower: append([]float64(nil), p.RowLower...),
+		RowUpper: append([]float64(nil), p.RowUpper...),
+		Cols:     make([]Column, len(p.Cols)),
+	}
+	for j, c := range p.Cols {
+		if err := validateColumn(j, c, len(p.RowLower)); err != nil {
+			return Problem{}, err
+		}
+		q.Cols[j] = copyColumn(c)
+	}
+	return q, nil
+}
+
+// completeSolution fills RowActivity, ReducedCosts and Objective from X and
+// Duals by direct products with the columns of p.
+func completeSolution(p *Problem, sol *Solution) {
+	m := len(p.RowLower)
+	sol.RowActivity = make([]float64, m)
+	sol.ReducedCosts = make([]float64, len(p.Cols))
+	sol.Objective = 0
+	for j, c := range p.Cols {
+		x := sol.X[j]
+		sol.Objective += c.Obj * x
+		d := c.Obj
+		for k, r := range c.Rows {
+			sol.RowActivity[r] += c.Vals[k] * x
+			d -= c.Vals[k] * sol.Duals[r]
+		}
+		sol.ReducedCosts[j] = d
+	}
+}
