@@ -1,0 +1,115 @@
+package arpack
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// machEps is LAPACK's dlamch('E') (unit roundoff 2⁻⁵³), ARPACK's default tolerance.
+const machEps = 0x1p-53
+
+// eps23 is ε^(2/3), the floor ARPACK puts under |θ| in its convergence test.
+var eps23 = math.Pow(machEps, 2.0/3.0)
+
+// startStream is the second PCG word of the start-vector generator.
+const startStream = 0x5eed_a4ac_0000_0001
+
+// problem holds validated solve parameters shared by both implementations.
+type problem struct {
+	op      Operator
+	n, k    int
+	which   Which
+	ncv     int
+	tol     float64 // > 0
+	maxIter int
+	start   []float64 // length n, finite, nonzero; owned by the solver
+	seed    uint64
+}
+
+// setup validates the arguments of Eigs and fills in the defaults of opt.
+func setup(op Operator, k int, which Which, opt Options) (*problem, error) {
+	if op == nil {
+		return nil, fmt.Errorf("%w: nil operator", ErrInvalidArgument)
+	}
+	n := op.Dim()
+	if n <= 0 {
+		return nil, fmt.Errorf("%w: operator dimension %d", ErrInvalidArgument, n)
+	}
+	if k <= 0 || k >= n {
+		return nil, fmt.Errorf("%w: k = %d outside [1, %d) for dimension %d", ErrInvalidArgument, k, n, n)
+	}
+	if which < LargestAlgebraic || which > BothEnds {
+		return nil, fmt.Errorf("%w: unknown which %v", ErrInvalidArgument, which)
+	}
+	if which == BothEnds && k == 1 {
+		return nil, fmt.Errorf("%w: BE needs k ≥ 2", ErrInvalidArgument)
+	}
+	ncv := opt.NCV
+	if ncv == 0 {
+		ncv = min(n, max(2*k+1, 20))
+	} else if ncv <= k || ncv > n {
+		return nil, fmt.Errorf("%w: NCV = %d outside (k, n] = (%d, %d]", ErrInvalidArgument, ncv, k, n)
+	}
+	tol := opt.Tol
+	switch {
+	case math.IsNaN(tol) || tol < 0 || math.IsInf(tol, 1):
+		return nil, fmt.Errorf("%w: Tol = %v", ErrInvalidArgument, tol)
+	case tol == 0:
+		tol = machEps
+	}
+	maxIter := opt.MaxIter
+	switch {
+	case maxIter < 0:
+		return nil, fmt.Errorf("%w: MaxIter = %d", ErrInvalidArgument, maxIter)
+	case maxIter == 0:
+		maxIter = min(10000, max(300, 10*n/ncv))
+	}
+	var start []float64
+	if opt.Start != nil {
+		if len(opt.Start) != n {
+			return nil, fmt.Errorf("%w: start vector has length %d, want %d", ErrInvalidArgument, len(opt.Start), n)
+		}
+		var nrm float64
+		for i, v := range opt.Start {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: start vector entry %d is %v", ErrInvalidArgument, i, v)
+			}
+			nrm = math.Max(nrm, math.Abs(v))
+		}
+		if nrm == 0 {
+			return nil, fmt.Errorf("%w: start vector is zero", ErrInvalidArgument)
+		}
+		start = append([]float64(nil), opt.Start...)
+	} else {
+		start = randomVector(rand.New(rand.NewPCG(opt.Seed, startStream)), n)
+	}
+	return &problem{op: op, n: n, k: k, which: which, ncv: ncv, tol: tol, maxIter: maxIter, start: start, seed: opt.Seed}, nil
+}
+
+// randomVector returns n entries uniform in [−1, 1), as ARPACK's dlarnv(2, …).
+func randomVector(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 2*rng.Float64() - 1
+	}
+	return v
+}
+
+// checkFinite returns an error wrapping ErrNotFinite if y holds NaN or ±Inf.
+func checkFinite(y []float64) error {
+	// v*0 is 0 for finite v and NaN otherwise: one pass without branches.
+	var s float64
+	for _, v := range y {
+		s += v * 0
+	}
+	if s == 0 {
+		return nil
+	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w (entry %d of A·x is %v)", ErrNotFinite, i, v)
+		}
+	}
+	return nil
+}
