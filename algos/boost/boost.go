@@ -1,0 +1,319 @@
+// Package boost learns a Mahalanobis metric X ⪰ 0 from triplet constraints
+// with the boosting family of Shen et al.: BoostMetric (JMLR 2012) with the
+// exponential or logistic loss, stage-wise (coordinate descent, Algorithm 3)
+// or totally corrective (Algorithm 4, L-BFGS-B on all weights), optionally
+// multi-pass; and PSDBoost (NIPS 2008), the hinge-loss, trace-one version
+// solved exactly by column ("matrix") generation on a linear program.
+//
+// The weak learners are trace-one rank-one matrices v vᵀ: each iteration
+// computes the leading eigenpair (λ, v) of Â(u) = Σ_r u_r A_r for the current
+// triplet weights u. Â(u) is never assembled from the A_r: it is Xᵀ L_W X, a
+// data-sized sparse Laplacian product (engine WeightedGram), and for large
+// dimensions the eigenpair is computed matrix-free by Lanczos on
+// v ↦ Xᵀ(L_W(X v)). The margins of a new term, H_r = (p_r·v)² − (q_r·v)², come
+// from one matrix–vector product z = X v and the squared differences of z over
+// the pairs the triplets use. The learned metric is kept as its rank-one terms
+// Σ_j w_j v_j v_jᵀ (Result.V, Result.W).
+//
+// The package registers the trainers "boostmetric" and "psdboost" with
+// algos/train.
+package boost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/engine"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Loss is the loss function on the triplet margins ρ_r = ⟨A_r, X⟩.
+type Loss int
+
+const (
+	// Exp is the exponential loss: minimise log Σ_r exp(−ρ_r) + ν tr X.
+	Exp Loss = iota
+	// Logistic is the logistic loss: minimise Σ_r log(1 + exp(−ρ_r)) + ν tr X.
+	Logistic
+	// Hinge is the soft-margin hinge loss of PSDBoost:
+	// maximise ρ − C Σ_r ξ_r s.t. ⟨A_r, X⟩ ≥ ρ − ξ_r, ξ ≥ 0, X ⪰ 0, tr X = 1.
+	Hinge
+)
+
+// String returns the command-line name of l.
+func (l Loss) String() string {
+	switch l {
+	case Exp:
+		return "exp"
+	case Logistic:
+		return "logistic"
+	case Hinge:
+		return "hinge"
+	}
+	return fmt.Sprintf("Loss(%d)", int(l))
+}
+
+// ParseLoss parses "exp" (or "exponential"), "logistic" (or "logit") and "hinge".
+func ParseLoss(s string) (Loss, error) {
+	switch strings.ToLower(s) {
+	case "exp", "exponential":
+		return Exp, nil
+	case "logistic", "logit":
+		return Logistic, nil
+	case "hinge":
+		return Hinge, nil
+	}
+	return 0, fmt.Errorf("%w: unknown loss %q (want exp, logistic or hinge)", ErrInvalid, s)
+}
+
+// Mode is the weight optimisation of BoostMetric.
+type Mode int
+
+const (
+	// Stagewise fixes the earlier weights and line-searches the new one (Algorithm 3).
+	Stagewise Mode = iota
+	// Corrective re-optimises all weights after every new term (Algorithm 4).
+	Corrective
+)
+
+// String returns the command-line name of m.
+func (m Mode) String() string {
+	switch m {
+	case Stagewise:
+		return "stagewise"
+	case Corrective:
+		return "corrective"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode parses "stagewise" (or "stage-wise") and "corrective" (or "totally-corrective", "tc").
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(s) {
+	case "stagewise", "stage-wise", "sw":
+		return Stagewise, nil
+	case "corrective", "totally-corrective", "totallycorrective", "tc":
+		return Corrective, nil
+	}
+	return 0, fmt.Errorf("%w: unknown mode %q (want stagewise or corrective)", ErrInvalid, s)
+}
+
+// EigMethod selects how the leading eigenpair of Â(u) is computed.
+type EigMethod int
+
+const (
+	// EigAuto uses EigDense up to Options.DenseMaxDim dimensions and EigLanczos above.
+	EigAuto EigMethod = iota
+	// EigDense forms the D×D matrix Xᵀ L_W X and calls the dense partial eigensolver.
+	EigDense
+	// EigLanczos runs the sparse eigensolver on the operator v ↦ Xᵀ(L_W(X v))
+	// (dimensions below 3 always use the dense solver).
+	EigLanczos
+)
+
+// Options configures a run. Zero values select the documented defaults.
+type Options struct {
+	Loss Loss
+	Mode Mode // exponential and logistic losses only
+	// Iters bounds the number of rank-one terms J. Zero selects 500 for
+	// BoostMetric and 1000 for PSDBoost.
+	Iters int
+	// Nu is BoostMetric's trace regulariser ν (and stopping threshold
+	// λmax(Â) < ν). Zero selects 1e-7.
+	Nu float64
+	// Tol is BoostMetric's relative stopping tolerance: stop when
+	// λmax(Â(u)) < ν + Tol·λ₁, with λ₁ the leading eigenvalue of the first
+	// iteration (the scale of Â). Zero selects 1e-8; a negative value selects
+	// 0, the paper's criterion λmax < ν (which the iterates approach only
+	// asymptotically when the optimum is attained).
+	Tol float64
+	// C is PSDBoost's trade-off between the margin and the slacks; it must
+	// satisfy C·m ≥ 1 for m triplets (else the problem is unbounded). Zero
+	// selects C = 1/(0.1·m), i.e. about 10% of the triplets may violate the margin.
+	C float64
+	// Eps is PSDBoost's stopping tolerance: stop when λmax(Â(u)) ≤ π + Eps.
+	// Zero selects 1e-7.
+	Eps float64
+	// Eig selects the eigensolver; DenseMaxDim is the EigAuto threshold (zero selects 200).
+	Eig         EigMethod
+	DenseMaxDim int
+	// Backend runs the numerical kernels; nil means engine.Default().
+	Backend engine.Backend
+	// Seed fixes the Lanczos start vectors.
+	Seed uint64
+	// Progress, if non-nil, is called after every iteration.
+	Progress func(Iteration)
+
+	// lp overrides the linear-programming solver chosen from the backend (tests).
+	lp lpSolver
+}
+
+// Iteration describes one iteration, for progress reports.
+type Iteration struct {
+	Iter      int     // 1-based
+	Lambda    float64 // leading eigenvalue of Â(u) that produced the new term
+	Weight    float64 // weight of the new term (stage-wise) or its re-optimised weight
+	Objective float64 // primal objective after the iteration (π for PSDBoost)
+	Pi        float64 // PSDBoost: optimum of the restricted master problem
+}
+
+// Stop says why a run ended.
+type Stop int
+
+const (
+	// StopConverged: no rank-one term improves the objective (λmax < ν + Tol·λ₁, or λmax ≤ π + ε).
+	StopConverged Stop = iota
+	// StopIterations: the iteration limit was reached.
+	StopIterations
+	// StopUnbounded: with the exponential loss the objective is unbounded
+	// below because the triplets are separable with a margin above ν per unit
+	// trace — stage-wise: every triplet had margin ≥ ν along the new direction
+	// (the term got the capped weight unboundedMargin/min_r H_r); corrective:
+	// an iterate satisfied min_r ρ_r > ν·tr X. The metric learned so far is
+	// returned (its scale is arbitrary).
+	StopUnbounded
+	// StopStalled: PSDBoost priced a term the restricted master problem
+	// already holds at λ > π + ε, so the LP solver's tolerances, not the
+	// method, limit the accuracy (see Result.SDPGap).
+	StopStalled
+)
+
+// String describes s.
+func (s Stop) String() string {
+	switch s {
+	case StopConverged:
+		return "converged"
+	case StopIterations:
+		return "iteration limit"
+	case StopUnbounded:
+		return "unbounded (separable)"
+	case StopStalled:
+		return "stalled (LP tolerance)"
+	}
+	return fmt.Sprintf("Stop(%d)", int(s))
+}
+
+// Result is a learned metric X = Σ_j W[j] V_j V_jᵀ with unit columns V_j, and
+// the history of the run.
+type Result struct {
+	V *mat.Dense // D×J, unit columns (nil when J = 0)
+	W []float64  // J non-negative weights
+
+	Iterations int
+	Stop       Stop
+	Objective  float64   // final primal objective (for PSDBoost: ρ − C Σ ξ = π)
+	Curve      []float64 // objective after every iteration (PSDBoost: π)
+	Lambda     []float64 // λmax(Â(u)) at every pricing step (BoostMetric: one per iteration, plus the final one that stopped a converged run; PSDBoost: one before every iteration and one after the last)
+
+	// PSDBoost only (NaN otherwise).
+	Pi         float64   // optimum of the last restricted master LP
+	DualityGap float64   // LP duality gap D(u) − P(w) recomputed from the LP's duals u and weights w
+	SDPGap     float64   // λmax(Â(u)) − π at the last pricing step: bounds the SDP suboptimality
+	U          []float64 // final triplet weights (LP duals)
+}
+
+// Dim returns D.
+func (r *Result) Dim() int {
+	if r.V == nil {
+		return 0
+	}
+	d, _ := r.V.Dims()
+	return d
+}
+
+// Matrix returns X = Σ_j w_j v_j v_jᵀ as a D×D symmetric matrix. d is the
+// dimension, used when there are no terms.
+func (r *Result) Matrix(d int) *mat.SymDense {
+	if r.V != nil {
+		d, _ = r.V.Dims()
+	}
+	x := mat.NewSymDense(d, nil)
+	for j, w := range r.W {
+		v := r.V.ColView(j)
+		x.SymRankOne(x, w, v)
+	}
+	return x
+}
+
+// Factor returns L (D×J) with X = L Lᵀ: column j is √w_j v_j.
+func (r *Result) Factor() *mat.Dense {
+	if r.V == nil {
+		return nil
+	}
+	d, j := r.V.Dims()
+	l := mat.NewDense(d, j, nil)
+	for c := 0; c < j; c++ {
+		s := math.Sqrt(math.Max(r.W[c], 0))
+		for i := 0; i < d; i++ {
+			l.Set(i, c, s*r.V.At(i, c))
+		}
+	}
+	return l
+}
+
+// Trace returns tr X = Σ_j w_j.
+func (r *Result) Trace() float64 {
+	var s float64
+	for _, w := range r.W {
+		s += w
+	}
+	return s
+}
+
+// ErrInvalid is wrapped by errors about invalid input.
+var ErrInvalid = errors.New("boost: invalid input")
+
+// Train learns a metric on the rows of x (n×D) from the triplets ts (on the
+// same n points) with the loss and mode of opt: Hinge runs PSDBoost, Exp and
+// Logistic run BoostMetric.
+func Train(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*Result, error) {
+	if opt.Loss == Hinge {
+		return PSDBoost(ctx, x, ts, opt)
+	}
+	return BoostMetric(ctx, x, ts, opt)
+}
+
+// validate checks the data and the triplets.
+func validate(x *mat.Dense, ts *constraints.TripletSet) error {
+	if x == nil {
+		return fmt.Errorf("%w: nil data", ErrInvalid)
+	}
+	if ts == nil || ts.Len() == 0 {
+		return fmt.Errorf("%w: no triplets", ErrInvalid)
+	}
+	n, d := x.Dims()
+	if n != ts.N {
+		return fmt.Errorf("%w: data has %d rows, triplets are on %d points", ErrInvalid, n, ts.N)
+	}
+	if d == 0 {
+		return fmt.Errorf("%w: data has no columns", ErrInvalid)
+	}
+	raw := x.RawMatrix()
+	for i := 0; i < n; i++ {
+		if err := engine.CheckFinite(fmt.Sprintf("x row %d", i), raw.Data[i*raw.Stride:i*raw.Stride+d]); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	}
+	return nil
+}
+
+// appendTerm appends the unit vector v as a new column of V.
+func appendTerm(vs [][]float64, v []float64) [][]float64 {
+	return append(vs, append([]float64(nil), v...))
+}
+
+// packTerms builds the D×J matrix of unit vectors.
+func packTerms(d int, vs [][]float64) *mat.Dense {
+	if len(vs) == 0 {
+		return nil
+	}
+	m := mat.NewDense(d, len(vs), nil)
+	for j, v := range vs {
+		m.SetCol(j, v)
+	}
+	return m
+}

@@ -1,0 +1,414 @@
+package boost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/lbfgsb"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Defaults of BoostMetric.
+const (
+	defaultNu          = 1e-7
+	defaultIters       = 500
+	defaultPSDIters    = 1000
+	defaultEps         = 1e-7
+	defaultTol         = 1e-8
+	defaultViolFrac    = 0.1 // default C = 1/(defaultViolFrac·m)
+	unboundedMargin    = 30  // capped weight of a separating term: min_r w H_r = unboundedMargin
+	lineSearchMaxSteps = 200
+)
+
+// BoostMetric learns X = Σ_j w_j v_j v_jᵀ by minimising the exponential loss
+// log Σ_r exp(−ρ_r) + ν·1ᵀw or the logistic loss Σ_r log(1 + exp(−ρ_r)) + ν·1ᵀw
+// of the margins ρ = H w over w ≥ 0, adding one rank-one term per iteration:
+// the leading eigenvector v of Â(u) for the triplet weights u of the current
+// solution (u ∝ exp(−ρ) for the exponential loss, u_r = 1/(1 + exp(ρ_r)) for
+// the logistic loss). It stops when λmax(Â(u)) < ν + Tol·λ₁ (no term can
+// decrease the objective by more than rounding: at the optimum λmax = ν, which
+// the iterates approach from above) or after opt.Iters terms.
+//
+// Stage-wise mode sets the new weight by an exact line search (a safeguarded
+// Newton iteration on the derivative of the objective, bracketed by
+// bisection, with all quantities in log-sum-exp form) and keeps the earlier
+// weights; corrective mode re-minimises the objective over all the weights
+// with the backend's L-BFGS-B, warm-started from the previous weights, so the
+// objective strictly decreases at every iteration.
+func BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*Result, error) {
+	if err := validate(x, ts); err != nil {
+		return nil, err
+	}
+	if opt.Loss != Exp && opt.Loss != Logistic {
+		return nil, fmt.Errorf("%w: BoostMetric needs the exponential or logistic loss, got %v (use PSDBoost for the hinge loss)", ErrInvalid, opt.Loss)
+	}
+	if opt.Mode != Stagewise && opt.Mode != Corrective {
+		return nil, fmt.Errorf("%w: unknown mode %d", ErrInvalid, opt.Mode)
+	}
+	nu := opt.Nu
+	if nu == 0 {
+		nu = defaultNu
+	}
+	if !(nu > 0) || math.IsInf(nu, 0) {
+		return nil, fmt.Errorf("%w: ν = %g must be positive and finite", ErrInvalid, nu)
+	}
+	iters := opt.Iters
+	if iters <= 0 {
+		iters = defaultIters
+	}
+	tol := opt.Tol
+	switch {
+	case tol == 0:
+		tol = defaultTol
+	case tol < 0:
+		tol = 0
+	}
+	var stopAt float64 // ν + tol·λ₁
+	b := engine.Or(opt.Backend)
+	pr, err := newPricer(b, x, ts, opt)
+	if err != nil {
+		return nil, err
+	}
+	_, d := x.Dims()
+	m := ts.Len()
+	loss := opt.Loss
+	rho := make([]float64, m)
+	u := make([]float64, m)
+	tripletWeights(loss, rho, u)
+
+	res := &Result{Pi: math.NaN(), DualityGap: math.NaN(), SDPGap: math.NaN(), Stop: StopIterations}
+	var (
+		vs [][]float64
+		ws []float64
+		hs [][]float64 // margins of every term (corrective mode)
+	)
+	for it := 1; it <= iters; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("boost: %w", err)
+		}
+		lambda, v, err := pr.top(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		res.Lambda = append(res.Lambda, lambda)
+		if it == 1 {
+			stopAt = nu + tol*math.Abs(lambda)
+		}
+		if lambda < stopAt {
+			res.Stop = StopConverged
+			break
+		}
+		h := make([]float64, m)
+		if err := pr.margins(h, v); err != nil {
+			return nil, err
+		}
+		vs = appendTerm(vs, v)
+		var weight float64
+		unbounded := false
+		switch opt.Mode {
+		case Stagewise:
+			weight, unbounded = lineSearch(loss, rho, h, nu)
+			ws = append(ws, weight)
+			for r := range rho {
+				rho[r] += weight * h[r]
+			}
+		case Corrective:
+			hs = append(hs, h)
+			ws = append(ws, 0)
+			ws, unbounded, err = correct(ctx, b, loss, hs, ws, nu, rho)
+			if err != nil {
+				return nil, err
+			}
+			weight = ws[len(ws)-1]
+		}
+		tripletWeights(loss, rho, u)
+		obj := objective(loss, rho, nu, ws)
+		res.Curve = append(res.Curve, obj)
+		res.Iterations = it
+		if opt.Progress != nil {
+			opt.Progress(Iteration{Iter: it, Lambda: lambda, Weight: weight, Objective: obj, Pi: math.NaN()})
+		}
+		if unbounded {
+			res.Stop = StopUnbounded
+			break
+		}
+	}
+	// Drop terms whose weight ended at zero (corrective mode): X is unchanged.
+	var keepV [][]float64
+	var keepW []float64
+	for j, w := range ws {
+		if w > 0 {
+			keepV = append(keepV, vs[j])
+			keepW = append(keepW, w)
+		}
+	}
+	res.V, res.W = packTerms(d, keepV), keepW
+	res.Objective = objective(loss, rho, nu, ws)
+	return res, nil
+}
+
+// tripletWeights sets u from the margins by the KKT conditions: u = softmax(−ρ)
+// for the exponential loss, u_r = σ(−ρ_r) = 1/(1 + exp(ρ_r)) for the logistic loss.
+func tripletWeights(loss Loss, rho, u []float64) {
+	switch loss {
+	case Exp:
+		lse := logSumExpNeg(rho)
+		for r, p := range rho {
+			u[r] = math.Exp(-p - lse)
+		}
+	case Logistic:
+		for r, p := range rho {
+			u[r] = sigmoidNeg(p)
+		}
+	}
+}
+
+// objective returns the primal objective at margins rho and weights w.
+func objective(loss Loss, rho []float64, nu float64, w []float64) float64 {
+	var tr float64
+	for _, v := range w {
+		tr += v
+	}
+	if loss == Exp {
+		return logSumExpNeg(rho) + nu*tr
+	}
+	var s float64
+	for _, p := range rho {
+		s += softplus(-p)
+	}
+	return s + nu*tr
+}
+
+// logSumExpNeg returns log Σ_r exp(−ρ_r) without overflow.
+func logSumExpNeg(rho []float64) float64 {
+	mx := math.Inf(-1)
+	for _, p := range rho {
+		mx = math.Max(mx, -p)
+	}
+	var s float64
+	for _, p := range rho {
+		s += math.Exp(-p - mx)
+	}
+	return mx + math.Log(s)
+}
+
+// sigmoidNeg returns σ(−t) = 1/(1 + exp(t)).
+func sigmoidNeg(t float64) float64 {
+	if t >= 0 {
+		e := math.Exp(-t)
+		return e / (1 + e)
+	}
+	return 1 / (1 + math.Exp(t))
+}
+
+// softplus returns log(1 + exp(t)).
+func softplus(t float64) float64 {
+	if t > 0 {
+		return t + math.Log1p(math.Exp(-t))
+	}
+	return math.Log1p(math.Exp(t))
+}
+
+// lineSearch returns the weight w > 0 of a new term with margins h that
+// minimises the loss of ρ + w h plus ν w, i.e. the root of
+//
+//	exp:      Σ_r (h_r − ν) u_r exp(−w h_r) = 0   (u ∝ exp(−ρ))
+//	logistic: Σ_r h_r σ(−(ρ_r + w h_r)) − ν = 0
+//
+// by safeguarded Newton inside a bisection bracket. The derivative is negative
+// at w = 0 because Σ_r u_r h_r = λmax ≥ ν. With the exponential loss and
+// min_r h_r ≥ ν there is no root (the objective decreases without bound): it
+// returns the capped weight unboundedMargin / min_r h_r and true.
+func lineSearch(loss Loss, rho, h []float64, nu float64) (float64, bool) {
+	hmin, hmax := math.Inf(1), 0.0
+	for _, v := range h {
+		hmin = math.Min(hmin, v)
+		hmax = math.Max(hmax, math.Abs(v))
+	}
+	if hmax == 0 {
+		return 0, false
+	}
+	if loss == Exp && hmin >= nu {
+		return unboundedMargin / hmin, true
+	}
+	// deriv returns g'(w) and g''(w) of g(w) = loss(ρ + w h) + ν w.
+	deriv := func(w float64) (float64, float64) {
+		switch loss {
+		case Exp:
+			mx := math.Inf(-1)
+			for r, p := range rho {
+				mx = math.Max(mx, -p-w*h[r])
+			}
+			var s, s1, s2 float64
+			for r, p := range rho {
+				e := math.Exp(-p - w*h[r] - mx)
+				s += e
+				s1 += e * h[r]
+				s2 += e * h[r] * h[r]
+			}
+			mean := s1 / s
+			return nu - mean, math.Max(s2/s-mean*mean, 0)
+		default:
+			var g1, g2 float64
+			for r, p := range rho {
+				sg := sigmoidNeg(p + w*h[r])
+				g1 += h[r] * sg
+				g2 += h[r] * h[r] * sg * (1 - sg)
+			}
+			return nu - g1, g2
+		}
+	}
+	g0, c0 := deriv(0)
+	if g0 >= 0 {
+		return 0, false // no descent (λ ≤ ν to rounding)
+	}
+	tol := 1e-12 * math.Abs(g0)
+	// Bracket the root: [lo, hi] with g'(lo) < 0 ≤ g'(hi), starting from the
+	// Newton step at 0 (g' is increasing: g is convex).
+	lo, hi := 0.0, 1/hmax
+	if c0 > 0 {
+		hi = -g0 / c0
+	}
+	for k := 0; ; k++ {
+		g, _ := deriv(hi)
+		if g >= 0 {
+			break
+		}
+		if -g <= tol {
+			return hi, false
+		}
+		lo = hi
+		hi *= 2
+		if k > 2000 || math.IsInf(hi, 0) {
+			return lo, true // numerically unbounded
+		}
+	}
+	// Safeguarded Newton inside the bracket.
+	w := hi
+	for k := 0; k < lineSearchMaxSteps; k++ {
+		g, c := deriv(w)
+		if math.Abs(g) <= tol {
+			return w, false
+		}
+		if g < 0 {
+			lo = w
+		} else {
+			hi = w
+		}
+		if hi-lo <= 1e-15*hi {
+			break
+		}
+		next := w - g/c
+		if !(c > 0) || !(next > lo && next < hi) {
+			next = 0.5 * (lo + hi)
+		}
+		w = next
+	}
+	return w, false
+}
+
+// correct minimises the loss of ρ = Σ_j w_j H_j plus ν 1ᵀw over w ≥ 0 with
+// the backend's L-BFGS-B from w0, writes the margins of the solution into rho
+// and returns the weights. A solve that stops short of its tolerances is
+// accepted when it did not increase the objective (the line search of L-BFGS-B
+// only accepts decreasing steps).
+//
+// With the exponential loss the problem has no minimiser once some w has
+// min_r ρ_r > ν·1ᵀw (every triplet satisfied with a margin above ν per unit
+// trace): log Σ exp(−tρ) + tν1ᵀw → −∞ as t → ∞. The solve stops at the first
+// such iterate and correct reports unbounded = true.
+func correct(ctx context.Context, b engine.Backend, loss Loss, hs [][]float64, w0 []float64, nu float64, rho []float64) (w []float64, unbounded bool, err error) {
+	m := len(rho)
+	p := make([]float64, m)
+	f := func(w, grad []float64) float64 {
+		for r := range rho {
+			rho[r] = 0
+		}
+		var tr float64
+		for j, hj := range hs {
+			tr += w[j]
+			if w[j] == 0 {
+				continue
+			}
+			for r, v := range hj {
+				rho[r] += w[j] * v
+			}
+		}
+		var val float64
+		switch loss {
+		case Exp:
+			lse := logSumExpNeg(rho)
+			for r, q := range rho {
+				p[r] = math.Exp(-q - lse)
+			}
+			val = lse
+		default:
+			for r, q := range rho {
+				p[r] = sigmoidNeg(q)
+				val += softplus(-q)
+			}
+		}
+		for j, hj := range hs {
+			var s float64
+			for r, v := range hj {
+				s += v * p[r]
+			}
+			grad[j] = nu - s
+		}
+		return val + nu*tr
+	}
+	lower := make([]float64, len(w0))
+	grad := make([]float64, len(w0))
+	f0 := f(w0, grad)
+	settings := engine.MinimizeSettings{Factr: 1e4, Pgtol: 1e-10, MaxIter: 2000}
+	if loss == Exp {
+		g := make([]float64, m)
+		settings.Callback = func(it lbfgsb.Iteration) bool {
+			unbounded = separates(hs, it.X, nu, g)
+			return !unbounded
+		}
+	}
+	res, err := b.Minimize(ctx, engine.Problem{Func: f, Lower: lower}, w0, settings)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, fmt.Errorf("boost: %w", ctx.Err())
+		}
+		var nc *lbfgsb.NotConvergedError
+		if !errors.As(err, &nc) || res.X == nil || !(res.F <= f0) {
+			return nil, false, fmt.Errorf("boost: totally corrective step: %w", err)
+		}
+	}
+	w = res.X
+	for j := range w {
+		w[j] = math.Max(w[j], 0)
+	}
+	f(w, grad) // leaves the margins of w in rho
+	return w, unbounded, nil
+}
+
+// separates reports whether min_r (H w)_r > ν·1ᵀw > 0 (g is workspace).
+func separates(hs [][]float64, w []float64, nu float64, g []float64) bool {
+	for r := range g {
+		g[r] = 0
+	}
+	var tr float64
+	for j, h := range hs {
+		tr += w[j]
+		for r, v := range h {
+			g[r] += w[j] * v
+		}
+	}
+	if !(tr > 0) {
+		return false
+	}
+	for _, v := range g {
+		if !(v > nu*tr) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,137 @@
+package boost
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/arpack"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/lapack"
+	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+)
+
+// defaultDenseMaxDim is the EigAuto threshold between the dense and the
+// matrix-free eigensolver.
+const defaultDenseMaxDim = 200
+
+// pricer computes the leading eigenpair of Â(u) = Xᵀ L_W X and the margins
+// of rank-one terms, without ever forming an A_r.
+type pricer struct {
+	b     engine.Backend
+	x     *mat.Dense
+	ts    *constraints.TripletSet
+	n, d  int
+	dense bool
+	gram  *mat.SymDense        // dense path: D×D workspace
+	op    *sparse.GramOperator // Lanczos path: v ↦ Xᵀ(L_W(X v)) on the triplet set's graph
+	seed  uint64
+	calls uint64
+
+	// margins workspace
+	z     *mat.Dense // n×1
+	pairs []float64
+}
+
+func newPricer(b engine.Backend, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*pricer, error) {
+	n, d := x.Dims()
+	p := &pricer{b: b, x: x, ts: ts, n: n, d: d, seed: opt.Seed,
+		z: mat.NewDense(n, 1, nil), pairs: make([]float64, len(ts.Pairs))}
+	limit := opt.DenseMaxDim
+	if limit <= 0 {
+		limit = defaultDenseMaxDim
+	}
+	switch opt.Eig {
+	case EigAuto:
+		p.dense = d <= limit
+	case EigDense:
+		p.dense = true
+	case EigLanczos:
+		p.dense = false
+	default:
+		return nil, fmt.Errorf("%w: unknown eigensolver choice %d", ErrInvalid, opt.Eig)
+	}
+	if d < 3 {
+		p.dense = true // Lanczos needs k < D with room for a Krylov basis
+	}
+	if p.dense {
+		p.gram = mat.NewSymDense(d, nil)
+		return p, nil
+	}
+	// The operator reads the graph's current weights at every product; the
+	// triplet set owns one graph whose weights top() resets for every u.
+	g, err := ts.Graph(make([]float64, ts.Len()))
+	if err != nil {
+		return nil, fmt.Errorf("boost: %w", err)
+	}
+	if p.op, err = sparse.NewGramOperator(x, g, b.BLAS()); err != nil {
+		return nil, fmt.Errorf("boost: %w", err)
+	}
+	return p, nil
+}
+
+// top returns the largest eigenvalue of Â(u) and a unit eigenvector.
+func (p *pricer) top(ctx context.Context, u []float64) (float64, []float64, error) {
+	g, err := p.ts.Graph(u)
+	if err != nil {
+		return 0, nil, fmt.Errorf("boost: triplet weights: %w", err)
+	}
+	if !p.dense {
+		return p.topLanczos(ctx)
+	}
+	if err := p.b.WeightedGram(p.gram, p.x, g); err != nil {
+		return 0, nil, fmt.Errorf("boost: %w", err)
+	}
+	e, err := p.b.SymEig(p.gram, lapack.TopK(p.d, 1), true)
+	if err != nil {
+		return 0, nil, fmt.Errorf("boost: leading eigenpair: %w", err)
+	}
+	return e.Values[0], mat.Col(nil, 0, e.Vectors), nil
+}
+
+// topLanczos runs the sparse eigensolver on the matrix-free operator.
+func (p *pricer) topLanczos(ctx context.Context) (float64, []float64, error) {
+	p.calls++
+	res, err := p.b.Eigs(ctx, p.op, 1, arpack.LargestAlgebraic, engine.EigsOptions{Tol: 1e-12, Seed: p.seed + p.calls})
+	if err != nil {
+		return 0, nil, fmt.Errorf("boost: leading eigenpair (Lanczos): %w", err)
+	}
+	if len(res.Values) == 0 {
+		return 0, nil, fmt.Errorf("boost: leading eigenpair (Lanczos): no eigenpair returned")
+	}
+	k := len(res.Values) - 1
+	v := mat.Col(nil, k, res.Vectors)
+	normalize(v)
+	return res.Values[k], v, nil
+}
+
+// margins writes H_r = ⟨A_r, v vᵀ⟩ = (p_r·v)² − (q_r·v)² into h: z = X v
+// (one GEMV), then (z_a − z_b)² for every pair.
+func (p *pricer) margins(h, v []float64) error {
+	raw := p.x.RawMatrix()
+	zr := p.z.RawMatrix()
+	p.b.BLAS().Dgemv(blas.NoTrans, p.n, p.d, 1, raw.Data, raw.Stride, v, 1, 0, zr.Data, zr.Stride)
+	if err := p.b.PairSqDists(p.pairs, p.z, p.ts.Pairs); err != nil {
+		return fmt.Errorf("boost: margins: %w", err)
+	}
+	p.ts.Margins(h, p.pairs)
+	return nil
+}
+
+// normalize scales v to unit length.
+func normalize(v []float64) {
+	var s float64
+	for _, e := range v {
+		s += e * e
+	}
+	s = math.Sqrt(s)
+	if s == 0 {
+		return
+	}
+	for i := range v {
+		v[i] /= s
+	}
+}

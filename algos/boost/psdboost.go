@@ -1,0 +1,266 @@
+package boost
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/lp"
+	"gonum.org/v1/gonum/mat"
+)
+
+// lpSolver is what PSDBoost needs from a linear-programming capability: a
+// model that grows by columns and returns primal values and row duals.
+// lp.Native and lp.Go satisfy it.
+type lpSolver interface {
+	NewModel(p lp.Problem) (lp.Model, error)
+}
+
+// lpFor returns the LP solver that goes with backend b: the backend's own
+// when it has an LP capability (a method LP() lp.Solver), else CLP for the
+// "native" backend when it is compiled in, else the pure-Go simplex.
+func lpFor(b engine.Backend) lpSolver {
+	if c, ok := b.(interface{ LP() lp.Solver }); ok {
+		if s := c.LP(); s != nil {
+			return s
+		}
+	}
+	if b.Name() == "native" && lp.HaveNative {
+		return lp.Native
+	}
+	return lp.Go
+}
+
+// PSDBoost solves the trace-one hinge-loss SDP
+//
+//	max ρ − C Σ_r ξ_r  s.t.  ⟨A_r, X⟩ ≥ ρ − ξ_r, ξ ≥ 0, X ⪰ 0, tr X = 1
+//
+// by column generation (Shen, Welsh and Wang, NIPS 2008; BoostMetric with
+// the hinge loss). The restricted master problem is the LP in the weights of
+// the rank-one terms found so far,
+//
+//	max ρ − C Σ_r ξ_r  s.t.  H_r w + ξ_r − ρ ≥ 0, 1ᵀw = 1, w, ξ ≥ 0,
+//
+// solved as a minimisation by the backend's LP solver (CLP for "native",
+// gonum's simplex for "go"), warm-started after each added column. Its row
+// duals are the triplet weights u (0 ≤ u ≤ C, 1ᵀu = 1) and its optimum is
+// the dual value π = max_j Σ_r u_r H_rj of (D1). Pricing is the leading
+// eigenpair (λ, v) of Â(u): if λ ≤ π + ε no rank-one term has a positive
+// reduced cost and X = Σ_j w_j v_j v_jᵀ solves the SDP to within ε;
+// otherwise v vᵀ becomes a new column. (The paper solves the dual (D1) and
+// reads w from its multipliers; solving the primal LP gives the same pair of
+// solutions and lets new terms enter as columns.)
+//
+// Result.Curve holds π after every iteration (it increases to the SDP
+// optimum), Result.DualityGap the duality gap of the last LP recomputed from
+// its solution, and Result.SDPGap the final λ − π.
+func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*Result, error) {
+	if err := validate(x, ts); err != nil {
+		return nil, err
+	}
+	m := ts.Len()
+	c := opt.C
+	if c == 0 {
+		c = 1 / (defaultViolFrac * float64(m))
+	}
+	if !(c*float64(m) >= 1) || math.IsInf(c, 0) {
+		return nil, fmt.Errorf("%w: C = %g is below 1/m = %g for %d triplets (the LP is unbounded)", ErrInvalid, c, 1/float64(m), m)
+	}
+	eps := opt.Eps
+	if eps == 0 {
+		eps = defaultEps
+	}
+	if !(eps >= 0) {
+		return nil, fmt.Errorf("%w: ε = %g", ErrInvalid, eps)
+	}
+	iters := opt.Iters
+	if iters <= 0 {
+		iters = defaultPSDIters
+	}
+	b := engine.Or(opt.Backend)
+	solver := opt.lp
+	if solver == nil {
+		solver = lpFor(b)
+	}
+	pr, err := newPricer(b, x, ts, opt)
+	if err != nil {
+		return nil, err
+	}
+	_, d := x.Dims()
+
+	// Rows 0..m−1: H_r w + ξ_r − ρ ≥ 0; row m: 1ᵀw = 1.
+	// Columns: ρ (free, cost −1), ξ_r (≥ 0, cost C), then one w_j per term.
+	prob := lp.Problem{RowLower: make([]float64, m+1), RowUpper: make([]float64, m+1)}
+	allRows := make([]int, m)
+	minusOnes := make([]float64, m)
+	for r := 0; r < m; r++ {
+		prob.RowUpper[r] = math.Inf(1)
+		allRows[r] = r
+		minusOnes[r] = -1
+	}
+	prob.RowLower[m], prob.RowUpper[m] = 1, 1
+	prob.Cols = append(prob.Cols, lp.Free(-1, allRows, minusOnes))
+	for r := 0; r < m; r++ {
+		prob.Cols = append(prob.Cols, lp.NonNegative(c, []int{r}, []float64{1}))
+	}
+	model, err := solver.NewModel(prob)
+	if err != nil {
+		return nil, fmt.Errorf("boost: restricted master: %w", err)
+	}
+	defer model.Close()
+
+	u := make([]float64, m)
+	for r := range u {
+		u[r] = 1 / float64(m)
+	}
+	res := &Result{Stop: StopIterations, Pi: math.NaN(), DualityGap: math.NaN(), SDPGap: math.NaN()}
+	var (
+		vs  [][]float64
+		hs  [][]float64
+		sol lp.Solution
+		pi  = math.Inf(-1)
+	)
+	lambda, v, err := pr.top(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	res.Lambda = append(res.Lambda, lambda)
+	for it := 1; ; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("boost: %w", err)
+		}
+		// Add v vᵀ as the column (H_·j, 1).
+		h := make([]float64, m)
+		if err := pr.margins(h, v); err != nil {
+			return nil, err
+		}
+		rows := make([]int, 0, m+1)
+		vals := make([]float64, 0, m+1)
+		for r, hv := range h {
+			if hv != 0 {
+				rows = append(rows, r)
+				vals = append(vals, hv)
+			}
+		}
+		rows = append(rows, m)
+		vals = append(vals, 1)
+		if err := model.AddColumns(lp.NonNegative(0, rows, vals)); err != nil {
+			return nil, fmt.Errorf("boost: restricted master: %w", err)
+		}
+		vs = appendTerm(vs, v)
+		hs = append(hs, h)
+		sol, err = model.Solve(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("boost: restricted master (iteration %d): %w", it, err)
+		}
+		pi = -sol.Objective
+		copy(u, sol.Duals[:m])
+		res.Curve = append(res.Curve, pi)
+		res.Iterations = it
+
+		lambda, v, err = pr.top(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		res.Lambda = append(res.Lambda, lambda)
+		if opt.Progress != nil {
+			opt.Progress(Iteration{Iter: it, Lambda: lambda, Weight: sol.X[1+m+it-1], Objective: pi, Pi: pi})
+		}
+		if lambda <= pi+eps {
+			res.Stop = StopConverged
+			break
+		}
+		if it >= iters {
+			break
+		}
+		if repeats(vs, v) {
+			// The LP already holds this column, so its duals priced it at
+			// λ > π + ε only through the solver's tolerances: more columns
+			// cannot help.
+			res.Stop = StopStalled
+			break
+		}
+	}
+	w := sol.X[1+m:]
+	res.U = append([]float64(nil), u...)
+	res.Pi = pi
+	res.Objective = pi
+	res.SDPGap = lambda - pi
+	res.DualityGap = lpGap(hs, w, u, c)
+	var keepV [][]float64
+	var keepW []float64
+	for j, wj := range w {
+		if wj > 0 {
+			keepV = append(keepV, vs[j])
+			keepW = append(keepW, wj)
+		}
+	}
+	res.V, res.W = packTerms(d, keepV), keepW
+	return res, nil
+}
+
+// repeats reports whether v equals ± one of the columns in vs to rounding.
+func repeats(vs [][]float64, v []float64) bool {
+	for _, u := range vs {
+		var dot float64
+		for i := range u {
+			dot += u[i] * v[i]
+		}
+		if math.Abs(dot) > 1-1e-12 {
+			return true
+		}
+	}
+	return false
+}
+
+// lpGap returns D(u) − P(w) for the restricted master problem with margin
+// columns hs: the dual value D(u) = max_j Σ_r u_r H_rj of the triplet
+// weights u and the primal value P(w) = max_ρ ρ − C Σ_r (ρ − (H w)_r)_+ of the
+// term weights w, both recomputed here from scratch. For feasible u and w
+// (1ᵀu = 1, 0 ≤ u ≤ C; 1ᵀw = 1, w ≥ 0) weak duality makes it ≥ 0, and it is
+// 0 exactly at an optimal pair.
+func lpGap(hs [][]float64, w, u []float64, c float64) float64 {
+	m := len(u)
+	dual := math.Inf(-1)
+	for _, h := range hs {
+		var s float64
+		for r, v := range h {
+			s += u[r] * v
+		}
+		dual = math.Max(dual, s)
+	}
+	return dual - primalValue(hs, w, c, m)
+}
+
+// primalValue returns max_ρ ρ − C Σ_r (ρ − g_r)_+ for the margins g = H w:
+// the objective is concave and piecewise linear in ρ with slope 1 − C·#{g_r < ρ},
+// so the maximum is at the k-th smallest margin with k = ⌈1/C⌉ (the first
+// breakpoint where the slope turns non-positive).
+func primalValue(hs [][]float64, w []float64, c float64, m int) float64 {
+	g := make([]float64, m)
+	for j, h := range hs {
+		for r, v := range h {
+			g[r] += w[j] * v
+		}
+	}
+	sorted := append([]float64(nil), g...)
+	sort.Float64s(sorted)
+	k := int(math.Ceil(1/c - 1e-12)) // slope 1 − C·k ≤ 0 from the k-th breakpoint on
+	if k < 1 {
+		k = 1
+	}
+	if k > m {
+		k = m
+	}
+	rho := sorted[k-1]
+	val := rho
+	for _, v := range g {
+		if v < rho {
+			val -= c * (rho - v)
+		}
+	}
+	return val
+}

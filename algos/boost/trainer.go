@@ -1,0 +1,231 @@
+package boost
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+func init() {
+	train.Register("boostmetric", trainBoostMetric)
+	train.Register("psdboost", trainPSDBoost)
+}
+
+// DefaultViolationFractions gives the C values the psdboost trainer chooses
+// among on the validation set when none is given: C = 1/(f·m) for m triplets,
+// so that roughly a fraction f of the triplets may violate the margin.
+var DefaultViolationFractions = []float64{0.5, 0.2, 0.1, 0.05}
+
+// trainBoostMetric is the "boostmetric" trainer: exponential (default) or
+// logistic loss, stage-wise (default) or totally corrective, Passes passes
+// (triplets regenerated with in.K targets × in.K impostors per point); the
+// hinge loss runs PSDBoost.
+func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error) {
+	o := in.Options
+	if o.Loss == "hinge" {
+		return trainPSDBoost(ctx, in)
+	}
+	out := train.Output{DualityGap: math.NaN(), ValError: math.NaN(), ChosenC: math.NaN()}
+	if err := checkInput(in); err != nil {
+		return out, err
+	}
+	opt, err := baseOptions(in)
+	if err != nil {
+		return out, err
+	}
+	if o.Loss != "" {
+		if opt.Loss, err = ParseLoss(o.Loss); err != nil {
+			return out, err
+		}
+	}
+	if o.Mode != "" {
+		if opt.Mode, err = ParseMode(o.Mode); err != nil {
+			return out, err
+		}
+	}
+	if len(o.C) > 0 {
+		return out, fmt.Errorf("%w: --C applies to the hinge loss (psdboost) only", ErrInvalid)
+	}
+	opt.Nu = o.Nu
+	if in.Progress != nil {
+		opt.Progress = func(it Iteration) {
+			in.Progress("boostmetric %s/%s: iter %d  λmax %.6g  w %.6g  objective %.10g", opt.Loss, opt.Mode, it.Iter, it.Lambda, it.Weight, it.Objective)
+		}
+	}
+	var res *Result
+	if o.Passes > 1 {
+		res, err = MultiPass(ctx, in.Train.X, in.Train.Y, kOf(in), o.Passes, in.Triplets, opt)
+	} else {
+		res, err = BoostMetric(ctx, in.Train.X, in.Triplets, opt)
+	}
+	if err != nil {
+		return out, err
+	}
+	out.M = res.Matrix(in.Train.Dim())
+	out.Iterations = res.Iterations
+	out.Objective = res.Objective
+	out.Curve = res.Curve
+	if in.Val != nil && in.Val.Len() > 0 {
+		if out.ValError, err = resultKNNError(opt.Backend, res, in, kOf(in)); err != nil {
+			return out, err
+		}
+	}
+	if in.Progress != nil {
+		in.Progress("boostmetric: %d terms, stopped: %s, objective %.10g, validation %d-NN error %.4f", len(res.W), res.Stop, res.Objective, kOf(in), out.ValError)
+	}
+	return out, nil
+}
+
+// trainPSDBoost is the "psdboost" trainer (hinge loss by column generation).
+// With several C values it learns one metric per value and keeps the one
+// with the lowest validation k-NN error (ties keep the larger C, i.e. the
+// harder margin).
+func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
+	out := train.Output{DualityGap: math.NaN(), ValError: math.NaN(), ChosenC: math.NaN()}
+	if err := checkInput(in); err != nil {
+		return out, err
+	}
+	if in.Options.Loss != "" && in.Options.Loss != "hinge" {
+		return out, fmt.Errorf("%w: psdboost uses the hinge loss, not %q (use --algo boostmetric)", ErrInvalid, in.Options.Loss)
+	}
+	if in.Options.Passes > 1 {
+		return out, fmt.Errorf("%w: multi-pass is implemented for the exponential and logistic losses", ErrInvalid)
+	}
+	opt, err := baseOptions(in)
+	if err != nil {
+		return out, err
+	}
+	opt.Loss = Hinge
+	m := float64(in.Triplets.Len())
+	cs := append([]float64(nil), in.Options.C...)
+	if len(cs) == 0 {
+		for _, f := range DefaultViolationFractions {
+			cs = append(cs, 1/(f*m))
+		}
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(cs)))
+	if len(cs) > 1 && (in.Val == nil || in.Val.Len() == 0) {
+		return out, fmt.Errorf("%w: choosing among %d values of C needs a validation set", ErrInvalid, len(cs))
+	}
+	var (
+		best    *Result
+		bestErr = math.Inf(1)
+	)
+	for _, c := range cs {
+		opt.C = c
+		if in.Progress != nil {
+			opt.Progress = func(it Iteration) {
+				in.Progress("psdboost C=%.4g: iter %d  π %.10g  λmax %.10g  gap %.3g  w %.4g", c, it.Iter, it.Pi, it.Lambda, it.Lambda-it.Pi, it.Weight)
+			}
+		}
+		res, err := PSDBoost(ctx, in.Train.X, in.Triplets, opt)
+		if err != nil {
+			return out, fmt.Errorf("psdboost C=%g: %w", c, err)
+		}
+		valErr := math.NaN()
+		if in.Val != nil && in.Val.Len() > 0 {
+			if valErr, err = resultKNNError(opt.Backend, res, in, kOf(in)); err != nil {
+				return out, err
+			}
+		}
+		if in.Progress != nil {
+			in.Progress("psdboost C=%g: %d iterations (%s), π %.10g, LP duality gap %.3g, λmax − π %.3g, validation %d-NN error %.4f",
+				c, res.Iterations, res.Stop, res.Pi, res.DualityGap, res.SDPGap, kOf(in), valErr)
+		}
+		if best == nil || valErr < bestErr {
+			best, bestErr = res, valErr
+			out.ChosenC = c
+		}
+	}
+	out.M = best.Matrix(in.Train.Dim())
+	out.Iterations = best.Iterations
+	out.Objective = best.Objective
+	out.DualityGap = best.DualityGap
+	if !math.IsInf(bestErr, 1) {
+		out.ValError = bestErr
+	}
+	out.Curve = best.Curve
+	return out, nil
+}
+
+func checkInput(in train.Input) error {
+	if in.Train == nil || in.Train.X == nil || in.Triplets == nil {
+		return fmt.Errorf("%w: training data and triplets are required", ErrInvalid)
+	}
+	return nil
+}
+
+func kOf(in train.Input) int {
+	if in.K > 0 {
+		return in.K
+	}
+	return 3
+}
+
+// baseOptions maps the options common to both trainers.
+func baseOptions(in train.Input) (Options, error) {
+	if in.Options.Iters < 0 {
+		return Options{}, fmt.Errorf("%w: --iters %d", ErrInvalid, in.Options.Iters)
+	}
+	return Options{Iters: in.Options.Iters, Backend: engine.Or(in.Backend), Seed: in.Seed}, nil
+}
+
+// resultKNNError is the validation k-NN error of a learned metric: Euclidean
+// k-NN after mapping every point a to Lᵀa with X = L Lᵀ.
+func resultKNNError(b engine.Backend, res *Result, in train.Input, k int) (float64, error) {
+	l := res.Factor()
+	if l == nil {
+		return math.NaN(), nil
+	}
+	var zt, zv mat.Dense
+	zt.Mul(in.Train.X, l)
+	zv.Mul(in.Val.X, l)
+	e, err := knnError(b, &zt, in.Train.Y, &zv, in.Val.Y, k)
+	if err != nil {
+		return 0, fmt.Errorf("boost: validation: %w", err)
+	}
+	return e, nil
+}
+
+// knnError is the error rate of the k-NN classifier (majority vote, a tie
+// going to the tied class with the nearest member) of the rows of testX among
+// the rows of trainX, by Euclidean distance.
+func knnError(b engine.Backend, trainX *mat.Dense, trainY []int, testX *mat.Dense, testY []int, k int) (float64, error) {
+	nt, _ := trainX.Dims()
+	ns, _ := testX.Dims()
+	if len(trainY) != nt || len(testY) != ns {
+		return 0, fmt.Errorf("%w: k-NN: %d/%d labels for %d/%d rows", ErrInvalid, len(trainY), len(testY), nt, ns)
+	}
+	if ns == 0 {
+		return 0, nil
+	}
+	nb, err := sparse.KNNBLAS(engine.Or(b).BLAS(), testX, trainX, min(k, nt), false)
+	if err != nil {
+		return 0, fmt.Errorf("boost: k-NN: %w", err)
+	}
+	wrong := 0
+	votes := map[int]int{}
+	for i := 0; i < ns; i++ {
+		clear(votes)
+		idx, _ := nb.Row(i)
+		for _, j := range idx {
+			votes[trainY[j]]++
+		}
+		best, bestVotes := -1, 0
+		for _, j := range idx { // nearest first: ties go to the nearest class
+			if v := votes[trainY[j]]; v > bestVotes {
+				best, bestVotes = trainY[j], v
+			}
+		}
+		if best != testY[i] {
+			wrong++
+		}
+	}
+	return float64(wrong) / float64(ns), nil
+}

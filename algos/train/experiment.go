@@ -1,0 +1,131 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/algos/eval"
+	"github.com/psdlearn/psdlearn/algos/model"
+	"github.com/psdlearn/psdlearn/engine"
+)
+
+// Experiment is one run of the experimental protocol (DESIGN.md §4):
+// preprocessing fitted on the training part, LMNN triplets on it, a trainer,
+// and k-NN evaluation of the learned metric next to the Euclidean one.
+type Experiment struct {
+	Algo             string
+	Train, Val, Test *data.Dataset // Val may be nil
+	Standardize      bool
+	PCA              int // 0: off
+	K                int // triplet and k-NN k; 0 means 3
+	Seed             uint64
+	Backend          engine.Backend // nil means engine.Default()
+	Options          Options
+	Progress         func(format string, args ...any)
+}
+
+// Report is the outcome of an Experiment. Errors are fractions in [0, 1];
+// fields that do not apply are NaN.
+type Report struct {
+	Algo, Backend                       string
+	NTrain, NVal, NTest, InputDim, Dim  int
+	K, Triplets, Iterations, Rank       int
+	TrainSeconds                        float64
+	Objective, DualityGap, ChosenC      float64
+	ValError, TestError                 float64
+	EuclideanValError, EuclideanTestErr float64
+	Curve                               []float64
+	Metric                              *model.Metric // in the preprocessed space
+	Pipeline                            *data.Pipeline
+}
+
+// RunExperiment runs e and evaluates the learned metric.
+func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
+	trainer, err := Lookup(e.Algo)
+	if err != nil {
+		return nil, err
+	}
+	if e.Train == nil || e.Test == nil {
+		return nil, fmt.Errorf("train: experiment needs training and test data")
+	}
+	k := e.K
+	if k == 0 {
+		k = 3
+	}
+	if k < 1 || e.PCA < 0 {
+		return nil, fmt.Errorf("train: k must be ≥ 1 and PCA ≥ 0 (got k = %d, PCA = %d)", k, e.PCA)
+	}
+	b := engine.Or(e.Backend)
+	progress := e.Progress
+	if progress == nil {
+		progress = func(string, ...any) {}
+	}
+	pipe, err := data.FitPipeline(b, e.Train.X, e.Standardize, e.PCA)
+	if err != nil {
+		return nil, fmt.Errorf("train: preprocessing: %w", err)
+	}
+	tr, err := pipe.ApplyDataset(e.Train)
+	if err != nil {
+		return nil, err
+	}
+	test, err := pipe.ApplyDataset(e.Test)
+	if err != nil {
+		return nil, err
+	}
+	val := e.Val
+	if val != nil {
+		if val, err = pipe.ApplyDataset(val); err != nil {
+			return nil, err
+		}
+	}
+	ts, err := constraints.TripletsBLAS(b.BLAS(), tr.X, tr.Y, k)
+	if err != nil {
+		return nil, fmt.Errorf("train: triplets: %w", err)
+	}
+	progress("train: %d triplets on %d points", ts.Len(), tr.Len())
+
+	t0 := time.Now()
+	out, err := trainer(ctx, Input{
+		Train: tr, Val: val, Triplets: ts, K: k, Seed: e.Seed, Backend: b,
+		Options: e.Options, Progress: e.Progress,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("train: %s: %w", e.Algo, err)
+	}
+	r := &Report{
+		Algo: strings.ToLower(e.Algo), Backend: b.Name(),
+		NTrain: tr.Len(), NVal: val.Len(), NTest: test.Len(), InputDim: e.Train.Dim(), Dim: tr.Dim(),
+		K: k, Triplets: ts.Len(), Iterations: out.Iterations, TrainSeconds: time.Since(t0).Seconds(),
+		Objective: out.Objective, DualityGap: out.DualityGap, ChosenC: out.ChosenC,
+		ValError: math.NaN(), EuclideanValError: math.NaN(), Curve: out.Curve, Pipeline: pipe,
+	}
+	if out.M == nil || out.M.SymmetricDim() != tr.Dim() {
+		return nil, fmt.Errorf("train: %s returned no %d×%d metric", e.Algo, tr.Dim(), tr.Dim())
+	}
+	if r.Metric, err = model.NewMetricWith(b, out.M); err != nil {
+		return nil, fmt.Errorf("train: %s: learned matrix: %w", e.Algo, err)
+	}
+	r.Rank = r.Metric.Rank()
+	if r.TestError, err = eval.MetricKNNError(b, r.Metric, tr.X, tr.Y, test.X, test.Y, k); err != nil {
+		return nil, fmt.Errorf("train: evaluation: %w", err)
+	}
+	if r.EuclideanTestErr, err = eval.KNNError(b, tr.X, tr.Y, test.X, test.Y, k); err != nil {
+		return nil, fmt.Errorf("train: evaluation: %w", err)
+	}
+	// The validation error of the returned metric is recomputed here rather
+	// than trusted from the trainer.
+	if val != nil {
+		if r.ValError, err = eval.MetricKNNError(b, r.Metric, tr.X, tr.Y, val.X, val.Y, k); err != nil {
+			return nil, fmt.Errorf("train: evaluation: %w", err)
+		}
+		if r.EuclideanValError, err = eval.KNNError(b, tr.X, tr.Y, val.X, val.Y, k); err != nil {
+			return nil, fmt.Errorf("train: evaluation: %w", err)
+		}
+	}
+	return r, nil
+}
