@@ -33,7 +33,19 @@ type Result struct {
 	Iterations int `json:"iterations,omitempty"`
 	// PerIteration is Median / Iterations, when Iterations > 0.
 	PerIteration float64 `json:"seconds_per_iteration,omitempty"`
-	Error        string  `json:"error,omitempty"`
+	// Metrics are case-specific figures of the last run (test error,
+	// clustering accuracy, …).
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// Curve is a convergence curve of the last run (objective per iteration), if any.
+	Curve []float64 `json:"curve,omitempty"`
+	Error string    `json:"error,omitempty"`
+}
+
+// Outcome is what one run of a case reports besides its time.
+type Outcome struct {
+	Iterations int
+	Metrics    map[string]float64
+	Curve      []float64
 }
 
 // Options control a benchmark run.
@@ -47,13 +59,12 @@ type Options struct {
 }
 
 // Case is a benchmark case at one size: Setup prepares the inputs for a
-// backend and returns the function to time, which reports its iteration count
-// (0 when the case has none).
+// backend and returns the function to time, which reports its Outcome.
 type Case struct {
 	Name   string
 	Size   int
 	Detail string
-	Setup  func(b engine.Backend) (run func(ctx context.Context) (iters int, err error), err error)
+	Setup  func(b engine.Backend) (run func(ctx context.Context) (Outcome, error), err error)
 }
 
 // Run measures every case on every backend.
@@ -79,7 +90,7 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 				return out, err
 			}
 			r := Result{Suite: suite, Case: c.Name, Backend: b.Name(), Size: c.Size, Detail: c.Detail}
-			times, iters, err := measure(ctx, c, b, runs)
+			times, o, err := measure(ctx, c, b, runs)
 			if err != nil {
 				r.Error = err.Error()
 			} else {
@@ -87,9 +98,9 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 				r.Runs = len(times)
 				r.Median = median(times)
 				r.Min = times[0]
-				r.Iterations = iters
-				if iters > 0 {
-					r.PerIteration = r.Median / float64(iters)
+				r.Iterations, r.Metrics, r.Curve = o.Iterations, o.Metrics, o.Curve
+				if o.Iterations > 0 {
+					r.PerIteration = r.Median / float64(o.Iterations)
 				}
 			}
 			out = append(out, r)
@@ -101,26 +112,26 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 	return out, nil
 }
 
-func measure(ctx context.Context, c Case, b engine.Backend, runs int) ([]float64, int, error) {
+func measure(ctx context.Context, c Case, b engine.Backend, runs int) ([]float64, Outcome, error) {
 	run, err := c.Setup(b)
 	if err != nil {
-		return nil, 0, err
+		return nil, Outcome{}, err
 	}
 	if _, err := run(ctx); err != nil { // warm-up
-		return nil, 0, err
+		return nil, Outcome{}, err
 	}
 	times := make([]float64, 0, runs)
-	iters := 0
+	var last Outcome
 	for i := 0; i < runs; i++ {
 		start := time.Now()
-		it, err := run(ctx)
+		o, err := run(ctx)
 		if err != nil {
-			return nil, 0, err
+			return nil, Outcome{}, err
 		}
 		times = append(times, time.Since(start).Seconds())
-		iters = it
+		last = o
 	}
-	return times, iters, nil
+	return times, last, nil
 }
 
 func median(sorted []float64) float64 {
@@ -179,14 +190,14 @@ func Markdown(w io.Writer, results []Result) error {
 	if hasRatio {
 		sb.WriteString(" go/native |")
 	}
-	sb.WriteString(" per iteration |\n|---|---:|---|")
+	sb.WriteString(" per iteration | results |\n|---|---:|---|")
 	for range backends {
 		sb.WriteString("---:|")
 	}
 	if hasRatio {
 		sb.WriteString("---:|")
 	}
-	sb.WriteString("---|\n")
+	sb.WriteString("---|---|\n")
 	for _, k := range keys {
 		rs := byKey[k]
 		detail := ""
@@ -217,8 +228,30 @@ func Markdown(w io.Writer, results []Result) error {
 				sb.WriteString(" |")
 			}
 		}
-		fmt.Fprintf(&sb, " %s |\n", strings.Join(per, "; "))
+		fmt.Fprintf(&sb, " %s | %s |\n", strings.Join(per, "; "), metricsText(rs, backends))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
+}
+
+// metricsText lists the case metrics per backend, e.g. "native: test_error 0.0284".
+func metricsText(rs map[string]Result, backends []string) string {
+	var parts []string
+	for _, b := range backends {
+		r, ok := rs[b]
+		if !ok || len(r.Metrics) == 0 {
+			continue
+		}
+		keys := make([]string, 0, len(r.Metrics))
+		for k := range r.Metrics {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var kv []string
+		for _, k := range keys {
+			kv = append(kv, fmt.Sprintf("%s %.4g", k, r.Metrics[k]))
+		}
+		parts = append(parts, b+": "+strings.Join(kv, ", "))
+	}
+	return strings.Join(parts, "; ")
 }

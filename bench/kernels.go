@@ -25,11 +25,11 @@ func KernelCases(seed uint64) []Case {
 			{"symeig_top1", func(n int) engine.EigRange { return lapack.TopK(n, 1) }},
 		} {
 			n, rc := n, rc
-			cases = append(cases, Case{Name: rc.name, Size: n, Detail: "random symmetric D×D, vectors", Setup: func(b engine.Backend) (func(context.Context) (int, error), error) {
+			cases = append(cases, Case{Name: rc.name, Size: n, Detail: "random symmetric D×D, vectors", Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
 				a := randSym(rand.New(rand.NewPCG(seed, uint64(n))), n)
-				return func(context.Context) (int, error) {
+				return func(context.Context) (Outcome, error) {
 					_, err := b.SymEig(a, rc.r(n), true)
-					return 0, err
+					return Outcome{}, err
 				}, nil
 			}})
 		}
@@ -60,50 +60,57 @@ func KernelCases(seed uint64) []Case {
 		}
 		detail := fmt.Sprintf("N×%d data, %d pairs per point", d, perPoint)
 		cases = append(cases,
-			Case{Name: "weighted_gram", Size: n, Detail: detail, Setup: func(b engine.Backend) (func(context.Context) (int, error), error) {
+			Case{Name: "weighted_gram", Size: n, Detail: detail, Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
 				x, g, _, err := setup(seed)
 				if err != nil {
 					return nil, err
 				}
 				dst := mat.NewSymDense(d, nil)
-				return func(context.Context) (int, error) { return 0, b.WeightedGram(dst, x, g) }, nil
+				return func(context.Context) (Outcome, error) { return Outcome{}, b.WeightedGram(dst, x, g) }, nil
 			}},
-			Case{Name: "pair_quadforms", Size: n, Detail: detail, Setup: func(b engine.Backend) (func(context.Context) (int, error), error) {
+			Case{Name: "pair_quadforms", Size: n, Detail: detail, Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
 				x, _, pairs, err := setup(seed)
 				if err != nil {
 					return nil, err
 				}
 				m := randSym(rand.New(rand.NewPCG(seed, 7)), d)
 				dst := make([]float64, len(pairs))
-				return func(context.Context) (int, error) { return 0, b.PairQuadForms(dst, x, m, pairs) }, nil
+				return func(context.Context) (Outcome, error) { return Outcome{}, b.PairQuadForms(dst, x, m, pairs) }, nil
 			}},
 		)
 	}
 	for _, n := range []int{5000, 20000} {
 		n := n
-		cases = append(cases, Case{Name: "knn", Size: n, Detail: "exact 10-NN, D=16, self", Setup: func(b engine.Backend) (func(context.Context) (int, error), error) {
+		cases = append(cases, Case{Name: "knn_graph", Size: n, Detail: "exact 10-NN union graph + normalised Laplacian, D=16", Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
 			x := randDense(rand.New(rand.NewPCG(seed, uint64(n))), n, 16)
-			return func(context.Context) (int, error) {
-				_, err := sparse.KNNBLAS(b.BLAS(), x, x, 10, true)
-				return 0, err
+			return func(context.Context) (Outcome, error) {
+				s, err := sparse.KNNGraphBLAS(b.BLAS(), x, 10, sparse.GraphOptions{})
+				if err != nil {
+					return Outcome{}, err
+				}
+				_, err = sparse.NormalizedLaplacian(s)
+				return Outcome{}, err
 			}, nil
 		}})
 	}
 	for _, side := range []int{100, 316} {
 		n1, n2 := side, side+37
 		n := n1 * n2
-		cases = append(cases, Case{Name: "eigs_sparse", Size: n, Detail: fmt.Sprintf("%d×%d grid Laplacian, 10 largest", n1, n2), Setup: func(b engine.Backend) (func(context.Context) (int, error), error) {
-			op := csrOperator{gridLaplacian(n1, n2)}
-			return func(ctx context.Context) (int, error) {
+		cases = append(cases, Case{Name: "eigs_sparse", Size: n, Detail: fmt.Sprintf("%d×%d grid Laplacian, 10 largest", n1, n2), Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
+			op, err := sparse.NewSymCSR(gridLaplacian(n1, n2))
+			if err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) (Outcome, error) {
 				r, err := b.Eigs(ctx, op, 10, engine.LargestAlgebraic, engine.EigsOptions{Seed: seed, Tol: 1e-10})
-				return r.Iterations, err
+				return Outcome{Iterations: r.Iterations}, err
 			}, nil
 		}})
 	}
 	for _, n := range []int{100, 1000, 10000} {
 		n := n
-		cases = append(cases, Case{Name: "lbfgsb", Size: n, Detail: "extended Rosenbrock, unbounded", Setup: func(b engine.Backend) (func(context.Context) (int, error), error) {
-			return func(ctx context.Context) (int, error) {
+		cases = append(cases, Case{Name: "lbfgsb", Size: n, Detail: "extended Rosenbrock, unbounded", Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
+			return func(ctx context.Context) (Outcome, error) {
 				x0 := make([]float64, n)
 				for i := range x0 {
 					x0[i] = -1.2
@@ -112,7 +119,7 @@ func KernelCases(seed uint64) []Case {
 					}
 				}
 				r, err := b.Minimize(ctx, engine.Problem{Func: rosenbrock}, x0, engine.MinimizeSettings{Pgtol: 1e-8})
-				return r.Iterations, err
+				return Outcome{Iterations: r.Iterations}, err
 			}, nil
 		}})
 	}
@@ -134,12 +141,6 @@ func rosenbrock(x, g []float64) float64 {
 	}
 	return f
 }
-
-// csrOperator adapts a symmetric CSR matrix to engine.Operator.
-type csrOperator struct{ a *sparse.CSR }
-
-func (o csrOperator) Dim() int               { return o.a.Rows }
-func (o csrOperator) Apply(dst, x []float64) { o.a.MulVec(dst, x) }
 
 // gridLaplacian returns the graph Laplacian of the n1×n2 grid, whose
 // eigenvalues are (2−2cos(πa/n1)) + (2−2cos(πb/n2)).

@@ -71,3 +71,73 @@ func PlotScaling(dir string, results []Result) ([]string, error) {
 	}
 	return files, nil
 }
+
+// PlotCurves writes one PNG per case that recorded a convergence curve: the
+// curve (objective, dual or J) against the iteration, one line per backend.
+// It returns the files written.
+func PlotCurves(dir string, results []Result) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	type key struct{ name, detail string }
+	var keys []key
+	byKey := map[key][]Result{}
+	for _, r := range results {
+		if r.Error != "" || len(r.Curve) == 0 {
+			continue
+		}
+		k := key{r.Case, r.Detail}
+		if byKey[k] == nil {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], r)
+	}
+	var files []string
+	for _, k := range keys {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s (%s): convergence", k.name, k.detail)
+		p.X.Label.Text = "iteration"
+		p.Y.Label.Text = "objective"
+		p.Legend.Top = true
+		for _, r := range byKey[k] {
+			pts := make(plotter.XYs, len(r.Curve))
+			for i, v := range r.Curve {
+				pts[i] = plotter.XY{X: float64(i + 1), Y: v}
+			}
+			line, err := plotter.NewLine(pts)
+			if err != nil {
+				return files, fmt.Errorf("bench: plot %s: %w", k.name, err)
+			}
+			if c, ok := backendColors[r.Backend]; ok {
+				line.Color = c
+			}
+			if r.Backend == "go" {
+				line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			}
+			p.Add(line)
+			p.Legend.Add(r.Backend, line)
+		}
+		file := filepath.Join(dir, "algos_"+slug(k.name+" "+k.detail)+".png")
+		if err := p.Save(6*vg.Inch, 4*vg.Inch, file); err != nil {
+			return files, fmt.Errorf("bench: save %s: %w", file, err)
+		}
+		files = append(files, file)
+	}
+	return files, nil
+}
+
+// slug turns s into a file-name-safe string.
+func slug(s string) string {
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			out = append(out, r)
+		default:
+			if len(out) > 0 && out[len(out)-1] != '_' {
+				out = append(out, '_')
+			}
+		}
+	}
+	return string(out)
+}
