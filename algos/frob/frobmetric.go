@@ -1,0 +1,380 @@
+package frob
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/lapack"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/mat"
+)
+
+// DefaultGapTol is the default relative duality gap at which the solvers
+// stop: one order of magnitude inside the 1e-6 certificate asked of them.
+const DefaultGapTol = 1e-7
+
+// MetricOptions configures Learn.
+type MetricOptions struct {
+	// C weighs the hinge losses: the primal objective is
+	// ½‖X‖²_F + (C/m) Σ_r ξ_r and the dual box is 0 ≤ u ≤ C/m. It must be > 0.
+	C float64
+	// GapTol is the relative duality gap (primal − dual)/max(1, |primal|) at
+	// which the solve stops. Zero selects DefaultGapTol.
+	GapTol float64
+	// MaxIter bounds the L-BFGS-B iterations over all rounds. Zero selects 20000.
+	MaxIter int
+	// Memory is the number of L-BFGS-B correction pairs. Zero selects 10.
+	Memory int
+	// Restarts bounds the fresh L-BFGS-B rounds started when one stops
+	// before the gap is reached. Zero selects 2; negative means none.
+	Restarts int
+	// NewtonSteps bounds the semismooth Newton steps that polish the dual
+	// when L-BFGS-B stops short of GapTol (see polish). Zero selects 30;
+	// negative disables the polish.
+	NewtonSteps int
+	// HandoverGap, if above GapTol, is the relative gap at which L-BFGS-B
+	// hands over to the Newton polish. Zero means L-BFGS-B runs until GapTol
+	// or until it stalls, and the polish only finishes a stalled solve.
+	HandoverGap float64
+	// U0, if non-nil, is the starting dual point (length m), clipped into the
+	// box; warm starts across a list of C values use it. Nil starts at u = 0.
+	U0 []float64
+	// Backend runs the numerical kernels; nil means engine.Default().
+	Backend engine.Backend
+	// Progress, if non-nil, receives progress lines.
+	Progress func(format string, args ...any)
+}
+
+// MetricResult is a FrobMetric solution with its duality certificate.
+type MetricResult struct {
+	// M is the learned metric X* = −(Â*)_− = (Σ_r u*_r A_r)_+, PSD by construction.
+	M *mat.SymDense
+	// L is a D×r factor of M = L Lᵀ (columns √λ·v over the positive eigenpairs):
+	// the learned embedding of a point a is Lᵀa.
+	L *mat.Dense
+	// U is the dual solution u*, in [0, C/m].
+	U []float64
+	// Primal is ½‖X*‖²_F + (C/m) Σ max(0, 1 − ⟨A_r, X*⟩); Dual is
+	// Σ u*_r − ½‖X*‖²_F. Gap = Primal − Dual ≥ 0 bounds the suboptimality of
+	// both; RelGap = Gap / max(1, |Primal|).
+	Primal, Dual, Gap, RelGap float64
+	// Certified reports RelGap ≤ GapTol.
+	Certified bool
+	// Violations counts the triplets with margin ⟨A_r, X*⟩ < 1.
+	Violations int
+	// Iterations and Evaluations count L-BFGS-B iterations and dual evaluations.
+	Iterations, Evaluations int
+	// Reason says why the solve stopped.
+	Reason string
+	// Curve is the best dual objective after every evaluation.
+	Curve []float64
+}
+
+// ErrInput is wrapped by errors about invalid arguments.
+var ErrInput = fmt.Errorf("frob: invalid input")
+
+// Learn solves FrobMetric,
+//
+//	min_{X ⪰ 0, ξ ≥ 0}  ½‖X‖²_F + (C/m) Σ_r ξ_r   s.t.  ⟨A_r, X⟩ ≥ 1 − ξ_r,
+//
+// through its Lagrange dual max_{0 ≤ u ≤ C/m} Σ_r u_r − ½‖(Â)_−‖²_F with
+// Â = −Σ_r u_r A_r = −Xᵀ L_W X, minimised (negated) by the engine's
+// L-BFGS-B. One evaluation costs a weighted Gram Xᵀ L_W X, the positive
+// eigenpairs of that D×D matrix (a value-range eigensolver: only the negative
+// part of Â is computed) and the squared distances of the distinct triplet
+// pairs in the embedding Z = x·V√λ, from which the gradient
+// 1 − ⟨A_r, X⟩ of every triplet follows. The primal solution is recovered as
+// X* = −(Â*)_− and certified by the duality gap.
+//
+// x is the n×D training data, ts the triplets on its rows. Learn uses the
+// pair graph of ts, so it must not run concurrently with another user of ts.
+func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) (*MetricResult, error) {
+	if x == nil || ts == nil {
+		return nil, fmt.Errorf("%w: nil data or triplets", ErrInput)
+	}
+	n, d := x.Dims()
+	if n != ts.N {
+		return nil, fmt.Errorf("%w: data has %d rows, triplets index %d points", ErrInput, n, ts.N)
+	}
+	m := ts.Len()
+	if m == 0 {
+		return nil, fmt.Errorf("%w: no triplets", ErrInput)
+	}
+	if !(opt.C > 0) || math.IsInf(opt.C, 0) {
+		return nil, fmt.Errorf("%w: C = %v, want a finite C > 0", ErrInput, opt.C)
+	}
+	if err := checkFiniteDense("data", x); err != nil {
+		return nil, err
+	}
+	if opt.U0 != nil && len(opt.U0) != m {
+		return nil, fmt.Errorf("%w: U0 has %d entries for %d triplets", ErrInput, len(opt.U0), m)
+	}
+	b := engine.Or(opt.Backend)
+	cm := opt.C / float64(m)
+	ev := &metricEval{
+		b: b, x: x, ts: ts, cm: cm, n: n, d: d,
+		g:      mat.NewSymDense(d, nil),
+		pd:     make([]float64, len(ts.Pairs)),
+		margin: make([]float64, m),
+	}
+	lower := make([]float64, m)
+	upper := make([]float64, m)
+	u0 := make([]float64, m)
+	for r := range upper {
+		upper[r] = cm
+		if opt.U0 != nil {
+			u0[r] = math.Min(math.Max(opt.U0[r], 0), cm)
+		}
+	}
+	target := orFloat(opt.GapTol, DefaultGapTol)
+	steps := orInt(opt.NewtonSteps, 30)
+	handover := math.Max(target, opt.HandoverGap)
+	cfg := driverConfig{
+		maxIter:  orInt(opt.MaxIter, 20000),
+		memory:   orInt(opt.Memory, 10),
+		restarts: orInt(opt.Restarts, 2),
+		progress: opt.Progress,
+		label:    fmt.Sprintf("frobmetric C=%g", opt.C),
+	}
+	if cfg.restarts < 0 {
+		cfg.restarts = 0
+	}
+	prob := dualProblem{lower: lower, upper: upper, eval: ev.eval, certificate: ev.certificate}
+	var (
+		dr        driverResult
+		curve     []float64
+		evals     int
+		iters     int
+		certified bool
+	)
+	// L-BFGS-B takes the dual to a moderate gap, a semismooth Newton polish
+	// takes it the rest of the way; if the polish stalls, L-BFGS-B resumes
+	// from the polished point with a tighter hand-over, up to three cycles.
+	for cycle := 0; cycle < 3 && !certified && iters < cfg.maxIter; cycle++ {
+		cfg.gapTol = handover
+		cfg.maxIter = orInt(opt.MaxIter, 20000) - iters
+		var err error
+		dr, err = solveDual(ctx, b, prob, u0, cfg)
+		if err != nil {
+			return nil, err
+		}
+		iters += dr.iterations
+		evals += dr.evaluations
+		curve = append(curve, dr.curve...)
+		u0 = dr.u
+		if relGap(dr.primal, dr.dual) <= target {
+			certified = true
+			break
+		}
+		if steps > 0 {
+			ne, err := ev.polish(ctx, dr.u, polishConfig{gapTol: target, steps: steps, cgIters: 200}, opt.Progress)
+			if err != nil {
+				return nil, err
+			}
+			evals += ne
+			dr.primal, dr.dual = ev.certificate()
+			curve = append(curve, dr.dual)
+			if relGap(dr.primal, dr.dual) <= target {
+				certified = true
+				dr.reason = "duality gap (Newton polish)"
+				break
+			}
+		}
+		handover = math.Max(target, handover*1e-2)
+	}
+	dr.certified, dr.iterations, dr.evaluations, dr.curve = certified, iters, evals, curve
+	res := &MetricResult{
+		U:           dr.u,
+		Primal:      dr.primal,
+		Dual:        dr.dual,
+		Gap:         dr.primal - dr.dual,
+		RelGap:      relGap(dr.primal, dr.dual),
+		Certified:   dr.certified,
+		Iterations:  dr.iterations,
+		Evaluations: dr.evaluations,
+		Reason:      dr.reason,
+		Curve:       dr.curve,
+	}
+	for _, v := range ev.margin {
+		if v < 1 {
+			res.Violations++
+		}
+	}
+	res.M, res.L = ev.metric()
+	return res, nil
+}
+
+// metricEval evaluates the negated FrobMetric dual and caches the pieces of
+// the primal solution of the last point.
+type metricEval struct {
+	b      engine.Backend
+	x      *mat.Dense
+	ts     *constraints.TripletSet
+	cm     float64
+	n, d   int
+	g      *mat.SymDense
+	pd     []float64
+	margin []float64
+	lam    []float64  // positive eigenvalues of G = Σ u_r A_r
+	vec    *mat.Dense // their eigenvectors (d×r)
+	zbuf   []float64
+	sumU   float64
+	half   float64 // ½‖X‖²_F = ½ Σ λ²
+}
+
+// eval returns −dual(u) and its gradient ⟨A_r, X(u)⟩ − 1.
+func (e *metricEval) eval(u, grad []float64) (float64, error) {
+	graph, err := e.ts.Graph(u)
+	if err != nil {
+		return 0, fmt.Errorf("frob: %w", err)
+	}
+	if err := e.b.WeightedGram(e.g, e.x, graph); err != nil {
+		return 0, fmt.Errorf("frob: weighted Gram: %w", err)
+	}
+	// Â = −G, so (Â)_− = −(G)_+: only the positive eigenpairs of G are needed.
+	eig, err := symEigRange(e.b, e.g, lapack.PositivePart(0))
+	if err != nil {
+		return 0, fmt.Errorf("frob: eigendecomposition: %w", err)
+	}
+	e.lam, e.vec = eig.Values, eig.Vectors
+	r := len(e.lam)
+	e.half = 0
+	for _, l := range e.lam {
+		e.half += 0.5 * l * l
+	}
+	if r == 0 {
+		for i := range e.pd {
+			e.pd[i] = 0
+		}
+	} else {
+		// Z = x · V diag(√λ): ⟨(G)_+, p pᵀ⟩ = ‖Zᵀ p‖², so per-pair squared
+		// distances in Z are the pair quadratic forms of X.
+		lf := make([]float64, e.d*r)
+		for i := 0; i < e.d; i++ {
+			for j := 0; j < r; j++ {
+				lf[i*r+j] = e.vec.At(i, j) * math.Sqrt(e.lam[j])
+			}
+		}
+		if cap(e.zbuf) < e.n*r {
+			e.zbuf = make([]float64, e.n*r)
+		}
+		z := e.zbuf[:e.n*r]
+		xr := e.x.RawMatrix()
+		e.b.BLAS().Dgemm(blas.NoTrans, blas.NoTrans, e.n, r, e.d, 1, xr.Data, xr.Stride, lf, r, 0, z, r)
+		if err := e.b.PairSqDists(e.pd, mat.NewDense(e.n, r, z), e.ts.Pairs); err != nil {
+			return 0, fmt.Errorf("frob: pair distances: %w", err)
+		}
+	}
+	e.ts.Margins(e.margin, e.pd)
+	e.sumU = 0
+	for i, v := range u {
+		e.sumU += v
+		grad[i] = e.margin[i] - 1
+	}
+	return e.half - e.sumU, nil
+}
+
+// certificate returns the primal value of X(u) with its optimal slacks and the dual value of u.
+func (e *metricEval) certificate() (primal, dual float64) {
+	var hinge float64
+	for _, v := range e.margin {
+		if v < 1 {
+			hinge += 1 - v
+		}
+	}
+	return e.half + e.cm*hinge, e.sumU - e.half
+}
+
+// metric returns X = V Λ Vᵀ and L = V √Λ for the cached point.
+func (e *metricEval) metric() (*mat.SymDense, *mat.Dense) {
+	r := len(e.lam)
+	m := mat.NewSymDense(e.d, nil)
+	if r == 0 {
+		return m, mat.NewDense(e.d, 1, nil)
+	}
+	l := mat.NewDense(e.d, r, nil)
+	for i := 0; i < e.d; i++ {
+		for j := 0; j < r; j++ {
+			l.Set(i, j, e.vec.At(i, j)*math.Sqrt(e.lam[j]))
+		}
+	}
+	m.SymOuterK(1, l)
+	return m, l
+}
+
+func checkFiniteDense(what string, x *mat.Dense) error {
+	raw := x.RawMatrix()
+	for i := 0; i < raw.Rows; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: %s[%d,%d] = %v", ErrInput, what, i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+func orFloat(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// symEigRange is b.SymEig(a, r, true) for a value range r, with a fallback:
+// if the range solver fails (the native dsyevr path rejects some ranges that
+// hold no eigenvalue), the whole spectrum is computed and the range selected.
+func symEigRange(b engine.Backend, a mat.Symmetric, r engine.EigRange) (engine.Eigen, error) {
+	// Gershgorin: when every disc lies outside (VL, VU] the range is empty
+	// (the zero matrix at u = 0, for one) and no solver call is needed.
+	n := a.SymmetricDim()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := 0; i < n; i++ {
+		var rad float64
+		for j := 0; j < n; j++ {
+			if j != i {
+				rad += math.Abs(a.At(i, j))
+			}
+		}
+		lo = math.Min(lo, a.At(i, i)-rad)
+		hi = math.Max(hi, a.At(i, i)+rad)
+	}
+	if hi <= r.VL || lo > r.VU {
+		return engine.Eigen{}, nil
+	}
+	e, err := b.SymEig(a, r, true)
+	if err == nil {
+		return e, nil
+	}
+	all, err2 := b.SymEig(a, lapack.AllRange(), true)
+	if err2 != nil {
+		return e, err
+	}
+	var keep []int
+	for i, v := range all.Values {
+		if v > r.VL && v <= r.VU {
+			keep = append(keep, i)
+		}
+	}
+	out := engine.Eigen{Values: make([]float64, len(keep))}
+	if len(keep) > 0 {
+		out.Vectors = mat.NewDense(n, len(keep), nil)
+		for t, i := range keep {
+			out.Values[t] = all.Values[i]
+			for row := 0; row < n; row++ {
+				out.Vectors.Set(row, t, all.Vectors.At(row, i))
+			}
+		}
+	}
+	return out, nil
+}

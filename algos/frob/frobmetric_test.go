@@ -1,0 +1,271 @@
+package frob
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/algos/data"
+	"gonum.org/v1/gonum/mat"
+)
+
+// smallSet returns a standardised data set with its protocol triplets (k = 3).
+func smallSet(t testing.TB, name string) (*data.Dataset, *constraints.TripletSet) {
+	d := standardize(t, loadSet(t, name))[0]
+	return d, tripletsOf(t, d.X, d.Y, 3)
+}
+
+// explicitDual computes Σ_r u_r A_r by forming every A_r (fine for tests
+// only), its positive part and the dual objective Σu − ½‖(Σ u A)_+‖²,
+// independently of the weighted Gram / pair-distance path.
+func explicitDual(x *mat.Dense, ts *constraints.TripletSet, u []float64) (*mat.SymDense, float64) {
+	_, d := x.Dims()
+	g := mat.NewSymDense(d, nil)
+	p := make([]float64, d)
+	q := make([]float64, d)
+	var sum float64
+	for r, tr := range ts.Triplets {
+		for c := 0; c < d; c++ {
+			p[c] = x.At(tr.I, c) - x.At(tr.K, c)
+			q[c] = x.At(tr.I, c) - x.At(tr.J, c)
+		}
+		g.SymRankOne(g, u[r], mat.NewVecDense(d, p))
+		g.SymRankOne(g, -u[r], mat.NewVecDense(d, q))
+		sum += u[r]
+	}
+	var es mat.EigenSym
+	if !es.Factorize(g, true) {
+		panic("eigen failed")
+	}
+	var v mat.Dense
+	es.VectorsTo(&v)
+	vals := es.Values(nil)
+	pos := mat.NewSymDense(d, nil)
+	var half float64
+	for j, l := range vals {
+		if l > 0 {
+			pos.SymRankOne(pos, l, v.ColView(j))
+			half += 0.5 * l * l
+		}
+	}
+	return pos, sum - half
+}
+
+// explicitPrimal computes ½‖M‖² + (C/m) Σ max(0, 1 − ⟨A_r, M⟩) from the triplet vectors.
+func explicitPrimal(x *mat.Dense, ts *constraints.TripletSet, m *mat.SymDense, c float64) (float64, []float64) {
+	_, d := x.Dims()
+	p := mat.NewVecDense(d, nil)
+	q := mat.NewVecDense(d, nil)
+	margins := make([]float64, ts.Len())
+	var hinge float64
+	for r, tr := range ts.Triplets {
+		for k := 0; k < d; k++ {
+			p.SetVec(k, x.At(tr.I, k)-x.At(tr.K, k))
+			q.SetVec(k, x.At(tr.I, k)-x.At(tr.J, k))
+		}
+		margins[r] = mat.Inner(p, m, p) - mat.Inner(q, m, q)
+		hinge += math.Max(0, 1-margins[r])
+	}
+	var fro float64
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			fro += m.At(i, j) * m.At(i, j)
+		}
+	}
+	return 0.5*fro + c/float64(ts.Len())*hinge, margins
+}
+
+func TestMetricGradient(t *testing.T) {
+	d, ts := smallSet(t, "iris")
+	m := ts.Len()
+	for _, b := range backends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			c := 10.0
+			ev := &metricEval{b: b, x: d.X, ts: ts, cm: c / float64(m), n: d.Len(), d: d.Dim(),
+				g: mat.NewSymDense(d.Dim(), nil), pd: make([]float64, len(ts.Pairs)), margin: make([]float64, m)}
+			rng := rand.New(rand.NewPCG(1, 2))
+			u := make([]float64, m)
+			for i := range u {
+				u[i] = rng.Float64() * c / float64(m)
+			}
+			grad := make([]float64, m)
+			f, err := ev.eval(u, grad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The value agrees with the explicit dual.
+			_, dual := explicitDual(d.X, ts, u)
+			if math.Abs(-f-dual) > 1e-10*math.Max(1, math.Abs(dual)) {
+				t.Errorf("dual %.15g, explicit %.15g", -f, dual)
+			}
+			// Central differences along coordinates and a random direction.
+			g2 := make([]float64, m)
+			check := func(dir []float64, want float64) {
+				h := 1e-6 * c / float64(m)
+				up := make([]float64, m)
+				dn := make([]float64, m)
+				for i := range u {
+					up[i] = u[i] + h*dir[i]
+					dn[i] = u[i] - h*dir[i]
+				}
+				fu, _ := ev.eval(up, g2)
+				fd, _ := ev.eval(dn, g2)
+				fdv := (fu - fd) / (2 * h)
+				if math.Abs(fdv-want) > 1e-5*math.Max(1, math.Abs(want)) {
+					t.Errorf("directional derivative %.10g, finite difference %.10g", want, fdv)
+				}
+			}
+			for _, r := range []int{0, 17, m / 2, m - 1} {
+				dir := make([]float64, m)
+				dir[r] = 1
+				check(dir, grad[r])
+			}
+			dir := make([]float64, m)
+			var want float64
+			for i := range dir {
+				dir[i] = rng.NormFloat64()
+				want += dir[i] * grad[i]
+			}
+			check(dir, want)
+		})
+	}
+}
+
+func TestLearnDualityGap(t *testing.T) {
+	for _, tc := range []struct {
+		set string
+		c   float64
+	}{
+		{"iris", 1}, {"iris", 100}, {"wine", 10}, {"wine", 1000},
+	} {
+		d, ts := smallSet(t, tc.set)
+		for _, b := range backends(t) {
+			t.Run(tc.set+"/"+b.Name(), func(t *testing.T) {
+				res, err := Learn(context.Background(), d.X, ts, MetricOptions{C: tc.c, Backend: b})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("C=%g: %d iterations, %d evaluations, primal %.10g, rel. gap %.3g (%s), %d violations",
+					tc.c, res.Iterations, res.Evaluations, res.Primal, res.RelGap, res.Reason, res.Violations)
+				if !(res.RelGap <= 1e-6) || !res.Certified {
+					t.Errorf("relative duality gap %.3g, want ≤ 1e-6", res.RelGap)
+				}
+				// The certificate recomputed from scratch: primal of M from the
+				// triplet vectors, dual of u from explicitly formed A_r.
+				cm := tc.c / float64(ts.Len())
+				for r, v := range res.U {
+					if v < 0 || v > cm {
+						t.Fatalf("u[%d] = %g outside [0, %g]", r, v, cm)
+					}
+				}
+				pos, dual := explicitDual(d.X, ts, res.U)
+				primal, _ := explicitPrimal(d.X, ts, res.M, tc.c)
+				if g := (primal - dual) / math.Max(1, math.Abs(primal)); !(g <= 1e-6) || g < -1e-9 {
+					t.Errorf("explicit relative gap %.3g (primal %.12g, dual %.12g)", g, primal, dual)
+				}
+				if !mat.EqualApprox(pos, res.M, 1e-9*math.Max(1, mat.Norm(pos, math.Inf(1)))) {
+					t.Errorf("M differs from (Σ u_r A_r)_+")
+				}
+				// M is PSD.
+				var es mat.EigenSym
+				if !es.Factorize(res.M, false) {
+					t.Fatal("eigen failed")
+				}
+				vals := es.Values(nil)
+				if vals[0] < -1e-12*math.Max(1, vals[len(vals)-1]) {
+					t.Errorf("M has eigenvalue %g", vals[0])
+				}
+			})
+		}
+	}
+}
+
+func TestLearnBackendsAgree(t *testing.T) {
+	bs := backends(t)
+	if len(bs) < 2 {
+		t.Skip("only one backend")
+	}
+	d, ts := smallSet(t, "wine")
+	var ms []*mat.SymDense
+	for _, b := range bs {
+		res, err := Learn(context.Background(), d.X, ts, MetricOptions{C: 100, Backend: b, GapTol: 1e-9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, res.M)
+	}
+	// Both solve the same strictly convex primal: X* is unique.
+	var diff mat.Dense
+	diff.Sub(ms[0], ms[1])
+	if rel := mat.Norm(&diff, 2) / mat.Norm(ms[0], 2); rel > 1e-3 {
+		t.Errorf("metrics of the two backends differ by %.3g (relative)", rel)
+	}
+}
+
+func TestLearnCancel(t *testing.T) {
+	d, ts := smallSet(t, "wine")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Learn(ctx, d.X, ts, MetricOptions{C: 10})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+}
+
+func TestLearnInputErrors(t *testing.T) {
+	d, ts := smallSet(t, "iris")
+	nan := mat.DenseCopyOf(d.X)
+	nan.Set(3, 1, math.NaN())
+	short := mat.NewDense(10, d.Dim(), nil)
+	for _, tc := range []struct {
+		name string
+		x    *mat.Dense
+		ts   *constraints.TripletSet
+		opt  MetricOptions
+	}{
+		{"nil data", nil, ts, MetricOptions{C: 1}},
+		{"nil triplets", d.X, nil, MetricOptions{C: 1}},
+		{"zero C", d.X, ts, MetricOptions{C: 0}},
+		{"negative C", d.X, ts, MetricOptions{C: -1}},
+		{"infinite C", d.X, ts, MetricOptions{C: math.Inf(1)}},
+		{"NaN data", nan, ts, MetricOptions{C: 1}},
+		{"rows mismatch", short, ts, MetricOptions{C: 1}},
+		{"bad U0", d.X, ts, MetricOptions{C: 1, U0: []float64{1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Learn(context.Background(), tc.x, tc.ts, tc.opt); !errors.Is(err, ErrInput) {
+				t.Errorf("got %v, want ErrInput", err)
+			}
+		})
+	}
+}
+
+// TestLearnNewtonPolish stops L-BFGS-B early: the semismooth Newton polish
+// must certify the solution, and agree with a full L-BFGS-B solve.
+func TestLearnNewtonPolish(t *testing.T) {
+	d, ts := smallSet(t, "wine")
+	for _, b := range backends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			full, err := Learn(context.Background(), d.X, ts, MetricOptions{C: 100, Backend: b, NewtonSteps: -1, GapTol: 1e-9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Learn(context.Background(), d.X, ts, MetricOptions{C: 100, Backend: b, HandoverGap: 1e-3, Restarts: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("L-BFGS-B alone: %d iterations (%s, gap %.3g); with hand-over at 1e-3: %d iterations, %d evaluations (%s)",
+				full.Iterations, full.Reason, full.RelGap, res.Iterations, res.Evaluations, res.Reason)
+			if !res.Certified || res.RelGap > DefaultGapTol || !strings.Contains(res.Reason, "Newton") {
+				t.Errorf("polish did not certify: %s, rel. gap %.3g", res.Reason, res.RelGap)
+			}
+			if !mat.EqualApprox(res.M, full.M, 1e-4*mat.Norm(full.M, math.Inf(1))) {
+				t.Errorf("polished metric differs from the L-BFGS-B solution")
+			}
+		})
+	}
+}

@@ -1,0 +1,346 @@
+package frob
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/psdlearn/psdlearn/arpack"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/lapack"
+	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// MVUOptions configures MVU.
+type MVUOptions struct {
+	// K is the number of nearest neighbours whose distances are preserved; zero selects 6.
+	K int
+	// Sigma is σ of the Frobenius perturbation −(1/2σ)‖X‖²_F of the MVU
+	// objective; larger is closer to exact MVU. MVU solves the problem for
+	// the data scaled so that the mean squared neighbour distance is 1 (and
+	// scales the embedding back), so σ does not depend on the units of the
+	// data; it should be well above the largest eigenvalue of the unfolded
+	// Gram matrix in those units, about n·(intrinsic variance)/(mean squared
+	// neighbour distance). Zero selects 1e5, the paper's value.
+	Sigma float64
+	// Dims is the embedding dimension; zero selects 2.
+	Dims int
+	// Inequalities relaxes the distance equalities to ⟨A_e, X⟩ ≤ ‖x_a − x_b‖²
+	// (the paper's form: neighbours may come closer but not move apart).
+	Inequalities bool
+	// Penalty > 0 softens the distance constraints: a violation costs
+	// Penalty per unit and the multipliers are bounded by it (see Constraint).
+	Penalty float64
+	// SDP configures the solver (method, tolerances, backend, progress).
+	// Its U0 is ignored: MVU starts from its own dual point.
+	SDP SDPOptions
+}
+
+// Embedding is an MVU embedding.
+type Embedding struct {
+	// Coords is n×Dims: row i is the embedding of point i, from the top
+	// eigenvectors of the learned Gram matrix X (scaled by √eigenvalue).
+	Coords *mat.Dense
+	// Eigenvalues are the nonzero eigenvalues of X, descending.
+	Eigenvalues []float64
+	// Edges are the kNN pairs whose squared distances were constrained, and
+	// Dist2 those squared distances.
+	Edges []engine.Pair
+	Dist2 []float64
+	// Solution is the SDP solution and its certificate, in the units of the
+	// data (X = Factor·Factorᵀ; objectives scaled by the mean squared
+	// neighbour distance, relative figures unchanged).
+	Solution *SDPSolution
+}
+
+// MVU computes an approximate maximum variance unfolding of the rows of x
+// (n×D): the Gram matrix X of an embedding maximising the variance tr X
+// while preserving the squared distances of every k-nearest-neighbour pair,
+// centred (1ᵀX1 = 0). The Frobenius-perturbed problem
+//
+//	min ⟨−I, X⟩ + (1/2σ)‖X‖²_F  s.t.  X ⪰ 0,  X_aa + X_bb − 2X_ab = ‖x_a − x_b‖² on the kNN graph,  1ᵀX1 = 0
+//
+// is solved by SolveSDP. C + Â = −I + L_u + u₀11ᵀ is a graph Laplacian
+// minus the identity plus a rank-one term, and its negative part has the
+// rank of the embedding, so the sparse method handles n far beyond dense SDP
+// solvers.
+func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: nil data", ErrInput)
+	}
+	if err := checkFiniteDense("data", x); err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	k := orInt(opt.K, 6)
+	dims := orInt(opt.Dims, 2)
+	sigma := orFloat(opt.Sigma, 1e5)
+	if k < 1 || k >= n {
+		return nil, fmt.Errorf("%w: k = %d neighbours for %d points", ErrInput, k, n)
+	}
+	if dims < 1 || dims > n {
+		return nil, fmt.Errorf("%w: %d embedding dimensions for %d points", ErrInput, dims, n)
+	}
+	if !(sigma > 0) || math.IsInf(sigma, 0) {
+		return nil, fmt.Errorf("%w: sigma = %v", ErrInput, sigma)
+	}
+	nb, err := sparse.KNN(x, x, k, true)
+	if err != nil {
+		return nil, fmt.Errorf("frob: MVU: %w", err)
+	}
+	edges, dist2 := knnEdges(nb, n)
+	if !connected(n, edges) {
+		return nil, fmt.Errorf("%w: the %d-nearest-neighbour graph is not connected; increase k", ErrInput, k)
+	}
+	// Scale-free formulation: squared distances in units of their mean.
+	var scale2 float64
+	for _, v := range dist2 {
+		scale2 += v
+	}
+	scale2 /= float64(len(dist2))
+	if !(scale2 > 0) {
+		return nil, fmt.Errorf("%w: all neighbour distances are zero", ErrInput)
+	}
+	unit := make([]float64, len(dist2))
+	for i, v := range dist2 {
+		unit[i] = v / scale2
+	}
+	p := mvuSDP(n, sigma, edges, unit)
+	for i := range edges {
+		p.Constraints[i].Equality = !opt.Inequalities
+		p.Constraints[i].Penalty = opt.Penalty
+	}
+
+	sopt := opt.SDP
+	b := engine.Or(sopt.Backend)
+	sopt.Backend = b
+	u0, err := mvuStart(ctx, b, n, edges, dims, sopt.Seed)
+	if err != nil {
+		return nil, err
+	}
+	sopt.U0 = u0
+	if sopt.NewtonSteps == 0 {
+		// The MVU dual is degenerate (its optimal C + Â has a cluster of
+		// eigenvalues at zero, and with hard equalities on a rigid
+		// neighbourhood graph its multipliers grow without bound), which
+		// defeats the Newton phase; L-BFGS-B alone makes steadier progress.
+		sopt.NewtonSteps = -1
+	}
+	if sopt.InitRank == 0 {
+		sopt.InitRank = dims + 8
+	}
+	sol, err := SolveSDP(ctx, p, sopt)
+	if err != nil {
+		return nil, fmt.Errorf("frob: MVU: %w", err)
+	}
+	// Back to the units of the data: X = scale2·X'.
+	sol.Factor.Scale(math.Sqrt(scale2), sol.Factor)
+	sol.Primal *= scale2
+	sol.Dual *= scale2
+	sol.Gap *= scale2
+	coords, vals, err := topCoordinates(b, sol.Factor, dims)
+	if err != nil {
+		return nil, err
+	}
+	return &Embedding{Coords: coords, Eigenvalues: vals, Edges: edges, Dist2: dist2, Solution: sol}, nil
+}
+
+// mvuSDP builds the Frobenius-perturbed MVU problem on the given edges.
+func mvuSDP(n int, sigma float64, edges []engine.Pair, dist2 []float64) *SDP {
+	p := &SDP{N: n, Sigma: sigma}
+	p.C.Entries = make([]Entry, n)
+	for i := range p.C.Entries {
+		p.C.Entries[i] = Entry{i, i, -1}
+	}
+	p.Constraints = make([]Constraint, 0, len(edges)+1)
+	for t, e := range edges {
+		p.Constraints = append(p.Constraints, Constraint{
+			A:        SymMatrix{Entries: []Entry{{e.A, e.A, 1}, {e.B, e.B, 1}, {e.A, e.B, -1}}},
+			B:        dist2[t],
+			Equality: true,
+		})
+	}
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	p.Constraints = append(p.Constraints, Constraint{A: SymMatrix{RankOnes: []RankOne{{W: 1, Value: ones}}}, Equality: true})
+	return p
+}
+
+// knnEdges returns the distinct undirected kNN pairs (A < B) with their squared distances.
+func knnEdges(nb *sparse.Neighbors, n int) ([]engine.Pair, []float64) {
+	type edge struct {
+		p engine.Pair
+		d float64
+	}
+	seen := make(map[engine.Pair]bool, n*nb.K)
+	var es []edge
+	for i := 0; i < n; i++ {
+		idx, dist := nb.Row(i)
+		for t, j := range idx {
+			p := engine.Pair{A: min(i, j), B: max(i, j)}
+			if !seen[p] {
+				seen[p] = true
+				es = append(es, edge{p, dist[t]})
+			}
+		}
+	}
+	sort.Slice(es, func(a, b int) bool {
+		if es[a].p.A != es[b].p.A {
+			return es[a].p.A < es[b].p.A
+		}
+		return es[a].p.B < es[b].p.B
+	})
+	pairs := make([]engine.Pair, len(es))
+	d := make([]float64, len(es))
+	for t, e := range es {
+		pairs[t], d[t] = e.p, e.d
+	}
+	return pairs, d
+}
+
+// connected reports whether the graph with the given edges spans all n points.
+func connected(n int, edges []engine.Pair) bool {
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	comps := n
+	for _, e := range edges {
+		a, b := find(e.A), find(e.B)
+		if a != b {
+			parent[a] = b
+			comps--
+		}
+	}
+	return comps == 1
+}
+
+// laplacianOp is the unweighted graph Laplacian of a pair list.
+type laplacianOp struct {
+	n     int
+	deg   []float64
+	edges []engine.Pair
+}
+
+func (l *laplacianOp) Dim() int { return l.n }
+
+func (l *laplacianOp) Apply(dst, x []float64) {
+	for i := range dst {
+		dst[i] = l.deg[i] * x[i]
+	}
+	for _, e := range l.edges {
+		dst[e.A] -= x[e.B]
+		dst[e.B] -= x[e.A]
+	}
+}
+
+// mvuStart returns a dual starting point with few negative eigenvalues of
+// C + Â = −I + c·L + u₀11ᵀ: the edge multipliers equal c = 1/λ_{dims+2}(L)
+// for the unweighted graph Laplacian L, so that −I + cL has about dims
+// negative eigenvalues (its spectrum below the Fiedler band), and u₀ = 2/n
+// lifts the constant vector to eigenvalue +1. Starting at u = 0 instead would
+// make all n eigenvalues negative.
+func mvuStart(ctx context.Context, b engine.Backend, n int, edges []engine.Pair, dims int, seed uint64) ([]float64, error) {
+	op := &laplacianOp{n: n, deg: make([]float64, n), edges: edges}
+	for _, e := range edges {
+		op.deg[e.A]++
+		op.deg[e.B]++
+	}
+	want := dims + 2 // eigenvalues λ_1 = 0 ≤ … ≤ λ_{dims+2}
+	var lam float64
+	if want >= n-1 || n <= 400 {
+		a := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			a.SetSym(i, i, op.deg[i])
+		}
+		for _, e := range edges {
+			a.SetSym(e.A, e.B, a.At(e.A, e.B)-1)
+		}
+		eig, err := b.SymEig(a, lapack.BottomK(min(want, n)), false)
+		if err != nil {
+			return nil, fmt.Errorf("frob: MVU: Laplacian spectrum: %w", err)
+		}
+		lam = eig.Values[len(eig.Values)-1]
+	} else {
+		res, err := b.Eigs(ctx, op, want, arpack.SmallestAlgebraic, engine.EigsOptions{Tol: 1e-6, Seed: seed})
+		if err != nil {
+			return nil, fmt.Errorf("frob: MVU: Laplacian spectrum: %w", err)
+		}
+		lam = res.Values[len(res.Values)-1]
+	}
+	if !(lam > 0) {
+		return nil, fmt.Errorf("frob: MVU: degenerate neighbourhood graph (λ = %g)", lam)
+	}
+	u0 := make([]float64, len(edges)+1)
+	for i := range edges {
+		u0[i] = 1 / lam
+	}
+	u0[len(edges)] = 2 / float64(n)
+	return u0, nil
+}
+
+// topCoordinates returns the top-dims principal coordinates of X = F Fᵀ (F n×r)
+// and all eigenvalues of X, descending: the r×r eigenproblem of FᵀF suffices.
+func topCoordinates(b engine.Backend, f *mat.Dense, dims int) (*mat.Dense, []float64, error) {
+	n, r := f.Dims()
+	g := mat.NewSymDense(r, nil)
+	g.SymOuterK(1, f.T())
+	eig, err := b.SymEig(g, lapack.AllRange(), true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("frob: MVU: embedding: %w", err)
+	}
+	vals := make([]float64, r)
+	for i := range vals {
+		vals[i] = math.Max(eig.Values[r-1-i], 0)
+	}
+	coords := mat.NewDense(n, dims, nil)
+	for j := 0; j < dims && j < r; j++ {
+		col := r - 1 - j
+		w := mat.NewVecDense(r, nil)
+		for i := 0; i < r; i++ {
+			w.SetVec(i, eig.Vectors.At(i, col))
+		}
+		var y mat.VecDense
+		y.MulVec(f, w) // F w has norm √λ: the principal coordinate
+		for i := 0; i < n; i++ {
+			coords.Set(i, j, y.AtVec(i))
+		}
+	}
+	// Trim eigenvalues that are zero up to rounding.
+	for len(vals) > 0 && vals[len(vals)-1] <= 1e-12*math.Max(vals[0], 1e-300) {
+		vals = vals[:len(vals)-1]
+	}
+	return coords, vals, nil
+}
+
+// SwissRoll samples n points of the Swiss roll (t cos t, h, t sin t) with
+// t = 1.5π(1 + 2s), s ~ U(0, 1), and h ~ U(0, 21), seeded; it returns the
+// n×3 points with their intrinsic coordinates t and h. With k = 6
+// neighbours, 400 or more points give a neighbourhood graph without short
+// circuits between the layers of the roll.
+func SwissRoll(n int, seed uint64) (x *mat.Dense, t, h []float64) {
+	rng := rand.New(rand.NewPCG(seed, 0x5e11))
+	x = mat.NewDense(n, 3, nil)
+	t = make([]float64, n)
+	h = make([]float64, n)
+	for i := 0; i < n; i++ {
+		ti := 1.5 * math.Pi * (1 + 2*rng.Float64())
+		hi := 21 * rng.Float64()
+		x.SetRow(i, []float64{ti * math.Cos(ti), hi, ti * math.Sin(ti)})
+		t[i], h[i] = ti, hi
+	}
+	return x, t, h
+}

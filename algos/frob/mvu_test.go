@@ -1,0 +1,206 @@
+package frob
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"sort"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/sparse"
+)
+
+func swissRoll(n int, seed uint64) (*mat.Dense, []float64, []float64) { return SwissRoll(n, seed) }
+
+// spearman is the rank correlation of a and b.
+func spearman(a, b []float64) float64 {
+	rank := func(v []float64) []float64 {
+		idx := make([]int, len(v))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.Slice(idx, func(i, j int) bool { return v[idx[i]] < v[idx[j]] })
+		r := make([]float64, len(v))
+		for k, i := range idx {
+			r[i] = float64(k)
+		}
+		return r
+	}
+	return stat.Correlation(rank(a), rank(b), nil)
+}
+
+// TestMVUSwissRoll unrolls a Swiss roll: the kNN distances must be kept, the
+// variance must lie in two dimensions, and the embedding must follow the
+// roll's intrinsic coordinates (the first along the spiral, the second along
+// its height) — which no linear projection of the rolled-up points does.
+func TestMVUSwissRoll(t *testing.T) {
+	b := engine.Default()
+	if b.Name() == "go" && os.Getenv("PSDLEARN_LONG") == "" {
+		// Some 4,600 dense 400×400 eigendecompositions: seconds with
+		// LAPACK, minutes with gonum.
+		t.Skip("the pure-Go backend takes minutes here; set PSDLEARN_LONG=1")
+	}
+	x, ts, hs := swissRoll(400, 7)
+	emb, err := MVU(context.Background(), x, MVUOptions{K: 6, Sigma: 1e5, Dims: 2, SDP: SDPOptions{Backend: b, MaxIter: 2500}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol := emb.Solution
+	t.Logf("%d edges, %d iterations, %d evaluations, rel. gap %.3g, max violation %.3g (%s), eigenvalues %.4g",
+		len(emb.Edges), sol.Iterations, sol.Evaluations, sol.RelGap, sol.MaxViolation, sol.Reason, emb.Eigenvalues[:min(4, len(emb.Eigenvalues))])
+	// Local distances in the learned Gram matrix: the median relative
+	// error of the constrained squared distances, and the aggregate
+	// Σ|d̂² − d²| / Σd².
+	med, agg := edgeDistortion(emb)
+	t.Logf("constrained squared distances: median relative error %.3g, aggregate %.3g", med, agg)
+	if med > 0.2 || agg > 0.25 {
+		t.Errorf("local distances not preserved: median relative error %.3g, aggregate %.3g", med, agg)
+	}
+	// Variance in the top two dimensions.
+	var tr float64
+	for _, v := range emb.Eigenvalues {
+		tr += v
+	}
+	frac := (emb.Eigenvalues[0] + emb.Eigenvalues[1]) / tr
+	t.Logf("variance in the top 2 dimensions: %.4f", frac)
+	if frac < 0.95 {
+		t.Errorf("top-2 variance fraction %.4f, want ≥ 0.95", frac)
+	}
+	// Unrolled: coordinates follow (t, h).
+	c0 := mat.Col(nil, 0, emb.Coords)
+	c1 := mat.Col(nil, 1, emb.Coords)
+	r0, r1 := math.Abs(spearman(c0, ts)), math.Abs(spearman(c1, hs))
+	t.Logf("rank correlations: first coordinate with t %.4f, second with h %.4f", r0, r1)
+	if r0 < 0.99 || r1 < 0.9 {
+		t.Errorf("not unrolled: |ρ(y1, t)| = %.4f, |ρ(y2, h)| = %.4f", r0, r1)
+	}
+	// Centred.
+	for j := 0; j < 2; j++ {
+		if m := stat.Mean(mat.Col(nil, j, emb.Coords), nil); math.Abs(m) > 1e-3*math.Sqrt(emb.Eigenvalues[0]) {
+			t.Errorf("coordinate %d has mean %g", j, m)
+		}
+	}
+}
+
+func TestMVUInputErrors(t *testing.T) {
+	x, _, _ := swissRoll(50, 1)
+	nan := mat.DenseCopyOf(x)
+	nan.Set(0, 0, math.NaN())
+	// Two far-apart clusters: the 3-NN graph is disconnected.
+	split := mat.NewDense(20, 2, nil)
+	for i := 0; i < 20; i++ {
+		split.Set(i, 0, float64(i%10)+1e3*float64(i/10))
+	}
+	for _, tc := range []struct {
+		name string
+		x    *mat.Dense
+		opt  MVUOptions
+	}{
+		{"nil", nil, MVUOptions{}},
+		{"NaN", nan, MVUOptions{}},
+		{"k too large", x, MVUOptions{K: 50}},
+		{"negative k", x, MVUOptions{K: -1}},
+		{"negative sigma", x, MVUOptions{Sigma: -1}},
+		{"dims", x, MVUOptions{Dims: 51}},
+		{"disconnected", split, MVUOptions{K: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := MVU(context.Background(), tc.x, tc.opt); !errors.Is(err, ErrInput) {
+				t.Errorf("got %v, want ErrInput", err)
+			}
+		})
+	}
+}
+
+// mvuProblem builds the MVU SDP of x with k neighbours.
+func mvuProblem(t testing.TB, x *mat.Dense, k int, sigma float64) *SDP {
+	n, _ := x.Dims()
+	nb, err := sparse.KNN(x, x, k, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, d2 := knnEdges(nb, n)
+	return mvuSDP(n, sigma, edges, d2)
+}
+
+// edgeDistortion returns the median relative error |d̂² − d²|/d² of the
+// constrained squared distances in X = F Fᵀ and the aggregate Σ|d̂² − d²|/Σd².
+func edgeDistortion(emb *Embedding) (median, aggregate float64) {
+	f := emb.Solution.Factor
+	_, r := f.Dims()
+	rel := make([]float64, len(emb.Edges))
+	var num, den float64
+	for k, e := range emb.Edges {
+		var d2 float64
+		for j := 0; j < r; j++ {
+			v := f.At(e.A, j) - f.At(e.B, j)
+			d2 += v * v
+		}
+		rel[k] = math.Abs(d2-emb.Dist2[k]) / emb.Dist2[k]
+		num += math.Abs(d2 - emb.Dist2[k])
+		den += emb.Dist2[k]
+	}
+	sort.Float64s(rel)
+	return rel[len(rel)/2], num / den
+}
+
+// TestMVUMethodsAgree unrolls a helix (a chain of points joined to their two
+// nearest neighbours — a graph that admits a strictly feasible Gram matrix,
+// so the dual converges) with the dense and the sparse (Lanczos) method on
+// both backends: the embeddings must agree and be straight.
+func TestMVUMethodsAgree(t *testing.T) {
+	const n = 80
+	x := mat.NewDense(n, 3, nil)
+	for i := 0; i < n; i++ {
+		a := 4 * math.Pi * float64(i) / (n - 1)
+		x.SetRow(i, []float64{3 * math.Cos(a), 3 * math.Sin(a), 0.5 * a})
+	}
+	var ref []float64
+	for _, b := range backends(t) {
+		for _, method := range []Method{Dense, Sparse} {
+			t.Run(b.Name()+"/"+method.String(), func(t *testing.T) {
+				emb, err := MVU(context.Background(), x, MVUOptions{K: 2, Dims: 1, SDP: SDPOptions{Backend: b, Method: method}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sol := emb.Solution
+				var tr float64
+				for _, v := range emb.Eigenvalues {
+					tr += v
+				}
+				med, agg := edgeDistortion(emb)
+				t.Logf("%d iterations (%s), rel. gap %.3g, violation %.3g, top eigenvalue fraction %.5f, distortion %.3g/%.3g",
+					sol.Iterations, sol.Reason, sol.RelGap, sol.MaxViolation, emb.Eigenvalues[0]/tr, med, agg)
+				if sol.Method != method {
+					t.Errorf("method %v used", sol.Method)
+				}
+				if f := emb.Eigenvalues[0] / tr; f < 0.99 {
+					t.Errorf("variance in one dimension %.4f, want ≥ 0.99", f)
+				}
+				if agg > 0.01 {
+					t.Errorf("aggregate distance distortion %.3g", agg)
+				}
+				// The unrolled chain is ordered along the line.
+				if r := math.Abs(spearman(mat.Col(nil, 0, emb.Coords), func() []float64 {
+					v := make([]float64, n)
+					for i := range v {
+						v[i] = float64(i)
+					}
+					return v
+				}())); r < 0.999 {
+					t.Errorf("rank correlation with the chain order %.4f", r)
+				}
+				if ref == nil {
+					ref = emb.Eigenvalues
+				} else if math.Abs(emb.Eigenvalues[0]-ref[0]) > 1e-3*ref[0] {
+					t.Errorf("top eigenvalue %.8g, first run %.8g", emb.Eigenvalues[0], ref[0])
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package frob
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// waterFill returns ν with Σ_i σ·max(c_i − ν, 0) = t, by bisection.
+func waterFill(c []float64, sigma, t float64) float64 {
+	lo, hi := -1e6, 1e6
+	for it := 0; it < 200; it++ {
+		mid := 0.5 * (lo + hi)
+		var s float64
+		for _, v := range c {
+			s += sigma * math.Max(v-mid, 0)
+		}
+		if s > t {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return 0.5 * (lo + hi)
+}
+
+// TestSDPTraceConstraint checks min ⟨C,X⟩ + ‖X‖²/(2σ) s.t. X ⪰ 0, tr X = t
+// (or ≤ t) against its analytic solution: with −C = Q diag(c) Qᵀ,
+// X* = Q diag(σ(c_i − ν)_+) Qᵀ where ν solves Σ σ(c_i − ν)_+ = t (ν = 0 when
+// the inequality is slack).
+func TestSDPTraceConstraint(t *testing.T) {
+	const n = 40
+	rng := rand.New(rand.NewPCG(3, 4))
+	var qr mat.QR
+	g := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			g.Set(i, j, rng.NormFloat64())
+		}
+	}
+	qr.Factorize(g)
+	var q mat.Dense
+	qr.QTo(&q)
+	c := make([]float64, n)
+	for i := range c {
+		c[i] = -1 - rng.Float64() // mostly negative: few eigenvalues of −C are positive
+	}
+	for i := 0; i < 5; i++ {
+		c[i] = 1 + 2*rng.Float64()
+	}
+	cm := mat.NewSymDense(n, nil) // C = −Q diag(c) Qᵀ
+	for i := 0; i < n; i++ {
+		cm.SymRankOne(cm, -c[i], q.ColView(i))
+	}
+	var entries []Entry
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			entries = append(entries, Entry{i, j, cm.At(i, j)})
+		}
+	}
+	var trace []Entry
+	for i := 0; i < n; i++ {
+		trace = append(trace, Entry{i, i, 1})
+	}
+	const sigma = 2.0
+	for _, tc := range []struct {
+		name     string
+		t        float64
+		equality bool
+		slack    bool
+	}{
+		{"equality", 3, true, false},
+		{"equality-large", 40, true, false},
+		{"inequality-active", 2, false, false},
+		{"inequality-slack", 1e3, false, true},
+	} {
+		nu := 0.0
+		if !tc.slack {
+			nu = waterFill(c, sigma, tc.t)
+		}
+		want := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			if v := sigma * (c[i] - nu); v > 0 {
+				want.SymRankOne(want, v, q.ColView(i))
+			}
+		}
+		p := &SDP{N: n, Sigma: sigma, C: SymMatrix{Entries: entries},
+			Constraints: []Constraint{{A: SymMatrix{Entries: trace}, B: tc.t, Equality: tc.equality}}}
+		for _, b := range backends(t) {
+			for _, method := range []Method{Dense, Sparse} {
+				t.Run(tc.name+"/"+b.Name()+"/"+method.String(), func(t *testing.T) {
+					sol, err := SolveSDP(context.Background(), p, SDPOptions{Method: method, Backend: b, InitRank: 2})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !sol.Certified || math.Abs(sol.RelGap) > 1e-6 || sol.MaxViolation > 1e-6 {
+						t.Errorf("not certified: rel. gap %.3g, violation %.3g (%s)", sol.RelGap, sol.MaxViolation, sol.Reason)
+					}
+					if sol.Method != method {
+						t.Errorf("method %v used, want %v", sol.Method, method)
+					}
+					x := sol.X()
+					if !mat.EqualApprox(x, want, 1e-5) {
+						t.Errorf("X* differs from the analytic solution")
+					}
+					if math.Abs(sol.U[0]-nu) > 1e-5*math.Max(1, math.Abs(nu)) {
+						t.Errorf("multiplier %.10g, want ν = %.10g", sol.U[0], nu)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSDPFrobMetric solves FrobMetric as a general SDP — constraints
+// ⟨−A_r, X⟩ ≤ −1 softened with penalty C/m, each A_r a signed sum of two
+// rank-ones — and compares with Learn.
+func TestSDPFrobMetric(t *testing.T) {
+	d, ts := smallSet(t, "iris")
+	const c = 10.0
+	m := ts.Len()
+	dim := d.Dim()
+	p := &SDP{N: dim, Sigma: 1}
+	for _, tr := range ts.Triplets {
+		pv := make([]float64, dim)
+		qv := make([]float64, dim)
+		for k := 0; k < dim; k++ {
+			pv[k] = d.X.At(tr.I, k) - d.X.At(tr.K, k)
+			qv[k] = d.X.At(tr.I, k) - d.X.At(tr.J, k)
+		}
+		p.Constraints = append(p.Constraints, Constraint{
+			A:       SymMatrix{RankOnes: []RankOne{{W: -1, Value: pv}, {W: 1, Value: qv}}},
+			B:       -1,
+			Penalty: c / float64(m),
+		})
+	}
+	for _, b := range backends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			sol, err := SolveSDP(context.Background(), p, SDPOptions{Method: Dense, Backend: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Learn(context.Background(), d.X, ts, MetricOptions{C: c, Backend: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sol.Certified || sol.RelGap > 1e-6 {
+				t.Errorf("SDP rel. gap %.3g (%s)", sol.RelGap, sol.Reason)
+			}
+			if math.Abs(sol.Primal-res.Primal) > 1e-6*math.Max(1, math.Abs(res.Primal)) {
+				t.Errorf("SDP optimum %.10g, FrobMetric %.10g", sol.Primal, res.Primal)
+			}
+			if !mat.EqualApprox(sol.X(), res.M, 1e-3*mat.Norm(res.M, math.Inf(1))) {
+				t.Errorf("SDP X* differs from FrobMetric M")
+			}
+		})
+	}
+}
+
+func TestSDPInputErrors(t *testing.T) {
+	ok := Constraint{A: SymMatrix{Entries: []Entry{{0, 0, 1}}}, B: 1}
+	for _, tc := range []struct {
+		name string
+		p    *SDP
+	}{
+		{"nil", nil},
+		{"size", &SDP{N: 0, Sigma: 1, Constraints: []Constraint{ok}}},
+		{"sigma", &SDP{N: 3, Sigma: 0, Constraints: []Constraint{ok}}},
+		{"sigma-inf", &SDP{N: 3, Sigma: math.Inf(1), Constraints: []Constraint{ok}}},
+		{"no constraints", &SDP{N: 3, Sigma: 1}},
+		{"entry range", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{Entries: []Entry{{0, 3, 1}}}}}}},
+		{"entry NaN", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{Entries: []Entry{{0, 1, math.NaN()}}}}}}},
+		{"C range", &SDP{N: 3, Sigma: 1, C: SymMatrix{Entries: []Entry{{-1, 0, 1}}}, Constraints: []Constraint{ok}}},
+		{"dense rank-one length", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{RankOnes: []RankOne{{W: 1, Value: []float64{1, 2}}}}}}}},
+		{"sparse rank-one mismatch", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{RankOnes: []RankOne{{W: 1, Index: []int{0, 1}, Value: []float64{1}}}}}}}},
+		{"sparse rank-one repeat", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{RankOnes: []RankOne{{W: 1, Index: []int{1, 1}, Value: []float64{1, 1}}}}}}}},
+		{"b NaN", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: ok.A, B: math.NaN()}}}},
+		{"negative penalty", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: ok.A, Penalty: -1}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := SolveSDP(context.Background(), tc.p, SDPOptions{}); !errors.Is(err, ErrInput) {
+				t.Errorf("got %v, want ErrInput", err)
+			}
+		})
+	}
+}
+
+var _ = sort.Float64s
+
+// TestSDPGradient checks the dual gradient σ⟨(C+Â)_−, A_i⟩ + b_i against
+// central differences on an MVU-type problem (off-diagonal entries, a dense
+// rank-one, equalities) for both methods.
+func TestSDPGradient(t *testing.T) {
+	x, _, _ := swissRoll(60, 3)
+	for _, method := range []Method{Dense, Sparse} {
+		for _, b := range backends(t) {
+			t.Run(method.String()+"/"+b.Name(), func(t *testing.T) {
+				p := mvuProblem(t, x, 5, 10)
+				ev, err := compileSDP(p, SDPOptions{Method: method, Backend: b, EigTol: 1e-14})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ev.ctx = context.Background()
+				m := len(p.Constraints)
+				rng := rand.New(rand.NewPCG(5, 6))
+				u := make([]float64, m)
+				for i := range u {
+					u[i] = 0.05 + 0.02*rng.Float64()
+				}
+				u[m-1] = 2.0 / 60
+				grad := make([]float64, m)
+				if _, err := ev.eval(u, grad); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("rank of the negative part: %d", len(ev.lam))
+				g2 := make([]float64, m)
+				dir := make([]float64, m)
+				var want float64
+				for i := range dir {
+					dir[i] = rng.NormFloat64()
+					want += dir[i] * grad[i]
+				}
+				const h = 1e-6
+				up := make([]float64, m)
+				dn := make([]float64, m)
+				for i := range u {
+					up[i] = u[i] + h*dir[i]
+					dn[i] = u[i] - h*dir[i]
+				}
+				fu, err := ev.eval(up, g2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fd, err := ev.eval(dn, g2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fdv := (fu - fd) / (2 * h); math.Abs(fdv-want) > 1e-5*math.Max(1, math.Abs(want)) {
+					t.Errorf("directional derivative %.10g, finite difference %.10g", want, fdv)
+				}
+			})
+		}
+	}
+}
+
+// TestSDPNewton hands over from L-BFGS-B to the semismooth Newton-CG phase
+// after one iteration: Newton alone must certify a problem with an equality
+// and active inequalities and find its analytic solution. With C diagonal,
+// min ⟨C,X⟩ + ‖X‖²/(2σ) s.t. tr X = t, X_ii ≤ cap_i (i < 5), X ⪰ 0 has the
+// diagonal solution X_ii = clamp(σ(c_i − ν), 0, cap_i), Σ X_ii = t.
+func TestSDPNewton(t *testing.T) {
+	const n, sigma, tr, capv = 30, 1.5, 2.0, 0.2
+	rng := rand.New(rand.NewPCG(8, 9))
+	c := make([]float64, n)
+	caps := make([]float64, n)
+	var entries, trace []Entry
+	for i := range c {
+		c[i] = 3*rng.Float64() - 2
+		caps[i] = math.Inf(1)
+		if i < 5 {
+			c[i] = 1 + rng.Float64() // large: these hit their caps
+			caps[i] = capv
+		}
+		entries = append(entries, Entry{i, i, -c[i]})
+		trace = append(trace, Entry{i, i, 1})
+	}
+	xOf := func(nu float64) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = math.Min(math.Max(sigma*(c[i]-nu), 0), caps[i])
+		}
+		return x
+	}
+	lo, hi := -10.0, 10.0
+	for it := 0; it < 200; it++ {
+		mid := 0.5 * (lo + hi)
+		var s float64
+		for _, v := range xOf(mid) {
+			s += v
+		}
+		if s > tr {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	want := xOf(0.5 * (lo + hi))
+	active := 0
+	for i := 0; i < 5; i++ {
+		if want[i] == capv {
+			active++
+		}
+	}
+	if active == 0 {
+		t.Fatal("test problem has no active cap")
+	}
+	p := &SDP{N: n, Sigma: sigma, C: SymMatrix{Entries: entries}}
+	p.Constraints = []Constraint{{A: SymMatrix{Entries: trace}, B: tr, Equality: true}}
+	for i := 0; i < 5; i++ {
+		p.Constraints = append(p.Constraints, Constraint{A: SymMatrix{Entries: []Entry{{i, i, 1}}}, B: capv})
+	}
+	for _, b := range backends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			sol, err := SolveSDP(context.Background(), p, SDPOptions{Method: Dense, Backend: b, LBFGSIter: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sol.Certified || sol.Reason != "Newton-CG" {
+				t.Fatalf("not certified by Newton-CG: %s, rel. gap %.3g, violation %.3g", sol.Reason, sol.RelGap, sol.MaxViolation)
+			}
+			x := sol.X()
+			for i := 0; i < n; i++ {
+				if math.Abs(x.At(i, i)-want[i]) > 1e-6 {
+					t.Errorf("X[%d,%d] = %.10g, want %.10g", i, i, x.At(i, i), want[i])
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,98 @@
+package frob
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/psdlearn/psdlearn/algos/eval"
+	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/engine"
+	"gonum.org/v1/gonum/mat"
+)
+
+// DefaultCs is the list of C values the frobmetric trainer chooses among on
+// the validation set when none is given.
+var DefaultCs = []float64{1, 10, 100, 1000, 10000}
+
+func init() { train.Register("frobmetric", trainFrobMetric) }
+
+// trainFrobMetric learns one FrobMetric per C value (ascending, each warm
+// started from the previous dual solution scaled into its box) and keeps the
+// one with the lowest k-NN error on the validation rows; ties keep the
+// smaller C. The test rows are never seen.
+func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) {
+	out := train.Output{DualityGap: math.NaN(), ValError: math.NaN(), ChosenC: math.NaN()}
+	if in.Train == nil || in.Train.X == nil || in.Triplets == nil {
+		return out, fmt.Errorf("%w: frobmetric needs training data and triplets", ErrInput)
+	}
+	cs := append([]float64(nil), in.Options.C...)
+	if len(cs) == 0 {
+		cs = append(cs, DefaultCs...)
+	}
+	sort.Float64s(cs)
+	if len(cs) > 1 && (in.Val == nil || in.Val.Len() == 0) {
+		return out, fmt.Errorf("%w: choosing among %d values of C needs a validation set", ErrInput, len(cs))
+	}
+	k := in.K
+	if k <= 0 {
+		k = 3
+	}
+	b := engine.Or(in.Backend)
+	var (
+		best    *MetricResult
+		bestErr = math.Inf(1)
+		prev    []float64
+		prevC   float64
+	)
+	for _, c := range cs {
+		opt := MetricOptions{C: c, MaxIter: in.Options.Iters, Backend: b, Progress: in.Progress}
+		if prev != nil {
+			opt.U0 = make([]float64, len(prev))
+			for i, v := range prev {
+				opt.U0[i] = v * c / prevC
+			}
+		}
+		res, err := Learn(ctx, in.Train.X, in.Triplets, opt)
+		if err != nil {
+			return out, fmt.Errorf("frobmetric C=%g: %w", c, err)
+		}
+		prev, prevC = res.U, c
+		valErr := math.NaN()
+		if in.Val != nil && in.Val.Len() > 0 {
+			valErr, err = metricKNNError(b, res.L, in.Train.X, in.Train.Y, in.Val.X, in.Val.Y, k)
+			if err != nil {
+				return out, fmt.Errorf("frobmetric C=%g: validation: %w", c, err)
+			}
+		}
+		if in.Progress != nil {
+			in.Progress("frobmetric C=%g: %d iterations, primal %.8g, rel. duality gap %.3g (%s), validation %d-NN error %.4f",
+				c, res.Iterations, res.Primal, res.RelGap, res.Reason, k, valErr)
+		}
+		if best == nil || valErr < bestErr {
+			best, bestErr = res, valErr
+			out.ChosenC = c
+		}
+	}
+	out.M = best.M
+	out.Iterations = best.Iterations
+	out.Objective = best.Primal
+	out.DualityGap = best.RelGap
+	out.ValError = bestErr
+	if math.IsInf(bestErr, 1) {
+		out.ValError = math.NaN()
+	}
+	out.Curve = best.Curve
+	return out, nil
+}
+
+// metricKNNError is the k-NN error of the rows of testX (labels testY)
+// classified by the rows of trainX in the metric M = L Lᵀ, i.e. by Euclidean
+// k-NN after mapping every point a to Lᵀa.
+func metricKNNError(b engine.Backend, l *mat.Dense, trainX *mat.Dense, trainY []int, testX *mat.Dense, testY []int, k int) (float64, error) {
+	var zt, zs mat.Dense
+	zt.Mul(trainX, l)
+	zs.Mul(testX, l)
+	return eval.KNNError(b, &zt, trainY, &zs, testY, k)
+}
