@@ -1,0 +1,408 @@
+package npkl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/algos/model"
+	"github.com/psdlearn/psdlearn/arpack"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Loss selects the loss on the alignments T_ij K_ij.
+type Loss int
+
+const (
+	// Linear is ℓ(f) = −f: one closed-form solve.
+	Linear Loss = iota
+	// SquaredHinge is ℓ(f) = max(0, 1 − f)²/2: the iterative saddle-point algorithm.
+	SquaredHinge
+)
+
+// String returns the CLI name of the loss.
+func (l Loss) String() string {
+	switch l {
+	case Linear:
+		return "linear"
+	case SquaredHinge:
+		return "sqhinge"
+	}
+	return fmt.Sprintf("Loss(%d)", int(l))
+}
+
+// ParseLoss parses "linear" or "sqhinge" (also "squared-hinge", "shl", "ll").
+func ParseLoss(s string) (Loss, error) {
+	switch s {
+	case "linear", "ll":
+		return Linear, nil
+	case "sqhinge", "squared-hinge", "squaredhinge", "shl":
+		return SquaredHinge, nil
+	}
+	return 0, fmt.Errorf("npkl: unknown loss %q (want linear or sqhinge)", s)
+}
+
+// Options configures Learn. Zero values select the documented defaults.
+type Options struct {
+	Loss Loss
+	// B bounds the capacity tr(K²) ≤ B. Default 1 (the paper's setting for the UCI sets).
+	B float64
+	// C weighs the loss. Default 1.
+	C float64
+	// Iters is the number of squared-hinge iterations. Default 10.
+	Iters int
+	// Eta scales the squared-hinge step η_t = 2·Eta/(t+2), t = 1, 2, …
+	// Default C, which makes α_t a weighted average of α⁰ and the best
+	// responses C·max(0, 1 − T_ij K_ij) with weights growing like t: an
+	// O(1/t) step as the paper asks, that forgets α⁰ = 1 within a few
+	// iterations when C ≠ 1 (α⁰ keeps weight 2/((t+1)(t+2))).
+	Eta float64
+	// Alpha0 is the initial α of the squared-hinge algorithm. Default 1 (the paper).
+	Alpha0 float64
+	// Tol stops the squared-hinge iterations early when
+	// ‖α_t − α_{t−1}‖∞ ≤ Tol·max(1, ‖α_t‖∞). Default 0: run Iters iterations.
+	Tol float64
+	// Rank is the first number of eigenpairs requested. Default: the Pataki
+	// bound, the largest r with r(r+1)/2 ≤ m for m constraints (the paper's
+	// choice). The positive rank is often far below it; a small Rank then
+	// saves work, since the solver doubles the request until the positive
+	// spectrum is covered.
+	Rank int
+	// MaxRank caps the number of eigenpairs (and so the rank of K). When the
+	// positive spectrum of A is not covered within the cap, K is the best
+	// rank-MaxRank approximation of the closed form and Result.Covered is
+	// false. Default min(n−1, max(2·Rank, 64), 256).
+	MaxRank int
+	// EigTol is the relative accuracy of the Ritz values (engine EigsOptions.Tol).
+	// Default 0: machine precision.
+	EigTol float64
+	// Seed fixes the eigensolver's random start vector.
+	Seed uint64
+	// Backend runs the eigensolver; nil means engine.Default().
+	Backend engine.Backend
+	// Progress, if non-nil, is called after every iteration.
+	Progress func(Iteration)
+}
+
+// Iteration records one solve of the closed form.
+type Iteration struct {
+	// T is the iteration number, from 1.
+	T int
+	// Rank is the rank of K_t; Eigenpairs the number of eigenpairs computed last.
+	Rank, Eigenpairs int
+	// Covered reports whether the whole positive spectrum of A_t was computed.
+	Covered bool
+	// Objective is J(K_t, α_{t−1}) = min_K J(K, α_{t−1}), the saddle-point
+	// objective (12); for the linear loss it is the objective of (6), −tr(A K*).
+	Objective float64
+	// Primal is the objective (9) at K_t: tr(L K_t) + C/2 Σ max(0, 1 − T_ij K_ij)².
+	// For the linear loss it is tr(L K) − C Σ T_ij K_ij, equal to Objective.
+	Primal float64
+	// AlphaChange is ‖α_t − α_{t−1}‖∞ (squared hinge only).
+	AlphaChange float64
+	// Seconds is the wall time of the iteration.
+	Seconds float64
+}
+
+// Result is a learned kernel K = V diag(λ) Vᵀ (the embedded model.Kernel,
+// eigenvalues λ positive and descending, V orthonormal) and a record of the run.
+type Result struct {
+	*model.Kernel
+	// Spectrum holds the eigenvalues of the last A computed by the eigensolver, descending;
+	// when Covered it ends with the first non-positive one.
+	Spectrum []float64
+	// Covered reports whether the positive spectrum of the last A was covered
+	// (false when the eigenpair cap was reached first).
+	Covered bool
+	// Alpha holds the final dual variables (squared hinge) or C for every constraint (linear).
+	Alpha []float64
+	// History has one entry per closed-form solve.
+	History []Iteration
+	// Iterations is len(History).
+	Iterations int
+	// EigIterations and OpApplies total the eigensolver's restarts and operator products.
+	EigIterations, OpApplies int
+	// Seconds is the wall time of Learn.
+	Seconds float64
+}
+
+// Entries writes K_ab for every constraint into dst (len(dst) == pairs.Len()).
+func (r *Result) Entries(dst []float64, pairs *constraints.Pairs) {
+	sparse.ParallelRows(len(pairs.List), len(pairs.List)*r.Rank(), func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			dst[c] = r.At(pairs.List[c].A, pairs.List[c].B)
+		}
+	})
+}
+
+// PatakiRank is the largest r with r(r+1)/2 ≤ m (at least 1).
+func PatakiRank(m int) int {
+	r := int((math.Sqrt(8*float64(m)+1) - 1) / 2)
+	for r*(r+1)/2 > m {
+		r--
+	}
+	for (r+1)*(r+2)/2 <= m {
+		r++
+	}
+	return max(r, 1)
+}
+
+// ErrNoPositiveSpectrum is returned when A has no positive eigenvalue, so the
+// optimal kernel is K = 0 (the loss weight C is too small against L).
+var ErrNoPositiveSpectrum = errors.New("npkl: A has no positive eigenvalue (K* = 0); increase C")
+
+// Learn learns the kernel on the n points of the n×n normalised Laplacian lap
+// (see Laplacian) from the constraints. It never forms an n×n matrix.
+func Learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt Options) (*Result, error) {
+	start := time.Now()
+	if lap == nil || lap.Rows != lap.Cols || lap.Rows < 3 {
+		return nil, fmt.Errorf("npkl: Learn: need a square Laplacian on at least 3 points")
+	}
+	n := lap.Rows
+	if err := checkPairs(n, pairs); err != nil {
+		return nil, err
+	}
+	m := pairs.Len()
+	tv := pairs.T()
+	o, err := opt.withDefaults(n, m)
+	if err != nil {
+		return nil, err
+	}
+	alpha := make([]float64, m)
+	init := o.C
+	if o.Loss == SquaredHinge {
+		init = o.Alpha0
+	}
+	for c := range alpha {
+		alpha[c] = init
+	}
+	op, err := NewOperator(lap, pairs, alpha)
+	if err != nil {
+		return nil, err
+	}
+	s := &solver{ctx: ctx, b: engine.Or(o.Backend), op: op, n: n, opt: o}
+	res := &Result{Alpha: alpha}
+	kij := make([]float64, m)
+	iters := 1
+	if o.Loss == SquaredHinge {
+		iters = o.Iters
+	}
+	for t := 1; t <= iters; t++ {
+		t0 := time.Now()
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("npkl: Learn: %w", err)
+		}
+		if t > 1 {
+			if err := op.SetWeights(alpha); err != nil {
+				return nil, err
+			}
+		}
+		sol, err := s.closedForm()
+		if err != nil {
+			return nil, fmt.Errorf("npkl: iteration %d: %w", t, err)
+		}
+		if res.Kernel, err = model.NewKernel(sol.vectors, sol.values); err != nil {
+			return nil, fmt.Errorf("npkl: iteration %d: %w", t, err)
+		}
+		res.Spectrum, res.Covered = sol.spectrum, sol.covered
+		res.EigIterations += sol.eigIters
+		res.OpApplies += sol.applies
+		res.Entries(kij, pairs)
+		// tr(A_t K_t) = √(B Σσ₊²); tr(L K_t) = Σ α T K_ij − tr(A_t K_t).
+		trAK := sol.trAK
+		var sumAlpha, sumAlpha2, align float64
+		for c, a := range alpha {
+			sumAlpha += a
+			sumAlpha2 += a * a
+			align += a * tv[c] * kij[c]
+		}
+		trLK := align - trAK
+		it := Iteration{T: t, Rank: len(sol.values), Eigenpairs: sol.computed, Covered: sol.covered}
+		if o.Loss == Linear {
+			it.Objective = -trAK
+			it.Primal = trLK - align
+		} else {
+			it.Objective = -trAK + sumAlpha - sumAlpha2/(2*o.C)
+			var hinge float64
+			for c := range tv {
+				if h := 1 - tv[c]*kij[c]; h > 0 {
+					hinge += h * h
+				}
+			}
+			it.Primal = trLK + o.C/2*hinge
+			eta := 2 * o.Eta / float64(t+2)
+			var change float64
+			for c, a := range alpha {
+				g := 1 - tv[c]*kij[c] - a/o.C // ∂J/∂α_c
+				na := max(a+eta*g, 0)
+				change = max(change, math.Abs(na-a))
+				alpha[c] = na
+			}
+			it.AlphaChange = change
+		}
+		it.Seconds = time.Since(t0).Seconds()
+		res.History = append(res.History, it)
+		if o.Progress != nil {
+			o.Progress(it)
+		}
+		if o.Loss == SquaredHinge && o.Tol > 0 && it.AlphaChange <= o.Tol*max(1, maxAbs(alpha)) {
+			break
+		}
+	}
+	res.Iterations = len(res.History)
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+func maxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = max(m, math.Abs(v))
+	}
+	return m
+}
+
+// withDefaults fills in and validates the options for n points and m constraints.
+func (o Options) withDefaults(n, m int) (Options, error) {
+	if o.Loss != Linear && o.Loss != SquaredHinge {
+		return o, fmt.Errorf("npkl: unknown loss %v", o.Loss)
+	}
+	if o.B == 0 {
+		o.B = 1
+	}
+	if o.C == 0 {
+		o.C = 1
+	}
+	if !(o.B > 0) || math.IsInf(o.B, 0) || !(o.C > 0) || math.IsInf(o.C, 0) {
+		return o, fmt.Errorf("npkl: B = %v and C = %v must be positive and finite", o.B, o.C)
+	}
+	if o.Iters == 0 {
+		o.Iters = 10
+	}
+	if o.Eta == 0 {
+		o.Eta = o.C
+	}
+	if o.Alpha0 == 0 {
+		o.Alpha0 = 1
+	}
+	if o.Iters < 0 || !(o.Eta > 0) || !(o.Alpha0 > 0) || o.Tol < 0 || o.EigTol < 0 {
+		return o, fmt.Errorf("npkl: invalid options: Iters=%d Eta=%v Alpha0=%v Tol=%v EigTol=%v", o.Iters, o.Eta, o.Alpha0, o.Tol, o.EigTol)
+	}
+	if o.Rank < 0 || o.MaxRank < 0 {
+		return o, fmt.Errorf("npkl: invalid options: Rank=%d MaxRank=%d", o.Rank, o.MaxRank)
+	}
+	if o.Rank == 0 {
+		o.Rank = PatakiRank(m)
+	}
+	if o.MaxRank == 0 {
+		o.MaxRank = min(max(2*o.Rank, 64), 256)
+	}
+	o.MaxRank = min(o.MaxRank, n-1)
+	o.Rank = min(o.Rank, o.MaxRank)
+	return o, nil
+}
+
+// solver computes the closed form (8) for the current weights of op.
+type solver struct {
+	ctx context.Context
+	b   engine.Backend
+	op  *Operator
+	n   int
+	opt Options
+	k   int // eigenpairs to request next
+}
+
+type closedForm struct {
+	values   []float64  // λ of K, descending
+	vectors  *mat.Dense // n×r
+	spectrum []float64  // computed eigenvalues of A, descending
+	covered  bool
+	computed int
+	trAK     float64 // tr(A K*) = √(B Σσ₊²)
+	eigIters int
+	applies  int
+}
+
+// posTol is the threshold above which an eigenvalue of A counts as positive.
+// ‖L‖ ≤ 2, so eigenvalues of A of size ~1e-12 are round-off around a true zero
+// (for example the null vectors D^{1/2}1 of graph components no constraint touches).
+const posTol = 1e-10
+
+func (s *solver) closedForm() (closedForm, error) {
+	var out closedForm
+	k := s.k
+	if k == 0 {
+		k = s.opt.Rank
+	}
+	for {
+		eo := engine.EigsOptions{Tol: s.opt.EigTol, Seed: s.opt.Seed}
+		r, err := s.b.Eigs(s.ctx, s.op, k, arpack.LargestAlgebraic, eo)
+		out.eigIters += r.Iterations
+		out.applies += r.OpApplies
+		if err != nil {
+			return out, fmt.Errorf("eigensolver (%d eigenpairs, backend %s): %w", k, s.b.Name(), err)
+		}
+		if len(r.Values) != k {
+			return out, fmt.Errorf("eigensolver returned %d of %d eigenpairs", len(r.Values), k)
+		}
+		// r.Values ascending: the smallest computed decides coverage.
+		covered := r.Values[0] <= posTol
+		if covered || k >= s.opt.MaxRank {
+			out.covered = covered
+			out.computed = k
+			s.fill(&out, r)
+			// The next solve (squared hinge) starts from the positive rank
+			// just found plus a margin: A_t changes little between iterations,
+			// and coverage is checked (and k doubled) again anyway.
+			pos := len(out.values)
+			s.k = min(max(pos+max(5, pos/4), 1), s.opt.MaxRank)
+			if len(out.values) == 0 {
+				return out, ErrNoPositiveSpectrum
+			}
+			return out, nil
+		}
+		k = min(2*k, s.opt.MaxRank)
+	}
+}
+
+// fill extracts the positive part of r and scales it by Proposition 1.
+func (s *solver) fill(out *closedForm, r engine.EigsResult) {
+	k := len(r.Values)
+	out.spectrum = make([]float64, k)
+	for i, v := range r.Values {
+		out.spectrum[k-1-i] = v
+	}
+	var p int
+	var ss float64
+	for _, v := range out.spectrum {
+		if v <= posTol {
+			break
+		}
+		p++
+		ss += v * v
+	}
+	if p == 0 {
+		return
+	}
+	scale := math.Sqrt(s.opt.B / ss)
+	out.trAK = math.Sqrt(s.opt.B * ss)
+	out.values = make([]float64, p)
+	for l := 0; l < p; l++ {
+		out.values[l] = scale * out.spectrum[l]
+	}
+	v := mat.NewDense(s.n, p, nil)
+	dst, src := v.RawMatrix(), r.Vectors.RawMatrix()
+	for i := 0; i < s.n; i++ {
+		d := dst.Data[i*dst.Stride : i*dst.Stride+p]
+		row := src.Data[i*src.Stride : i*src.Stride+k]
+		for l := range d {
+			d[l] = row[k-1-l]
+		}
+	}
+	out.vectors = v
+}
