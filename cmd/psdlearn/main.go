@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -75,7 +76,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) (stat
 func reportError(env *cmdEnv, err error) int {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	if env.json {
-		fmt.Fprintf(env.stdout, "{\"error\": %q}\n", msg)
+		b, _ := json.Marshal(map[string]string{"error": msg})
+		fmt.Fprintf(env.stdout, "%s\n", b)
 	} else {
 		fmt.Fprintf(env.stderr, "psdlearn: %s\n", msg)
 	}

@@ -1,0 +1,155 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	_ "github.com/psdlearn/psdlearn/algos/boost" // registers boostmetric, psdboost
+	"github.com/psdlearn/psdlearn/algos/data"
+	_ "github.com/psdlearn/psdlearn/algos/frob" // registers frobmetric
+	"github.com/psdlearn/psdlearn/algos/meg"
+	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/datasets"
+	"github.com/psdlearn/psdlearn/engine"
+	"gonum.org/v1/gonum/mat"
+)
+
+// AlgoCases returns the cases of the "algos" suite: every algorithm on the
+// bundled real data with the protocol of DESIGN.md §4 (standardised
+// features; small sets split 70/15/15 with the seed, letters by its fixed
+// rows). Size is the number of training points. Each run reports its test
+// error (metrics) or clustering accuracy (kernels) in Result.Metrics and its
+// convergence curve when the algorithm has one.
+func AlgoCases(seed uint64) []Case {
+	var cases []Case
+	for _, c := range []struct {
+		data, split, algo, label string
+		opts                 train.Options
+	}{
+		{"iris", "0.7,0.15,0.15", "psdboost", "psdboost", train.Options{}},
+		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric exp stage-wise", train.Options{Loss: "exp", Mode: "stagewise"}},
+		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric logistic corrective", train.Options{Loss: "logistic", Mode: "corrective"}},
+		{"wine", "0.7,0.15,0.15", "frobmetric", "frobmetric", train.Options{}},
+		{"letters", "rows:10500,4500,5000", "boostmetric", "boostmetric exp stage-wise", train.Options{Loss: "exp", Mode: "stagewise"}},
+		{"letters", "rows:10500,4500,5000", "frobmetric", "frobmetric", train.Options{}},
+	} {
+		c := c
+		parts, err := splitBuiltin(c.data, c.split, seed)
+		size := 0
+		if err == nil {
+			size = parts[0].Len()
+		}
+		cases = append(cases, Case{Name: c.label, Size: size, Detail: c.data + " " + c.split, Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
+			if err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) (Outcome, error) {
+				rep, err := train.RunExperiment(ctx, train.Experiment{Algo: c.algo, Train: parts[0], Val: parts[1], Test: parts[2],
+					Standardize: true, Seed: seed, Backend: b, Options: c.opts})
+				if err != nil {
+					return Outcome{}, err
+				}
+				m := map[string]float64{"test_error": rep.TestError, "euclidean_test_error": rep.EuclideanTestErr}
+				if !math.IsNaN(rep.DualityGap) {
+					m["duality_gap"] = rep.DualityGap
+				}
+				return Outcome{Iterations: rep.Iterations, Metrics: m, Curve: rep.Curve}, nil
+			}, nil
+		}})
+	}
+	for _, c := range []struct {
+		data string
+		loss npkl.Loss
+	}{{"iris", npkl.Linear}, {"iris", npkl.SquaredHinge}, {"wine", npkl.Linear}, {"wine", npkl.SquaredHinge}} {
+		c := c
+		d, err := datasets.Open(c.data)
+		if err != nil {
+			continue
+		}
+		cases = append(cases, Case{Name: "simplenpkl " + c.loss.String(), Size: d.Len(), Detail: c.data + ", 5 runs", Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
+			x, err := standardized(b, d.X)
+			if err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) (Outcome, error) {
+				rep, err := npkl.Cluster(ctx, x, d.Y, npkl.ClusterOptions{Runs: 5, Seed: seed, Learn: npkl.Options{Loss: c.loss, Backend: b}})
+				if err != nil {
+					return Outcome{}, err
+				}
+				o := Outcome{Iterations: int(math.Round(rep.ItersMean)), Metrics: map[string]float64{"accuracy": rep.AccuracyMean, "accuracy_sd": rep.AccuracySD}}
+				if len(rep.Runs) > 0 {
+					o.Curve = rep.Runs[0].Objectives
+				}
+				return o, nil
+			}, nil
+		}})
+	}
+	if d, err := datasets.Open("wine"); err == nil {
+		const objects = 52
+		cases = append(cases, Case{Name: "definiteboost approx", Size: objects, Detail: "wine RBF target kernel, close-pair constraints", Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
+			x, err := standardized(b, d.X)
+			if err != nil {
+				return nil, err
+			}
+			sub := mat.DenseCopyOf(x.Slice(0, objects, 0, d.Dim()))
+			gamma, err := meg.MedianGamma(sub)
+			if err != nil {
+				return nil, err
+			}
+			k, err := meg.RBFKernel(sub, gamma)
+			if err != nil {
+				return nil, err
+			}
+			u, err := meg.TraceNormalize(k)
+			if err != nil {
+				return nil, err
+			}
+			cons, _, err := meg.CloseConstraints(u, 0.2/objects)
+			if err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) (Outcome, error) {
+				var curve []float64
+				res, err := meg.DefiniteBoost(ctx, cons, meg.BoostOptions{Backend: b, Tol: 1e-6 * 0.2 / objects,
+					Observe: func(s meg.BoostStep) error { curve = append(curve, s.Dual); return nil }})
+				if err != nil {
+					return Outcome{}, err
+				}
+				return Outcome{Iterations: res.Iterations, Metrics: map[string]float64{"dual": res.Dual, "max_violation": res.MaxViolation}, Curve: curve}, nil
+			}, nil
+		}})
+	}
+	return cases
+}
+
+func splitBuiltin(name, split string, seed uint64) ([]*data.Dataset, error) {
+	d, err := datasets.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := data.ParseSplit(split)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Rows != nil {
+		return data.SplitRows(d, spec.Rows)
+	}
+	parts, err := data.Split(d, spec.Fracs, seed)
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("bench: split %q has %d parts, want 3", split, len(parts))
+	}
+	return parts, nil
+}
+
+func standardized(b engine.Backend, x *mat.Dense) (*mat.Dense, error) {
+	p, err := data.FitPipeline(b, x, true, 0)
+	if err != nil {
+		return nil, err
+	}
+	return p.Apply(x)
+}

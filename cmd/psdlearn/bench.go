@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/psdlearn/psdlearn/bench"
+	"github.com/psdlearn/psdlearn/engine"
+)
+
+func init() {
+	register(command{name: "bench", summary: "measure kernels or algorithms on every backend (median times, native/go ratios)", run: runBench})
+}
+
+// benchSuites maps a suite name to its cases.
+var benchSuites = map[string]func(seed uint64) []bench.Case{
+	"kernels": bench.KernelCases,
+	"algos":   bench.AlgoCases,
+}
+
+func runBench(ctx context.Context, env *cmdEnv, args []string) error {
+	fs := newFlagSet(env, "bench")
+	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(sortedKeys(benchSuites), "|"))
+	backends := fs.String("backend", strings.Join(engine.Names(), ","), "comma-separated backends to measure")
+	runs := fs.Int("runs", 5, "timed runs per case (after one warm-up); the median is reported")
+	maxSize := fs.Int("max-size", 0, "skip cases larger than this size (0: no limit)")
+	plotDir := fs.String("plot", "", "directory to write PNG charts into")
+	seed := fs.Uint64("seed", 1, "random seed of the generated inputs")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
+	}
+	cases, ok := benchSuites[*suite]
+	if !ok {
+		return fmt.Errorf("bench: unknown suite %q (available: %s)", *suite, strings.Join(sortedKeys(benchSuites), ", "))
+	}
+	var bs []engine.Backend
+	for _, name := range strings.Split(*backends, ",") {
+		b, err := resolveBackend(strings.TrimSpace(name))
+		if err != nil {
+			return err
+		}
+		bs = append(bs, b)
+	}
+	results, err := bench.Run(ctx, *suite, cases(*seed), bench.Options{Backends: bs, Runs: *runs, MaxSize: *maxSize, Progress: newProgress(env)})
+	if err != nil {
+		return err
+	}
+	var plots []string
+	if *plotDir != "" {
+		plotter := bench.PlotScaling
+		if *suite == "algos" {
+			plotter = bench.PlotCurves
+		}
+		if plots, err = plotter(*plotDir, results); err != nil {
+			return err
+		}
+	}
+	if env.json {
+		return emitJSON(env, map[string]any{"suite": *suite, "results": results, "plots": plots, "machine": bench.Machine()})
+	}
+	fmt.Fprintf(env.stdout, "## %s (%s)\n\n", *suite, bench.Machine())
+	if err := bench.Markdown(env.stdout, results); err != nil {
+		return err
+	}
+	for _, p := range plots {
+		fmt.Fprintf(env.stdout, "\nplot: %s", p)
+	}
+	fmt.Fprintln(env.stdout)
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/sparse"
+)
+
+func init() {
+	register(command{name: "cluster", summary: "learn a kernel from pairwise constraints (SimpleNPKL) and cluster with kernel k-means", run: runCluster})
+}
+
+// clusterSummary is the JSON object `psdlearn cluster --json` prints.
+type clusterSummary struct {
+	Algo        string    `json:"algo"`
+	Loss        string    `json:"loss"`
+	Backend     string    `json:"backend"`
+	Data        string    `json:"data"`
+	N           int       `json:"n_train"`
+	Dim         int       `json:"dim"`
+	Clusters    int       `json:"clusters"`
+	Neighbors   int       `json:"k"`
+	Graph       string    `json:"graph"`
+	GraphNNZ    int       `json:"graph_nnz"`
+	B           float64   `json:"B"`
+	C           []float64 `json:"C"`
+	CChosen     []float64 `json:"C_chosen,omitempty"`
+	Ratio       float64   `json:"component_ratio"`
+	Selection   string    `json:"selection"`
+	Runs        int       `json:"runs"`
+	Constraints float64   `json:"constraints"`
+	Used        float64   `json:"constraints_used"`
+
+	Accuracy     float64   `json:"cluster_accuracy"`
+	AccuracySD   float64   `json:"cluster_accuracy_sd"`
+	Accuracies   []float64 `json:"cluster_accuracies"`
+	KMeans       *float64  `json:"kmeans_accuracy,omitempty"`
+	KMeansSD     *float64  `json:"kmeans_accuracy_sd,omitempty"`
+	Iterations   float64   `json:"iterations"`
+	Rank         float64   `json:"rank"`
+	Covered      bool      `json:"spectrum_covered"`
+	Objective    []float64 `json:"objective"` // J per iteration of the first run
+	Eigenvalues  []float64 `json:"leading_eigenvalues"`
+	GraphSeconds float64   `json:"graph_seconds"`
+	TrainSeconds float64   `json:"train_seconds"` // mean kernel learning time per run (clustering excluded)
+	TotalSeconds float64   `json:"total_seconds"`
+	PeakRSSMB    float64   `json:"peak_rss_mb"`
+}
+
+func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
+	fs := newFlagSet(env, "cluster")
+	algo := fs.String("algo", "simplenpkl", "kernel learner: simplenpkl")
+	lossName := fs.String("loss", "linear", "loss on the constraints: linear | sqhinge")
+	spec := fs.String("data", "", "labelled data: file.csv, file.libsvm, idx:IMAGES:LABELS or builtin:NAME (required)")
+	labelCol := fs.String("label-col", "", "label column of a CSV file (default: the last)")
+	k := fs.Int("k", 5, "neighbours of the kNN graph (the paper: 5 for small sets, 50 for large)")
+	graph := fs.String("graph", "union", "kNN graph symmetrisation: union | mutual | average")
+	weight := fs.String("weight", "binary", "kNN edge weights: binary (the paper) | heat")
+	bcap := fs.Float64("B", 1, "capacity bound tr(K²) ≤ B")
+	cList := fs.String("C", "0.5", "loss weight C; a comma-separated list is chosen among per run on held-out constraints")
+	holdOut := fs.Float64("holdout", 0.2, "share of constraints held out to choose C from a list")
+	iters := fs.Int("iters", 10, "squared-hinge iterations")
+	alpha0 := fs.Float64("alpha0", 1, "squared-hinge initial α (1: the paper; with C ≠ 1, --alpha0 C starts from the linear-loss kernel of the same C)")
+	eta := fs.Float64("eta", 0, "squared-hinge step scale, η_t = 2·eta/(t+2) (0: C)")
+	rank := fs.Int("rank", 0, "eigenpairs requested first, doubled until the positive spectrum is covered (0: the Pataki bound)")
+	maxRank := fs.Int("max-rank", 0, "cap on the rank of K / eigenpairs computed (0: min(max(2·rank, 64), 256))")
+	eigTol := fs.Float64("eig-tol", 0, "relative accuracy of the eigenvalues (0: machine precision)")
+	ratio := fs.Float64("ratio", 0.7, "must-link components as a fraction of n (sets the number of constraints)")
+	runs := fs.Int("runs", 20, "repetitions with fresh constraints")
+	clusters := fs.Int("clusters", 0, "number of clusters (0: the number of classes)")
+	restarts := fs.Int("restarts", 10, "k-means++ restarts per clustering")
+	selName := fs.String("select", "all", "constraints learned from: all | active (margin criterion) | random")
+	fraction := fs.Float64("fraction", 0.5, "share of constraints kept by --select active|random")
+	standardize := fs.Bool("standardize", false, "standardise the features before building the graph")
+	baseline := fs.Bool("baseline", true, "also report plain k-means on the (preprocessed) data")
+	seed := fs.Uint64("seed", 1, "random seed (constraints, eigensolver start, k-means)")
+	backendName := fs.String("backend", "", "numerical backend: native | go (default: $PSDLEARN_BACKEND, else native when built in)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("cluster: unexpected arguments %q", fs.Args())
+	}
+	if strings.ToLower(*algo) != "simplenpkl" {
+		return fmt.Errorf("cluster: unknown algorithm %q (available: simplenpkl)", *algo)
+	}
+	if *spec == "" {
+		return fmt.Errorf("cluster: --data is required")
+	}
+	loss, err := npkl.ParseLoss(*lossName)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	sel, err := npkl.ParseSelection(*selName)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	grid, err := parseFloatList(*cList)
+	if err != nil {
+		return fmt.Errorf("cluster: --C: %w", err)
+	}
+	g, err := parseGraphOptions(*graph, *weight)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	if *k < 1 || *runs < 1 || *restarts < 1 || *iters < 1 || *clusters < 0 || *maxRank < 0 || *rank < 0 || !(*bcap > 0) || *eta < 0 || *eigTol < 0 || !(*alpha0 > 0) {
+		return fmt.Errorf("cluster: --k, --runs, --restarts and --iters must be positive, --B and --alpha0 positive, --clusters, --rank, --max-rank, --eta and --eig-tol non-negative")
+	}
+	b, err := resolveBackend(*backendName)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	progress := newProgress(env)
+	ds, err := loadData(*spec, *labelCol)
+	if err != nil {
+		return err
+	}
+	x := ds.X
+	if *standardize {
+		st, err := data.FitStandardizer(x)
+		if err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+		if x, err = st.Apply(x); err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+	}
+	progress("cluster: %s, %d points × %d features, %d classes; SimpleNPKL %v loss on backend %s", ds.Name, ds.Len(), ds.Dim(), len(ds.Classes), loss, b.Name())
+	opt := npkl.ClusterOptions{
+		Neighbors: *k, Graph: g, Ratio: *ratio, Runs: *runs, Clusters: *clusters, Restarts: *restarts,
+		Selection: sel, Fraction: *fraction, CGrid: grid, HoldOut: *holdOut, Seed: *seed,
+		Learn: npkl.Options{Loss: loss, B: *bcap, Iters: *iters, Eta: *eta, Alpha0: *alpha0, Rank: *rank, MaxRank: *maxRank, EigTol: *eigTol, Backend: b},
+		Progress: func(r npkl.RunReport) {
+			progress("run %d/%d: accuracy %.2f%%, C %g, rank %d, %d/%d constraints, learn %.3fs", r.Run, *runs, 100*r.Accuracy, r.C, r.Rank, r.Used, r.Constraints, r.LearnSeconds)
+		},
+	}
+	rep, err := npkl.Cluster(ctx, x, ds.Y, opt)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	sum := clusterSummary{
+		Algo: "simplenpkl", Loss: loss.String(), Backend: b.Name(), Data: *spec, N: rep.N, Dim: rep.Dim,
+		Clusters: rep.Clusters, Neighbors: *k, Graph: *graph + "/" + *weight, GraphNNZ: rep.GraphNNZ, B: *bcap, C: grid,
+		Ratio: *ratio, Selection: sel.String(), Runs: len(rep.Runs), Constraints: rep.ConstraintsMean, Used: rep.UsedMean,
+		Accuracy: rep.AccuracyMean, AccuracySD: rep.AccuracySD, Iterations: rep.ItersMean, Rank: rep.RankMean,
+		Covered: rep.AllCovered, GraphSeconds: rep.GraphSeconds, TrainSeconds: rep.LearnSecondsMean,
+	}
+	for _, r := range rep.Runs {
+		sum.Accuracies = append(sum.Accuracies, r.Accuracy)
+		if len(grid) > 1 {
+			sum.CChosen = append(sum.CChosen, r.C)
+		}
+	}
+	if len(rep.Runs) > 0 {
+		sum.Objective = rep.Runs[0].Objectives
+		sum.Eigenvalues = rep.Runs[0].LeadingEigenvalues
+	}
+	if *baseline {
+		m, sd, err := npkl.KMeansBaseline(ctx, x, ds.Y, rep.Clusters, *runs, 1, *seed)
+		if err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+		sum.KMeans, sum.KMeansSD = &m, &sd
+	}
+	sum.TotalSeconds = time.Since(start).Seconds()
+	sum.PeakRSSMB = peakRSSMB()
+	if env.json {
+		return emitJSON(env, sum)
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "SimpleNPKL (%s loss) on %s: %d points, %d features, %d clusters, backend %s\n", sum.Loss, ds.Name, sum.N, sum.Dim, sum.Clusters, sum.Backend)
+	fmt.Fprintf(w, "graph: k = %d %s, %d nonzeros, %.3fs\n", *k, sum.Graph, sum.GraphNNZ, sum.GraphSeconds)
+	fmt.Fprintf(w, "constraints: %.1f per run (ratio %.2f), %.1f used (%s)\n", sum.Constraints, *ratio, sum.Used, sum.Selection)
+	fmt.Fprintf(w, "pairwise accuracy: %.2f ± %.2f %% over %d runs\n", 100*sum.Accuracy, 100*sum.AccuracySD, sum.Runs)
+	if sum.KMeans != nil {
+		fmt.Fprintf(w, "k-means baseline:  %.2f ± %.2f %%\n", 100**sum.KMeans, 100**sum.KMeansSD)
+	}
+	fmt.Fprintf(w, "rank %.1f (covered: %v), iterations %.1f, learn %.4fs per run, total %.2fs, peak RSS %.0f MB\n",
+		sum.Rank, sum.Covered, sum.Iterations, sum.TrainSeconds, sum.TotalSeconds, sum.PeakRSSMB)
+	if len(sum.CChosen) > 0 {
+		fmt.Fprintf(w, "C chosen per run: %v\n", sum.CChosen)
+	}
+	return nil
+}
+
+// parseFloatList parses a comma-separated list of positive numbers.
+func parseFloatList(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", f)
+		}
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%v must be positive and finite", v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func parseGraphOptions(sym, weight string) (sparse.GraphOptions, error) {
+	var g sparse.GraphOptions
+	switch sym {
+	case "union":
+		g.Symmetrize = sparse.Union
+	case "mutual":
+		g.Symmetrize = sparse.Mutual
+	case "average":
+		g.Symmetrize = sparse.Average
+	default:
+		return g, fmt.Errorf("unknown --graph %q (want union, mutual or average)", sym)
+	}
+	switch weight {
+	case "binary":
+		g.Weight = sparse.Binary
+	case "heat":
+		g.Weight = sparse.Heat
+	default:
+		return g, fmt.Errorf("unknown --weight %q (want binary or heat)", weight)
+	}
+	return g, nil
+}

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/psdlearn/psdlearn/algos/data"
+	_ "github.com/psdlearn/psdlearn/datasets" // registers builtin:NAME data specs
+	"github.com/psdlearn/psdlearn/engine"
+)
+
+// newFlagSet returns a flag set for a subcommand that reports errors (and
+// -h usage) on env.stderr instead of exiting, and defines --json bound to
+// env.json.
+func newFlagSet(env *cmdEnv, name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("psdlearn "+name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.BoolVar(&env.json, "json", env.json, "print exactly one JSON object on stdout when done")
+	return fs
+}
+
+// emitJSON writes v to stdout as one JSON object on one line. NaN and ±Inf
+// (which JSON cannot represent) are written as null.
+func emitJSON(env *cmdEnv, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		var uv *json.UnsupportedValueError
+		if !errors.As(err, &uv) {
+			return fmt.Errorf("encoding JSON output: %w", err)
+		}
+		if b, err = json.Marshal(jsonSafe(reflect.ValueOf(v))); err != nil {
+			return fmt.Errorf("encoding JSON output: %w", err)
+		}
+	}
+	b = append(b, '\n')
+	_, err = env.stdout.Write(b)
+	return err
+}
+
+// jsonSafe converts v into plain JSON values (maps, slices, numbers, strings)
+// with non-finite floats replaced by nil. It follows encoding/json's field
+// naming: json tags, "-", omitempty, embedded structs flattened.
+func jsonSafe(v reflect.Value) any {
+	if !v.IsValid() {
+		return nil
+	}
+	if v.Kind() != reflect.Pointer && v.Kind() != reflect.Interface && v.CanInterface() {
+		if m, ok := v.Interface().(json.Marshaler); ok {
+			return marshalerValue(m)
+		}
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		if v.CanInterface() {
+			if m, ok := v.Interface().(json.Marshaler); ok {
+				return marshalerValue(m)
+			}
+		}
+		return jsonSafe(v.Elem())
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil
+		}
+		return f
+	case reflect.Slice:
+		if v.IsNil() {
+			return nil
+		}
+		fallthrough
+	case reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return v.Interface()
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = jsonSafe(v.Index(i))
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return nil
+		}
+		out := make(map[string]any, v.Len())
+		it := v.MapRange()
+		for it.Next() {
+			out[fmt.Sprint(it.Key().Interface())] = jsonSafe(it.Value())
+		}
+		return out
+	case reflect.Struct:
+		out := map[string]any{}
+		structFields(v, out)
+		return out
+	default:
+		if v.CanInterface() {
+			return v.Interface()
+		}
+		return nil
+	}
+}
+
+func marshalerValue(m json.Marshaler) any {
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return nil
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+func structFields(v reflect.Value, out map[string]any) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		fv := v.Field(i)
+		if f.Anonymous && name == "" {
+			if fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					continue
+				}
+				fv = fv.Elem()
+			}
+			if fv.Kind() == reflect.Struct {
+				structFields(fv, out)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if strings.Contains(opts, "omitempty") && fv.IsZero() {
+			continue
+		}
+		out[name] = jsonSafe(fv)
+	}
+}
+
+// progressDelay is how long a run lasts before progress lines appear, and
+// progressInterval the least time between two lines (variables for tests).
+var (
+	progressDelay    = time.Second
+	progressInterval = 250 * time.Millisecond
+)
+
+// newProgress returns a function that prints one progress line on stderr —
+// "psdlearn [12.3s] message" — but only once the run has lasted more than a
+// second, and at most four lines a second (messages in between are dropped).
+// It is safe for concurrent use.
+func newProgress(env *cmdEnv) func(format string, args ...any) {
+	start := time.Now()
+	var mu sync.Mutex
+	var last time.Time
+	return func(format string, args ...any) {
+		now := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		if now.Sub(start) <= progressDelay || now.Sub(last) < progressInterval {
+			return
+		}
+		last = now
+		msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+		fmt.Fprintf(env.stderr, "psdlearn [%.1fs] %s\n", now.Sub(start).Seconds(), msg)
+	}
+}
+
+// loadData loads a data SPEC: a .csv, .libsvm/.svm/.txt file,
+// idx:IMAGES:LABELS, or builtin:NAME (the embedded data sets). labelCol
+// selects the label column of a CSV file (name or 0-based index; "" = last).
+func loadData(spec, labelCol string) (*data.Dataset, error) {
+	d, err := data.Load(spec, data.LoadOptions{LabelCol: labelCol})
+	if err != nil {
+		return nil, err
+	}
+	if d.Len() == 0 {
+		return nil, fmt.Errorf("%s: no data", spec)
+	}
+	return d, nil
+}
+
+// resolveBackend returns the backend called name; "" means engine.Default(),
+// after checking that $PSDLEARN_BACKEND, if set, names a registered backend
+// (engine.Default would silently ignore a misspelt one).
+func resolveBackend(name string) (engine.Backend, error) {
+	if name == "" {
+		if env := os.Getenv(engine.EnvBackend); env != "" {
+			if _, err := engine.Get(env); err != nil {
+				return nil, fmt.Errorf("$%s=%q: unknown backend (available: %s)", engine.EnvBackend, env, strings.Join(engine.Names(), ", "))
+			}
+		}
+		return engine.Default(), nil
+	}
+	b, err := engine.Get(name)
+	if err != nil {
+		return nil, fmt.Errorf("--backend %q: unknown backend (available: %s)", name, strings.Join(engine.Names(), ", "))
+	}
+	return b, nil
+}
+
+// peakRSSMB returns the peak resident set size of the process in MiB (from
+// getrusage), or NaN where it is not available.
+func peakRSSMB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	maxrss := float64(ru.Maxrss)
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return maxrss / (1 << 20) // bytes
+	}
+	return maxrss / (1 << 10) // kilobytes on Linux and the BSDs
+}
+
+// parseNumberList parses a comma-separated list of numbers ("" gives nil).
+func parseNumberList(flagName, s string) ([]float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("--%s: %q is not a number", flagName, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// finiteOrNil returns v, or nil for NaN and ±Inf, for JSON output.
+func finiteOrNil(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}

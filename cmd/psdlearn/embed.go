@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/algos/frob"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+func init() {
+	register(command{
+		name:    "embed",
+		summary: "embed data by approximate maximum variance unfolding (mvu)",
+		run:     runEmbed,
+	})
+	data.RegisterScheme("swissroll", openSwissRoll)
+}
+
+// openSwissRoll opens "swissroll:N[:SEED]": N points of frob.SwissRoll, the
+// label being the decile of the roll's angle t (so that a plot coloured by
+// label shows whether the roll was unrolled).
+func openSwissRoll(name string, _ data.LoadOptions) (*data.Dataset, error) {
+	parts := strings.Split(name, ":")
+	if len(parts) > 2 {
+		return nil, fmt.Errorf("%w: want swissroll:N or swissroll:N:SEED", data.ErrFormat)
+	}
+	n, err := strconv.Atoi(parts[0])
+	if err != nil || n < 10 || n > 1<<20 {
+		return nil, fmt.Errorf("%w: swissroll: %q is not a number of points in [10, 2^20]", data.ErrFormat, parts[0])
+	}
+	seed := uint64(1)
+	if len(parts) == 2 {
+		if seed, err = strconv.ParseUint(parts[1], 10, 64); err != nil {
+			return nil, fmt.Errorf("%w: swissroll: bad seed %q", data.ErrFormat, parts[1])
+		}
+	}
+	x, t, _ := frob.SwissRoll(n, seed)
+	d := &data.Dataset{Name: "swissroll", X: x, Y: make([]int, n)}
+	for i := 0; i < 10; i++ {
+		d.Classes = append(d.Classes, strconv.Itoa(i))
+	}
+	for i, v := range t {
+		d.Y[i] = min(int(10*(v-1.5*math.Pi)/(3*math.Pi)), 9)
+	}
+	return d, nil
+}
+
+// embedSummary is the JSON output of psdlearn embed.
+type embedSummary struct {
+	Algo          string    `json:"algo"`
+	Backend       string    `json:"backend"`
+	Data          string    `json:"data"`
+	Method        string    `json:"method"`
+	N             int       `json:"n"`
+	InputDim      int       `json:"input_dim"`
+	Dims          int       `json:"dims"`
+	K             int       `json:"k"`
+	Sigma         float64   `json:"sigma"`
+	Constraints   string    `json:"constraints"`
+	Edges         int       `json:"edges"`
+	Iterations    int       `json:"iterations"`
+	Evaluations   int       `json:"evaluations"`
+	TrainSeconds  float64   `json:"train_seconds"`
+	Objective     any       `json:"objective"`
+	DualObjective any       `json:"dual_objective"`
+	DualityGap    any       `json:"duality_gap"`
+	MaxViolation  any       `json:"max_violation"`
+	EdgeError     any       `json:"edge_error_mean"`
+	EdgeErrorMax  any       `json:"edge_error_max"`
+	VarianceTop   any       `json:"variance_top"`
+	Eigenvalues   []float64 `json:"eigenvalues"`
+	Reason        string    `json:"reason"`
+	Out           string    `json:"out,omitempty"`
+	Plot          string    `json:"plot,omitempty"`
+	PeakRSSMB     float64   `json:"peak_rss_mb"`
+}
+
+func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
+	fs := newFlagSet(env, "embed")
+	var (
+		algo, dataSpec, labelCol, out, plotFile, backendName, method string
+		k, dims, iters                                               int
+		sigma, penalty                                               float64
+		standardize, inequalities                                    bool
+		seed                                                         uint64
+	)
+	fs.StringVar(&algo, "algo", "mvu", "embedding algorithm: mvu")
+	fs.StringVar(&dataSpec, "data", "", "data SPEC: file.csv, file.libsvm, idx:IMAGES:LABELS, builtin:NAME or swissroll:N[:SEED]")
+	fs.StringVar(&labelCol, "label-col", "", "label column of a CSV file: name or 0-based index (default: last)")
+	fs.IntVar(&k, "k", 6, "number of nearest neighbours whose distances are preserved")
+	fs.Float64Var(&sigma, "sigma", 1e5, "σ of the Frobenius perturbation (larger is closer to exact MVU; scales with the squared data scale)")
+	fs.IntVar(&dims, "dims", 2, "embedding dimension")
+	fs.StringVar(&out, "out", "", "write the coordinates (and labels) to this CSV file")
+	fs.StringVar(&plotFile, "plot", "", "write a scatter plot of the first two coordinates to this PNG file")
+	fs.StringVar(&backendName, "backend", "", "numerical backend: native|go (default: $PSDLEARN_BACKEND or native when built with cgo)")
+	fs.StringVar(&method, "method", "auto", "negative part: dense (dense eigensolver), sparse (Lanczos), auto")
+	fs.IntVar(&iters, "iters", 0, "maximum L-BFGS-B iterations (0: 20000)")
+	fs.Float64Var(&penalty, "penalty", 0, "soften the distance constraints with this per-unit penalty (0: hard)")
+	fs.BoolVar(&inequalities, "inequalities", false, "neighbour distances may shrink (⟨A,X⟩ ≤ d²) instead of being kept")
+	fs.BoolVar(&standardize, "standardize", false, "standardise features first")
+	fs.Uint64Var(&seed, "seed", 1, "random seed (sparse eigensolver start)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("embed: unexpected argument %q", fs.Arg(0))
+	}
+	if algo != "mvu" {
+		return fmt.Errorf("embed: unknown --algo %q (available: mvu)", algo)
+	}
+	if dataSpec == "" {
+		return fmt.Errorf("embed: --data is required")
+	}
+	if dims < 1 {
+		return fmt.Errorf("embed: --dims %d: want at least 1", dims)
+	}
+	if !(sigma > 0) || math.IsInf(sigma, 0) {
+		return fmt.Errorf("embed: --sigma %v: want a finite σ > 0", sigma)
+	}
+	if penalty < 0 || math.IsNaN(penalty) || math.IsInf(penalty, 0) {
+		return fmt.Errorf("embed: --penalty %v: want a finite value ≥ 0", penalty)
+	}
+	if plotFile != "" && dims < 2 {
+		return fmt.Errorf("embed: --plot needs --dims ≥ 2")
+	}
+	var m frob.Method
+	switch method {
+	case "auto":
+		m = frob.Auto
+	case "dense":
+		m = frob.Dense
+	case "sparse":
+		m = frob.Sparse
+	default:
+		return fmt.Errorf("embed: unknown --method %q (dense, sparse, auto)", method)
+	}
+	b, err := resolveBackend(backendName)
+	if err != nil {
+		return err
+	}
+	d, err := loadData(dataSpec, labelCol)
+	if err != nil {
+		return err
+	}
+	x := d.X
+	if standardize {
+		s, err := data.FitStandardizer(x)
+		if err != nil {
+			return err
+		}
+		if x, err = s.Apply(x); err != nil {
+			return err
+		}
+	}
+	progress := newProgress(env)
+	start := time.Now()
+	emb, err := frob.MVU(ctx, x, frob.MVUOptions{
+		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty,
+		SDP: frob.SDPOptions{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: progress},
+	})
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start).Seconds()
+	sol := emb.Solution
+	eMean, eMax := edgeErrors(emb)
+	var tr, top float64
+	for i, v := range emb.Eigenvalues {
+		tr += v
+		if i < dims {
+			top += v
+		}
+	}
+	cons := "equalities"
+	if inequalities {
+		cons = "inequalities"
+	}
+	sum := embedSummary{
+		Algo: "mvu", Backend: b.Name(), Data: dataSpec, Method: sol.Method.String(),
+		N: d.Len(), InputDim: d.Dim(), Dims: dims, K: k, Sigma: sigma, Constraints: cons,
+		Edges: len(emb.Edges), Iterations: sol.Iterations, Evaluations: sol.Evaluations,
+		TrainSeconds: elapsed, Objective: finiteOrNil(sol.Primal), DualObjective: finiteOrNil(sol.Dual),
+		DualityGap: finiteOrNil(sol.RelGap), MaxViolation: finiteOrNil(sol.MaxViolation),
+		EdgeError: finiteOrNil(eMean), EdgeErrorMax: finiteOrNil(eMax), VarianceTop: finiteOrNil(top / tr),
+		Eigenvalues: emb.Eigenvalues[:min(len(emb.Eigenvalues), 10)], Reason: sol.Reason,
+		Out: out, Plot: plotFile,
+	}
+	if out != "" {
+		if err := writeEmbedding(out, emb.Coords, d); err != nil {
+			return err
+		}
+	}
+	if plotFile != "" {
+		if err := plotEmbedding(plotFile, emb.Coords, d, fmt.Sprintf("MVU of %s (k=%d, σ=%g)", d.Name, k, sigma)); err != nil {
+			return err
+		}
+	}
+	sum.PeakRSSMB = peakRSSMB()
+	if env.json {
+		return emitJSON(env, sum)
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "mvu on %s: %d points, %d → %d dimensions, k = %d, σ = %g, %d %s (%s backend, %s)\n",
+		dataSpec, sum.N, sum.InputDim, dims, k, sigma, sum.Edges, cons, sum.Backend, sum.Method)
+	fmt.Fprintf(w, "  %d iterations, %d evaluations, %.2fs (%s)\n", sum.Iterations, sum.Evaluations, elapsed, sol.Reason)
+	fmt.Fprintf(w, "  objective %.8g, dual %.8g, relative gap %.3g, max violation %.3g\n", sol.Primal, sol.Dual, sol.RelGap, sol.MaxViolation)
+	fmt.Fprintf(w, "  neighbour squared distances: mean relative error %.4g, max %.4g\n", eMean, eMax)
+	fmt.Fprintf(w, "  variance in the top %d dimensions: %.4f; eigenvalues %.4g\n", dims, top/tr, sum.Eigenvalues)
+	if out != "" {
+		fmt.Fprintf(w, "  coordinates written to %s\n", out)
+	}
+	if plotFile != "" {
+		fmt.Fprintf(w, "  plot written to %s\n", plotFile)
+	}
+	return nil
+}
+
+// edgeErrors returns the mean and largest relative error |d̂² − d²|/d² of
+// the constrained neighbour distances in the learned Gram matrix.
+func edgeErrors(emb *frob.Embedding) (mean, worst float64) {
+	f := emb.Solution.Factor.RawMatrix()
+	for t, e := range emb.Edges {
+		ra, rb := f.Data[e.A*f.Stride:e.A*f.Stride+f.Cols], f.Data[e.B*f.Stride:e.B*f.Stride+f.Cols]
+		var d2 float64
+		for j := range ra {
+			v := ra[j] - rb[j]
+			d2 += v * v
+		}
+		if emb.Dist2[t] == 0 {
+			continue
+		}
+		rel := math.Abs(d2-emb.Dist2[t]) / emb.Dist2[t]
+		mean += rel
+		worst = math.Max(worst, rel)
+	}
+	if len(emb.Edges) > 0 {
+		mean /= float64(len(emb.Edges))
+	}
+	return mean, worst
+}
+
+// writeEmbedding writes the coordinates as CSV: y1, …, yd, label.
+func writeEmbedding(path string, y *mat.Dense, d *data.Dataset) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("embed: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	n, c := y.Dims()
+	for j := 0; j < c; j++ {
+		fmt.Fprintf(w, "y%d,", j+1)
+	}
+	fmt.Fprintln(w, "label")
+	for i := 0; i < n; i++ {
+		for j := 0; j < c; j++ {
+			w.WriteString(strconv.FormatFloat(y.At(i, j), 'g', 10, 64))
+			w.WriteByte(',')
+		}
+		label := ""
+		if i < len(d.Y) && d.Y[i] >= 0 && d.Y[i] < len(d.Classes) {
+			label = d.Classes[d.Y[i]]
+		}
+		if strings.ContainsAny(label, ",\"\n") {
+			label = strconv.Quote(label)
+		}
+		w.WriteString(label)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("embed: writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("embed: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// plotEmbedding draws the first two coordinates as a scatter plot coloured by label.
+func plotEmbedding(path string, y *mat.Dense, d *data.Dataset, title string) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "y1"
+	p.Y.Label.Text = "y2"
+	n, _ := y.Dims()
+	pts := make(plotter.XYs, n)
+	for i := range pts {
+		pts[i].X, pts[i].Y = y.At(i, 0), y.At(i, 1)
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return fmt.Errorf("embed: plot: %w", err)
+	}
+	classes := max(len(d.Classes), 1)
+	colors := palette.Rainbow(max(classes, 2), palette.Red, palette.Magenta, 1, 0.85, 1).Colors()
+	sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+		c := 0
+		if i < len(d.Y) && d.Y[i] >= 0 && d.Y[i] < len(colors) {
+			c = d.Y[i]
+		}
+		return draw.GlyphStyle{Color: colors[c], Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
+	}
+	p.Add(sc)
+	if err := p.Save(6*vg.Inch, 5*vg.Inch, path); err != nil {
+		return fmt.Errorf("embed: plot: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/algos/model"
+	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/engine"
+
+	// The algorithm packages register their trainers with algos/train.
+	_ "github.com/psdlearn/psdlearn/algos/boost" // boostmetric, psdboost
+	_ "github.com/psdlearn/psdlearn/algos/frob"  // frobmetric
+)
+
+func init() {
+	register(command{
+		name:    "train",
+		summary: "learn a Mahalanobis metric from labelled data (boostmetric, psdboost, frobmetric, …)",
+		run:     runTrain,
+	})
+}
+
+// trainSummary is the JSON output of psdlearn train. Errors are fractions in
+// [0, 1]; null stands for "not applicable".
+type trainSummary struct {
+	Algo               string    `json:"algo"`
+	Backend            string    `json:"backend"`
+	Data               string    `json:"data"`
+	Split              string    `json:"split,omitempty"`
+	NTrain             int       `json:"n_train"`
+	NVal               int       `json:"n_val"`
+	NTest              int       `json:"n_test"`
+	InputDim           int       `json:"input_dim"`
+	Dim                int       `json:"dim"`
+	Rank               int       `json:"rank"`
+	K                  int       `json:"k"`
+	Triplets           int       `json:"triplets"`
+	Iterations         int       `json:"iterations"`
+	TrainSeconds       float64   `json:"train_seconds"`
+	TotalSeconds       float64   `json:"total_seconds"`
+	Objective          any       `json:"objective"`
+	DualityGap         any       `json:"duality_gap"`
+	ChosenC            any       `json:"chosen_c"`
+	ValError           any       `json:"val_error"`
+	TestError          float64   `json:"test_error"`
+	EuclideanTestError float64   `json:"euclidean_test_error"`
+	EuclideanValError  any       `json:"euclidean_val_error"`
+	Model              string    `json:"model,omitempty"`
+	PeakRSSMB          float64   `json:"peak_rss_mb"`
+	Curve              []float64 `json:"-"`
+}
+
+// trainFlags are the options of psdlearn train.
+type trainFlags struct {
+	algo, dataSpec, labelCol, testSpec, split, backend, out string
+	standardize                                             bool
+	pca, k                                                  int
+	seed                                                    uint64
+	opts                                                    train.Options
+	cList                                                   string
+}
+
+func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
+	start := time.Now()
+	fs := newFlagSet(env, "train")
+	var f trainFlags
+	fs.StringVar(&f.algo, "algo", "", "algorithm: "+strings.Join(train.Names(), "|"))
+	fs.StringVar(&f.dataSpec, "data", "", "data SPEC: file.csv, file.libsvm|.svm|.txt, idx:IMAGES:LABELS or builtin:NAME")
+	fs.StringVar(&f.labelCol, "label-col", "", "label column of a CSV file: name or 0-based index (default: last)")
+	fs.StringVar(&f.testSpec, "test", "", "test data SPEC; --data is then train (and validation, with a 2-part --split)")
+	fs.StringVar(&f.split, "split", "", "train,val,test fractions (seeded) or rows:TRAIN,VAL,TEST row ranges; 2 parts are train,test (train,val with --test) (default 0.7,0.15,0.15)")
+	fs.BoolVar(&f.standardize, "standardize", false, "standardise features (mean and deviation of the training part)")
+	fs.IntVar(&f.pca, "pca", 0, "project onto the top N principal components of the training part (0: off)")
+	fs.IntVar(&f.k, "k", 3, "k of the triplets (k targets × k impostors per point) and of the k-NN evaluation")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed (split and algorithm)")
+	fs.StringVar(&f.backend, "backend", "", "numerical backend: "+strings.Join(engine.Names(), "|")+" (default "+engine.Default().Name()+")")
+	fs.StringVar(&f.out, "out", "", "write the model (metric and preprocessing) to this JSON file")
+	fs.StringVar(&f.opts.Loss, "loss", "", "loss: exp|logistic|hinge (algorithm default if empty)")
+	fs.StringVar(&f.opts.Mode, "mode", "", "mode: stagewise|corrective")
+	fs.IntVar(&f.opts.Passes, "passes", 0, "number of passes (multi-pass BoostMetric)")
+	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations")
+	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
+	fs.StringVar(&f.cList, "C", "", "regularisation C, or a comma-separated list chosen on the validation set")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("train: unexpected arguments %q", fs.Args())
+	}
+	if f.algo == "" || f.dataSpec == "" {
+		return fmt.Errorf("train: --algo and --data are required (algorithms: %s)", strings.Join(train.Names(), ", "))
+	}
+	if f.k < 1 || f.pca < 0 {
+		return fmt.Errorf("train: --k must be ≥ 1 and --pca ≥ 0")
+	}
+	var err error
+	if f.opts.C, err = parseNumberList("C", f.cList); err != nil {
+		return err
+	}
+	if _, err := train.Lookup(f.algo); err != nil {
+		return err
+	}
+	b, err := resolveBackend(f.backend)
+	if err != nil {
+		return err
+	}
+	progress := newProgress(env)
+
+	// Data and splits.
+	tr, val, test, splitDesc, err := trainSplits(f)
+	if err != nil {
+		return err
+	}
+	progress("train: %s: %d train, %d validation, %d test points, %d features", f.dataSpec, tr.Len(), val.Len(), test.Len(), tr.Dim())
+
+	rep, err := train.RunExperiment(ctx, train.Experiment{
+		Algo: f.algo, Train: tr, Val: val, Test: test, Standardize: f.standardize, PCA: f.pca,
+		K: f.k, Seed: f.seed, Backend: b, Options: f.opts, Progress: progress,
+	})
+	if err != nil {
+		return err
+	}
+	metric, pipe := rep.Metric, rep.Pipeline
+	testErr, eucTest, valErr := rep.TestError, rep.EuclideanTestErr, rep.ValError
+	sum := trainSummary{
+		Algo: rep.Algo, Backend: rep.Backend, Data: f.dataSpec, Split: splitDesc,
+		NTrain: rep.NTrain, NVal: rep.NVal, NTest: rep.NTest, InputDim: rep.InputDim, Dim: rep.Dim, Rank: rep.Rank,
+		K: rep.K, Triplets: rep.Triplets, Iterations: rep.Iterations, TrainSeconds: rep.TrainSeconds,
+		Objective: finiteOrNil(rep.Objective), DualityGap: finiteOrNil(rep.DualityGap), ChosenC: finiteOrNil(rep.ChosenC),
+		ValError: finiteOrNil(valErr), TestError: testErr, EuclideanTestError: eucTest, EuclideanValError: finiteOrNil(rep.EuclideanValError),
+		Curve: rep.Curve,
+	}
+	if f.out != "" {
+		m := &model.Model{
+			Kind: model.KindMetric, Algo: sum.Algo, Metric: metric, Classes: tr.Classes,
+			Info: map[string]any{
+				"data": f.dataSpec, "split": splitDesc, "test": f.testSpec, "seed": f.seed, "k": f.k,
+				"standardize": f.standardize, "pca": f.pca, "loss": f.opts.Loss, "mode": f.opts.Mode,
+				"passes": f.opts.Passes, "iters": f.opts.Iters, "nu": f.opts.Nu, "C": f.opts.C,
+				"chosen_c": rep.ChosenC, "iterations": rep.Iterations, "objective": rep.Objective,
+				"duality_gap": rep.DualityGap, "val_error": valErr, "test_error": testErr,
+				"euclidean_test_error": eucTest, "backend": b.Name(), "triplets": rep.Triplets,
+			},
+		}
+		if !pipe.Empty() {
+			m.Preprocess = pipe
+		}
+		if err := m.SaveFile(f.out); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		sum.Model = f.out
+	}
+	sum.TotalSeconds = time.Since(start).Seconds()
+	sum.PeakRSSMB = peakRSSMB()
+	if env.json {
+		return emitJSON(env, sum)
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "%s on %s (backend %s): %d train / %d validation / %d test points, %d features", sum.Algo, f.dataSpec, sum.Backend, sum.NTrain, sum.NVal, sum.NTest, sum.InputDim)
+	if sum.Dim != sum.InputDim {
+		fmt.Fprintf(w, " → %d after PCA", sum.Dim)
+	}
+	fmt.Fprintf(w, "\n  %d triplets (k = %d), %d iterations, %.2f s training", sum.Triplets, sum.K, sum.Iterations, sum.TrainSeconds)
+	if !math.IsNaN(rep.Objective) {
+		fmt.Fprintf(w, ", objective %.6g", rep.Objective)
+	}
+	if !math.IsNaN(rep.DualityGap) {
+		fmt.Fprintf(w, ", duality gap %.3g", rep.DualityGap)
+	}
+	if !math.IsNaN(rep.ChosenC) {
+		fmt.Fprintf(w, ", C = %g", rep.ChosenC)
+	}
+	fmt.Fprintf(w, "\n  %d-NN test error %.2f%% (Euclidean %.2f%%)", f.k, 100*testErr, 100*eucTest)
+	if !math.IsNaN(valErr) {
+		fmt.Fprintf(w, ", validation %.2f%%", 100*valErr)
+	}
+	fmt.Fprintf(w, "; metric rank %d\n", sum.Rank)
+	if sum.Model != "" {
+		fmt.Fprintf(w, "  model written to %s\n", sum.Model)
+	}
+	return nil
+}
+
+// trainSplits loads the data and returns train, validation (possibly nil)
+// and test parts, with a description of the split.
+func trainSplits(f trainFlags) (tr, val, test *data.Dataset, desc string, err error) {
+	d, err := loadData(f.dataSpec, f.labelCol)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	if f.testSpec != "" {
+		test, err = loadData(f.testSpec, f.labelCol)
+		if err != nil {
+			return nil, nil, nil, "", err
+		}
+		if test.Dim() != d.Dim() {
+			return nil, nil, nil, "", fmt.Errorf("train: --test has %d features, --data %d", test.Dim(), d.Dim())
+		}
+		if err := data.UnifyClasses(d, test); err != nil {
+			return nil, nil, nil, "", err
+		}
+		if f.split == "" {
+			return d, nil, test, "", nil
+		}
+		spec, err := data.ParseSplit(f.split)
+		if err != nil {
+			return nil, nil, nil, "", err
+		}
+		if spec.Parts() != 2 {
+			return nil, nil, nil, "", fmt.Errorf("train: with --test, --split needs 2 parts (train,validation of --data), got %d", spec.Parts())
+		}
+		parts, err := spec.Apply(d, f.seed)
+		if err != nil {
+			return nil, nil, nil, "", err
+		}
+		return parts[0], parts[1], test, spec.String(), nil
+	}
+	split := f.split
+	if split == "" {
+		split = "0.7,0.15,0.15"
+	}
+	spec, err := data.ParseSplit(split)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	parts, err := spec.Apply(d, f.seed)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	switch len(parts) {
+	case 2:
+		return parts[0], nil, parts[1], spec.String(), nil
+	case 3:
+		return parts[0], parts[1], parts[2], spec.String(), nil
+	}
+	return nil, nil, nil, "", fmt.Errorf("train: --split needs 2 (train,test) or 3 (train,validation,test) parts, got %d", len(parts))
+}
