@@ -1,12 +1,8 @@
 package arpack_test
 
 import (
-	"bufio"
 	"math"
-	"os"
 	"sort"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/arpack"
@@ -117,42 +113,6 @@ func maxResidual(op arpack.Operator, res arpack.Result) (resid, orth float64) {
 	return resid, orth
 }
 
-// loadCSV reads a numeric CSV with a header row, dropping the last (label) column.
-func loadCSV(tb testing.TB, path string) *mat.Dense {
-	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Skipf("data not available: %v", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Scan() // header
-	var data []float64
-	rows, cols := 0, -1
-	for sc.Scan() {
-		fields := strings.Split(strings.TrimSpace(sc.Text()), ",")
-		if len(fields) < 2 {
-			continue
-		}
-		if cols < 0 {
-			cols = len(fields) - 1
-		} else if len(fields)-1 != cols {
-			tb.Fatalf("%s: row %d has %d fields, want %d", path, rows+1, len(fields), cols+1)
-		}
-		for _, s := range fields[:cols] {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				tb.Fatalf("%s: row %d: %v", path, rows+1, err)
-			}
-			data = append(data, v)
-		}
-		rows++
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return mat.NewDense(rows, cols, data)
-}
 
 // funcOp is an Operator from a function.
 type funcOp struct {

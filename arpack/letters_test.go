@@ -3,17 +3,14 @@ package arpack_test
 import (
 	"context"
 	"math"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/psdlearn/psdlearn/arpack"
+	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/sparse"
 )
-
-// lettersPath is the UCI Letter Recognition data (20,000 × 16, label last).
-const lettersPath = "../../shared/data/letters.csv"
 
 // TestLettersLaplacian is the real-data acceptance case: the normalised
 // Laplacian L = I − D^{-1/2} S D^{-1/2} of the binary union k = 10 kNN graph
@@ -31,11 +28,11 @@ func TestLettersLaplacian(t *testing.T) {
 	if testing.Short() {
 		t.Skip("letters: skipped in -short mode")
 	}
-	path := lettersPath
-	if p := os.Getenv("PSDLEARN_LETTERS"); p != "" {
-		path = p
+	d, err := datasets.Open("letters") // UCI Letter Recognition, 20,000 × 16
+	if err != nil {
+		t.Fatal(err)
 	}
-	x := loadCSV(t, path)
+	x := d.X
 	start := time.Now()
 	s, err := sparse.KNNGraphBLAS(lapack.NativeBLAS, x, 10, sparse.GraphOptions{})
 	if err != nil {
