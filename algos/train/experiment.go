@@ -60,6 +60,11 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 	if k < 1 || e.PCA < 0 {
 		return nil, fmt.Errorf("train: k must be ≥ 1 and PCA ≥ 0 (got k = %d, PCA = %d)", k, e.PCA)
 	}
+	// k-NN evaluation needs k training points: reject a too-large k before
+	// spending any time on triplets and training.
+	if n := e.Train.Len(); k > n {
+		return nil, fmt.Errorf("train: k = %d is larger than the %d training points", k, n)
+	}
 	b := engine.Or(e.Backend)
 	progress := e.Progress
 	if progress == nil {
