@@ -26,7 +26,7 @@ func AlgoCases(seed uint64) []Case {
 	var cases []Case
 	for _, c := range []struct {
 		data, split, algo, label string
-		opts                 train.Options
+		opts                     train.Options
 	}{
 		{"iris", "0.7,0.15,0.15", "psdboost", "psdboost", train.Options{}},
 		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric exp stage-wise", train.Options{Loss: "exp", Mode: "stagewise"}},

@@ -2,6 +2,7 @@ package frob
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -74,7 +75,7 @@ type MetricResult struct {
 }
 
 // ErrInput is wrapped by errors about invalid arguments.
-var ErrInput = fmt.Errorf("frob: invalid input")
+var ErrInput = errors.New("frob: invalid input")
 
 // Learn solves FrobMetric,
 //

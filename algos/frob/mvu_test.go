@@ -46,7 +46,7 @@ func TestMVUSwissRoll(t *testing.T) {
 		t.Skip("the pure-Go backend takes minutes here; set PSDLEARN_LONG=1")
 	}
 	x, ts, hs := swissRoll(400, 7)
-	emb, err := MVU(context.Background(), x, MVUOptions{K: 6, Sigma: 1e5, Dims: 2, SDP: SDPOptions{Backend: b, MaxIter: 2500}})
+	emb, err := MVU(context.Background(), x, MVUOptions{K: 6, Sigma: 1e5, Dims: 2, SDP: SDPOptions{Backend: b, MaxIter: 2000}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,6 +163,12 @@ func (e *metricEval) polish(ctx context.Context, u []float64, cfg polishConfig, 
 	pq := make([]float64, len(e.ts.Pairs))
 	r, p, hp := make([]float64, m), make([]float64, m), make([]float64, m)
 	z, dF, diag := make([]float64, m), make([]float64, m), make([]float64, m)
+	// The Jacobi diagonal costs O(m·D²) per step: beyond about a hundred
+	// evaluations' worth, CG runs unpreconditioned (diag = 1).
+	useJacobi := float64(m)*float64(e.d)*float64(e.d) <= 100*(float64(e.n)*float64(e.d)*float64(e.d)+float64(len(e.ts.Pairs))*float64(e.d))
+	for i := range diag {
+		diag[i] = 1
+	}
 	for step := 0; step < cfg.steps && gap > cfg.gapTol; step++ {
 		if err := ctx.Err(); err != nil {
 			return evals, fmt.Errorf("frob: %w", err)
@@ -197,7 +203,9 @@ func (e *metricEval) polish(ctx context.Context, u []float64, cfg polishConfig, 
 			return evals, err
 		}
 		evals++
-		e.jacobiDiag(diag, eig.Values, eig.Vectors)
+		if useJacobi {
+			e.jacobiDiag(diag, eig.Values, eig.Vectors)
+		}
 		// A tiny ridge keeps CG well defined on the null space of J.
 		ridge := 1e-12 * math.Max(1, maxAbs(e.lam))
 		var rz, rr0 float64

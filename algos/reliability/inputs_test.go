@@ -107,7 +107,10 @@ func TestBadInputs(t *testing.T) {
 			want expect
 			f    func() (float64, error)
 		}{
-			{"Triplets NaN", wantError, func() (float64, error) { _, err := constraints.Triplets(withValue(x, 3, 1, math.NaN()), y, 3); return 0, err }},
+			{"Triplets NaN", wantError, func() (float64, error) {
+				_, err := constraints.Triplets(withValue(x, 3, 1, math.NaN()), y, 3)
+				return 0, err
+			}},
 			{"Triplets single class", wantError, func() (float64, error) { _, err := constraints.Triplets(x, ones, 3); return 0, err }},
 			{"Triplets k = 0", wantError, func() (float64, error) { _, err := constraints.Triplets(x, y, 0); return 0, err }},
 			{"Triplets label count", wantError, func() (float64, error) { _, err := constraints.Triplets(x, y[:10], 3); return 0, err }},

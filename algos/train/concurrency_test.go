@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	_ "github.com/psdlearn/psdlearn/algos/frob" // registers "frobmetric"
 	"github.com/psdlearn/psdlearn/algos/data"
+	_ "github.com/psdlearn/psdlearn/algos/frob" // registers "frobmetric"
 	"github.com/psdlearn/psdlearn/algos/train"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"

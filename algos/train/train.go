@@ -45,9 +45,9 @@ type Output struct {
 	M          *mat.SymDense // the learned PSD matrix (D×D)
 	Iterations int
 	Objective  float64
-	DualityGap float64 // NaN when the algorithm has no duality certificate
-	ValError   float64 // validation k-NN error in [0,1] of the chosen model, NaN if not evaluated
-	ChosenC    float64 // the C value used (NaN if not applicable)
+	DualityGap float64   // NaN when the algorithm has no duality certificate
+	ValError   float64   // validation k-NN error in [0,1] of the chosen model, NaN if not evaluated
+	ChosenC    float64   // the C value used (NaN if not applicable)
 	Curve      []float64 // objective per iteration, for convergence plots
 }
 
