@@ -113,7 +113,6 @@ func maxResidual(op arpack.Operator, res arpack.Result) (resid, orth float64) {
 	return resid, orth
 }
 
-
 // funcOp is an Operator from a function.
 type funcOp struct {
 	n int
