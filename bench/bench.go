@@ -12,6 +12,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/metrics"
 	"sort"
 	"strings"
 	"time"
@@ -36,6 +38,10 @@ type Result struct {
 	// Metrics are case-specific figures of the last run (test error,
 	// clustering accuracy, …).
 	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// PeakHeapMB is the largest Go heap (live and unswept objects) sampled
+	// every 2 ms during the timed runs, in MiB. Memory allocated in C (LAPACK
+	// workspaces, ARPACK, CLP) is not included.
+	PeakHeapMB float64 `json:"peak_heap_mb"`
 	// Curve is a convergence curve of the last run (objective per iteration), if any.
 	Curve []float64 `json:"curve,omitempty"`
 	Error string    `json:"error,omitempty"`
@@ -90,7 +96,8 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 				return out, err
 			}
 			r := Result{Suite: suite, Case: c.Name, Backend: b.Name(), Size: c.Size, Detail: c.Detail}
-			times, o, err := measure(ctx, c, b, runs)
+			times, o, peak, err := measure(ctx, c, b, runs)
+			r.PeakHeapMB = peak
 			if err != nil {
 				r.Error = err.Error()
 			} else {
@@ -112,26 +119,54 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 	return out, nil
 }
 
-func measure(ctx context.Context, c Case, b engine.Backend, runs int) ([]float64, Outcome, error) {
+func measure(ctx context.Context, c Case, b engine.Backend, runs int) ([]float64, Outcome, float64, error) {
 	run, err := c.Setup(b)
 	if err != nil {
-		return nil, Outcome{}, err
+		return nil, Outcome{}, 0, err
 	}
 	if _, err := run(ctx); err != nil { // warm-up
-		return nil, Outcome{}, err
+		return nil, Outcome{}, 0, err
 	}
+	runtime.GC()
+	stop := make(chan struct{})
+	peak := make(chan float64)
+	go sampleHeap(stop, peak)
 	times := make([]float64, 0, runs)
 	var last Outcome
 	for i := 0; i < runs; i++ {
 		start := time.Now()
 		o, err := run(ctx)
 		if err != nil {
-			return nil, Outcome{}, err
+			close(stop)
+			<-peak
+			return nil, Outcome{}, 0, err
 		}
 		times = append(times, time.Since(start).Seconds())
 		last = o
 	}
-	return times, last, nil
+	close(stop)
+	return times, last, <-peak, nil
+}
+
+// sampleHeap samples the Go heap every 2 ms until stop is closed and then
+// sends the largest value seen, in MiB.
+func sampleHeap(stop <-chan struct{}, peak chan<- float64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var max uint64
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		metrics.Read(s)
+		if v := s[0].Value.Uint64(); v > max {
+			max = v
+		}
+		select {
+		case <-stop:
+			peak <- float64(max) / (1 << 20)
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 func median(sorted []float64) float64 {
@@ -190,14 +225,14 @@ func Markdown(w io.Writer, results []Result) error {
 	if hasRatio {
 		sb.WriteString(" go/native |")
 	}
-	sb.WriteString(" per iteration | results |\n|---|---:|---|")
+	sb.WriteString(" per iteration | peak Go heap | results |\n|---|---:|---|")
 	for range backends {
 		sb.WriteString("---:|")
 	}
 	if hasRatio {
 		sb.WriteString("---:|")
 	}
-	sb.WriteString("---|---|\n")
+	sb.WriteString("---|---|---|\n")
 	for _, k := range keys {
 		rs := byKey[k]
 		detail := ""
@@ -228,7 +263,13 @@ func Markdown(w io.Writer, results []Result) error {
 				sb.WriteString(" |")
 			}
 		}
-		fmt.Fprintf(&sb, " %s | %s |\n", strings.Join(per, "; "), metricsText(rs, backends))
+		var heaps []string
+		for _, b := range backends {
+			if r, ok := rs[b]; ok && r.Error == "" {
+				heaps = append(heaps, fmt.Sprintf("%s %.0f MiB", b, r.PeakHeapMB))
+			}
+		}
+		fmt.Fprintf(&sb, " %s | %s | %s |\n", strings.Join(per, "; "), strings.Join(heaps, "; "), metricsText(rs, backends))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
