@@ -1,4 +1,6 @@
-// Package train is the registry of metric learners that `psdlearn train`
+// Package train runs the experimental protocol (RunExperiment: preprocessing
+// fitted on the training rows, LMNN triplets, a trainer, k-NN evaluation) and
+// holds the registry of metric learners that it and `psdlearn train`
 // dispatches to. Each algorithm package registers a Trainer under its name
 // (for example "boostmetric", "psdboost", "frobmetric") from its init function.
 package train
