@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -102,9 +100,17 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	grid, err := parseFloatList(*cList)
+	grid, err := parseNumberList("C", *cList)
 	if err != nil {
-		return fmt.Errorf("cluster: --C: %w", err)
+		return fmt.Errorf("cluster: %w", err)
+	}
+	if len(grid) == 0 {
+		return fmt.Errorf("cluster: --C needs at least one value")
+	}
+	for _, c := range grid {
+		if !(c > 0) {
+			return fmt.Errorf("cluster: --C: %v must be positive", c)
+		}
 	}
 	g, err := parseGraphOptions(*graph, *weight)
 	if err != nil {
@@ -189,22 +195,6 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintf(w, "C chosen per run: %v\n", sum.CChosen)
 	}
 	return nil
-}
-
-// parseFloatList parses a comma-separated list of positive numbers.
-func parseFloatList(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
-		}
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%v must be positive and finite", v)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 func parseGraphOptions(sym, weight string) (sparse.GraphOptions, error) {
