@@ -129,10 +129,17 @@ func mrrrValues(data []float64, n int, r Range, vectors bool) (Eigen, error) {
 	// Sturm counts bound the number of wanted eigenvalues; a little slack
 	// covers rounding at the interval ends.
 	want := sturmCount(d, e, r.VU) - sturmCount(d, e, r.VL)
-	if want > n/8 {
+	if want <= 0 {
+		return Eigen{Values: []float64{}}, nil
+	}
+	if want > n/8 || !vectors {
 		return dcValues(data, d, e, tau, n, r, vectors)
 	}
-	nzc := min(n, max(want, 0)+4)
+	// dstemr counts eigenvalues in (VL, VU] itself (dlarrc), which breaks on
+	// infinite bounds: clamp them to the Gershgorin interval of T.
+	lo, hi := gershgorin(d, e)
+	vl, vu := math.Max(r.VL, lo), math.Min(r.VU, hi)
+	nzc := min(n, want+4)
 	jobz := C.char('N')
 	ldz := 1
 	if vectors {
@@ -148,10 +155,12 @@ func mrrrValues(data []float64, n int, r Range, vectors bool) (Eigen, error) {
 		var m C.lapack_int
 		tryrac := C.lapack_logical(1)
 		info = C.LAPACKE_dstemr(C.LAPACK_COL_MAJOR, jobz, 'V', C.lapack_int(n),
-			(*C.double)(unsafe.Pointer(&dd[0])), (*C.double)(unsafe.Pointer(&ee[0])), C.double(r.VL), C.double(r.VU), 0, 0,
+			(*C.double)(unsafe.Pointer(&dd[0])), (*C.double)(unsafe.Pointer(&ee[0])), C.double(vl), C.double(vu), 0, 0,
 			&m, (*C.double)(unsafe.Pointer(&w[0])), (*C.double)(unsafe.Pointer(&z[0])), C.lapack_int(ldz), C.lapack_int(nzc),
 			&isuppz[0], &tryrac)
-		if info == -14 && nzc < n { // NZC too small: retry with room for everything
+		// NZC too small (Fortran's info −14; LAPACKE numbers arguments from
+		// the layout argument, so it reports −15): retry with room for all.
+		if info == -15 && nzc < n {
 			nzc = n
 			continue
 		}
@@ -208,6 +217,26 @@ func dcValues(data, d, e, tau []float64, n int, r Range, vectors bool) (Eigen, e
 	}
 	out.Vectors = colMajorToDense(zk, n, k)
 	return out, nil
+}
+
+// gershgorin returns an interval (lo, hi] that contains every eigenvalue of
+// the symmetric tridiagonal matrix (d, e[:n-1]), widened by a margin.
+func gershgorin(d, e []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	n := len(d)
+	for i := 0; i < n; i++ {
+		r := 0.0
+		if i > 0 {
+			r += math.Abs(e[i-1])
+		}
+		if i+1 < n {
+			r += math.Abs(e[i])
+		}
+		lo = math.Min(lo, d[i]-r)
+		hi = math.Max(hi, d[i]+r)
+	}
+	margin := 1 + 1e-8*math.Max(math.Abs(lo), math.Abs(hi))
+	return lo - margin, hi + margin
 }
 
 // sturmCount returns the number of eigenvalues of the symmetric tridiagonal

@@ -117,6 +117,49 @@ func TestNativeMatchesGo(t *testing.T) {
 	}
 }
 
+// TestSymEigEmptyAndOneSidedRanges covers value ranges that hold no
+// eigenvalue or have an infinite end, with and without vectors, across the
+// sizes where the native solver switches between MRRR and divide and
+// conquer. (Native dstemr once crashed on an empty (−∞, 0] range for n ≥ 8.)
+func TestSymEigEmptyAndOneSidedRanges(t *testing.T) {
+	for name, s := range solvers(t) {
+		for _, n := range []int{1, 7, 8, 9, 40, 200} {
+			// Tridiagonal with eigenvalues in [0.8, n+0.2]: positive definite.
+			a := mat.NewSymDense(n, nil)
+			for i := 0; i < n; i++ {
+				a.SetSym(i, i, float64(i+1))
+				if i+1 < n {
+					a.SetSym(i, i+1, 0.1)
+				}
+			}
+			for _, tc := range []struct {
+				r    lapack.Range
+				want int
+			}{
+				{lapack.NegativePart(0), 0},
+				{lapack.Range{Kind: lapack.Values, VL: float64(n) + 1, VU: math.Inf(1)}, 0},
+				{lapack.PositivePart(0), n},
+				{lapack.Range{Kind: lapack.Values, VL: math.Inf(-1), VU: 1.5}, 1},
+			} {
+				for _, vec := range []bool{false, true} {
+					e, err := s.SymEig(a, tc.r, vec)
+					if err != nil {
+						t.Fatalf("%s n=%d range (%v, %v] vectors=%v: %v", name, n, tc.r.VL, tc.r.VU, vec, err)
+					}
+					if len(e.Values) != tc.want {
+						t.Errorf("%s n=%d range (%v, %v] vectors=%v: %d eigenvalues, want %d", name, n, tc.r.VL, tc.r.VU, vec, len(e.Values), tc.want)
+					}
+					if vec && len(e.Values) > 0 {
+						if r := residual(a, e); r > 10 {
+							t.Errorf("%s n=%d: residual %.2f nε‖A‖", name, n, r)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestSymEigErrors(t *testing.T) {
 	a := mat.NewSymDense(3, []float64{1, 2, 3, 2, 4, 5, 3, 5, math.NaN()})
 	for name, s := range solvers(t) {
