@@ -58,6 +58,31 @@ type (
 	LPColumn = lp.Column
 	// LPSolution is the primal and dual solution of a linear program.
 	LPSolution = lp.Solution
+	// MinimizeIteration is the state passed to a minimisation progress callback.
+	MinimizeIteration = lbfgsb.Iteration
+	// MinimizeNotConvergedError reports a minimisation that stopped early (with its best point).
+	MinimizeNotConvergedError = lbfgsb.NotConvergedError
+	// EigsNotConvergedError reports a sparse eigensolve with fewer converged pairs than asked.
+	EigsNotConvergedError = arpack.NotConvergedError
+)
+
+// Spectrum ranges for SymEig and LP column constructors, re-exported so that
+// algorithms import engine only.
+var (
+	// AllRange is the whole spectrum.
+	AllRange = lapack.AllRange
+	// NegativePart is the range (−∞, −tol] of the eigenpairs of (S)_−.
+	NegativePart = lapack.NegativePart
+	// PositivePart is the range (tol, ∞) of the eigenpairs of (S)_+.
+	PositivePart = lapack.PositivePart
+	// TopK is the range of the k largest eigenvalues of an n×n matrix.
+	TopK = lapack.TopK
+	// BottomK is the range of the k smallest eigenvalues.
+	BottomK = lapack.BottomK
+	// LPNonNegative returns the column of a variable x ≥ 0.
+	LPNonNegative = lp.NonNegative
+	// LPFree returns the column of an unbounded variable.
+	LPFree = lp.Free
 )
 
 // Ends of the spectrum for Eigs.

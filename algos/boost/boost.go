@@ -149,7 +149,7 @@ type Options struct {
 	Progress func(Iteration)
 
 	// lp overrides the linear-programming solver chosen from the backend (tests).
-	lp lpSolver
+	lp engine.LPSolver
 }
 
 // Iteration describes one iteration, for progress reports.

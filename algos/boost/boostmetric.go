@@ -8,7 +8,6 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/constraints"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lbfgsb"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -367,7 +366,7 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, hs [][]float64, w
 	settings := engine.MinimizeSettings{Factr: 1e4, Pgtol: 1e-10, MaxIter: 2000}
 	if loss == Exp {
 		g := make([]float64, m)
-		settings.Callback = func(it lbfgsb.Iteration) bool {
+		settings.Callback = func(it engine.MinimizeIteration) bool {
 			unbounded = separates(hs, it.X, nu, g)
 			return !unbounded
 		}
@@ -377,7 +376,7 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, hs [][]float64, w
 		if ctx.Err() != nil {
 			return nil, false, fmt.Errorf("boost: %w", ctx.Err())
 		}
-		var nc *lbfgsb.NotConvergedError
+		var nc *engine.MinimizeNotConvergedError
 		if !errors.As(err, &nc) || res.X == nil || !(res.F <= f0) {
 			return nil, false, fmt.Errorf("boost: totally corrective step: %w", err)
 		}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/constraints"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lapack"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -114,7 +113,7 @@ func factor(b engine.Backend, res *Result, d int) (*mat.Dense, error) {
 	if len(res.W) <= d {
 		return res.Factor(), nil
 	}
-	e, err := b.SymEig(res.Matrix(d), lapack.PositivePart(0), true)
+	e, err := b.SymEig(res.Matrix(d), engine.PositivePart(0), true)
 	if err != nil {
 		return nil, fmt.Errorf("boost: factoring the metric: %w", err)
 	}

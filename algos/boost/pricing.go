@@ -6,9 +6,7 @@ import (
 	"math"
 
 	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -85,7 +83,7 @@ func (p *pricer) top(ctx context.Context, u []float64) (float64, []float64, erro
 	if err := p.b.WeightedGram(p.gram, p.x, g); err != nil {
 		return 0, nil, fmt.Errorf("boost: %w", err)
 	}
-	e, err := p.b.SymEig(p.gram, lapack.TopK(p.d, 1), true)
+	e, err := p.b.SymEig(p.gram, engine.TopK(p.d, 1), true)
 	if err != nil {
 		return 0, nil, fmt.Errorf("boost: leading eigenpair: %w", err)
 	}
@@ -95,7 +93,7 @@ func (p *pricer) top(ctx context.Context, u []float64) (float64, []float64, erro
 // topLanczos runs the sparse eigensolver on the matrix-free operator.
 func (p *pricer) topLanczos(ctx context.Context) (float64, []float64, error) {
 	p.calls++
-	res, err := p.b.Eigs(ctx, p.op, 1, arpack.LargestAlgebraic, engine.EigsOptions{Tol: 1e-12, Seed: p.seed + p.calls})
+	res, err := p.b.Eigs(ctx, p.op, 1, engine.LargestAlgebraic, engine.EigsOptions{Tol: 1e-12, Seed: p.seed + p.calls})
 	if err != nil {
 		return 0, nil, fmt.Errorf("boost: leading eigenpair (Lanczos): %w", err)
 	}

@@ -8,31 +8,8 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/constraints"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lp"
 	"gonum.org/v1/gonum/mat"
 )
-
-// lpSolver is what PSDBoost needs from a linear-programming capability: a
-// model that grows by columns and returns primal values and row duals.
-// lp.Native and lp.Go satisfy it.
-type lpSolver interface {
-	NewModel(p lp.Problem) (lp.Model, error)
-}
-
-// lpFor returns the LP solver that goes with backend b: the backend's own
-// when it has an LP capability (a method LP() lp.Solver), else CLP for the
-// "native" backend when it is compiled in, else the pure-Go simplex.
-func lpFor(b engine.Backend) lpSolver {
-	if c, ok := b.(interface{ LP() lp.Solver }); ok {
-		if s := c.LP(); s != nil {
-			return s
-		}
-	}
-	if b.Name() == "native" && lp.HaveNative {
-		return lp.Native
-	}
-	return lp.Go
-}
 
 // PSDBoost solves the trace-one hinge-loss SDP
 //
@@ -83,7 +60,7 @@ func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 	b := engine.Or(opt.Backend)
 	solver := opt.lp
 	if solver == nil {
-		solver = lpFor(b)
+		solver = b.LP()
 	}
 	pr, err := newPricer(b, x, ts, opt)
 	if err != nil {
@@ -93,7 +70,7 @@ func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 
 	// Rows 0..m−1: H_r w + ξ_r − ρ ≥ 0; row m: 1ᵀw = 1.
 	// Columns: ρ (free, cost −1), ξ_r (≥ 0, cost C), then one w_j per term.
-	prob := lp.Problem{RowLower: make([]float64, m+1), RowUpper: make([]float64, m+1)}
+	prob := engine.LPProblem{RowLower: make([]float64, m+1), RowUpper: make([]float64, m+1)}
 	allRows := make([]int, m)
 	minusOnes := make([]float64, m)
 	for r := 0; r < m; r++ {
@@ -102,9 +79,9 @@ func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		minusOnes[r] = -1
 	}
 	prob.RowLower[m], prob.RowUpper[m] = 1, 1
-	prob.Cols = append(prob.Cols, lp.Free(-1, allRows, minusOnes))
+	prob.Cols = append(prob.Cols, engine.LPFree(-1, allRows, minusOnes))
 	for r := 0; r < m; r++ {
-		prob.Cols = append(prob.Cols, lp.NonNegative(c, []int{r}, []float64{1}))
+		prob.Cols = append(prob.Cols, engine.LPNonNegative(c, []int{r}, []float64{1}))
 	}
 	model, err := solver.NewModel(prob)
 	if err != nil {
@@ -120,7 +97,7 @@ func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 	var (
 		vs  [][]float64
 		hs  [][]float64
-		sol lp.Solution
+		sol engine.LPSolution
 		pi  = math.Inf(-1)
 	)
 	lambda, v, err := pr.top(ctx, u)
@@ -147,7 +124,7 @@ func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		}
 		rows = append(rows, m)
 		vals = append(vals, 1)
-		if err := model.AddColumns(lp.NonNegative(0, rows, vals)); err != nil {
+		if err := model.AddColumns(engine.LPNonNegative(0, rows, vals)); err != nil {
 			return nil, fmt.Errorf("boost: restricted master: %w", err)
 		}
 		vs = appendTerm(vs, v)

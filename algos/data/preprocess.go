@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lapack"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
@@ -139,7 +138,7 @@ func FitPCA(b engine.Backend, x *mat.Dense, d int) (*PCA, error) {
 	cov := mat.NewSymDense(dim, nil)
 	cr := cov.RawSymmetric()
 	b.BLAS().Dsyrk(blas.Upper, blas.Trans, dim, n, 1/float64(n), xc, dim, 0, cr.Data, cr.Stride)
-	eig, err := b.SymEig(cov, lapack.TopK(dim, d), true)
+	eig, err := b.SymEig(cov, engine.TopK(dim, d), true)
 	if err != nil {
 		return nil, fmt.Errorf("data: pca: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/constraints"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lapack"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
@@ -236,7 +235,7 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 		return 0, fmt.Errorf("frob: weighted Gram: %w", err)
 	}
 	// Â = −G, so (Â)_− = −(G)_+: only the positive eigenpairs of G are needed.
-	eig, err := symEigRange(e.b, e.g, lapack.PositivePart(0))
+	eig, err := symEigRange(e.b, e.g, engine.PositivePart(0))
 	if err != nil {
 		return 0, fmt.Errorf("frob: eigendecomposition: %w", err)
 	}
@@ -357,7 +356,7 @@ func symEigRange(b engine.Backend, a mat.Symmetric, r engine.EigRange) (engine.E
 	if err == nil {
 		return e, nil
 	}
-	all, err2 := b.SymEig(a, lapack.AllRange(), true)
+	all, err2 := b.SymEig(a, engine.AllRange(), true)
 	if err2 != nil {
 		return e, err
 	}

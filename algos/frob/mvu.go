@@ -7,9 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -269,13 +267,13 @@ func mvuStart(ctx context.Context, b engine.Backend, n int, edges []engine.Pair,
 		for _, e := range edges {
 			a.SetSym(e.A, e.B, a.At(e.A, e.B)-1)
 		}
-		eig, err := b.SymEig(a, lapack.BottomK(min(want, n)), false)
+		eig, err := b.SymEig(a, engine.BottomK(min(want, n)), false)
 		if err != nil {
 			return nil, fmt.Errorf("frob: MVU: Laplacian spectrum: %w", err)
 		}
 		lam = eig.Values[len(eig.Values)-1]
 	} else {
-		res, err := b.Eigs(ctx, op, want, arpack.SmallestAlgebraic, engine.EigsOptions{Tol: 1e-6, Seed: seed})
+		res, err := b.Eigs(ctx, op, want, engine.SmallestAlgebraic, engine.EigsOptions{Tol: 1e-6, Seed: seed})
 		if err != nil {
 			return nil, fmt.Errorf("frob: MVU: Laplacian spectrum: %w", err)
 		}
@@ -298,7 +296,7 @@ func topCoordinates(b engine.Backend, f *mat.Dense, dims int) (*mat.Dense, []flo
 	n, r := f.Dims()
 	g := mat.NewSymDense(r, nil)
 	g.SymOuterK(1, f.T())
-	eig, err := b.SymEig(g, lapack.AllRange(), true)
+	eig, err := b.SymEig(g, engine.AllRange(), true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("frob: MVU: embedding: %w", err)
 	}

@@ -3,9 +3,9 @@ package frob
 import (
 	"context"
 	"fmt"
+	"github.com/psdlearn/psdlearn/engine"
 	"math"
 
-	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -174,7 +174,7 @@ func (e *metricEval) polish(ctx context.Context, u []float64, cfg polishConfig, 
 			return evals, fmt.Errorf("frob: %w", err)
 		}
 		// Full eigendecomposition of G(u) for the divided differences.
-		eig, err := e.b.SymEig(e.g, lapack.AllRange(), true)
+		eig, err := e.b.SymEig(e.g, engine.AllRange(), true)
 		if err != nil {
 			return evals, fmt.Errorf("frob: eigendecomposition: %w", err)
 		}

@@ -6,9 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -633,7 +631,7 @@ func (e *sdpEval) negativePart() ([]float64, *mat.Dense, error) {
 		if e.start != nil {
 			opt.Start = e.start
 		}
-		res, err := e.b.Eigs(e.ctx, e, k, arpack.SmallestAlgebraic, opt)
+		res, err := e.b.Eigs(e.ctx, e, k, engine.SmallestAlgebraic, opt)
 		if err != nil {
 			if e.ctx != nil && e.ctx.Err() != nil {
 				return nil, nil, fmt.Errorf("frob: %w", e.ctx.Err())
@@ -687,7 +685,7 @@ func (e *sdpEval) negativePart() ([]float64, *mat.Dense, error) {
 }
 
 func (e *sdpEval) negativeDense() ([]float64, *mat.Dense, error) {
-	eig, err := symEigRange(e.b, e.dense(), lapack.NegativePart(0))
+	eig, err := symEigRange(e.b, e.dense(), engine.NegativePart(0))
 	if err != nil {
 		return nil, nil, fmt.Errorf("frob: eigendecomposition: %w", err)
 	}

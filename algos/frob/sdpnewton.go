@@ -3,9 +3,9 @@ package frob
 import (
 	"context"
 	"fmt"
+	"github.com/psdlearn/psdlearn/engine"
 	"math"
 
-	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -38,7 +38,7 @@ type newtonState struct {
 	rr   []float64  // n×r: R
 }
 
-func (e *sdpEval) newNewtonState(eig lapack.Eigen) *newtonState {
+func (e *sdpEval) newNewtonState(eig engine.Eigen) *newtonState {
 	n := e.n
 	r := 0
 	for r < len(eig.Values) && eig.Values[r] < 0 {
@@ -320,7 +320,7 @@ func (e *sdpEval) newton(ctx context.Context, u, lower, upper []float64, cfg pol
 		if err := ctx.Err(); err != nil {
 			return evals, fmt.Errorf("frob: %w", err)
 		}
-		eig, err := e.b.SymEig(e.dense(), lapack.AllRange(), true)
+		eig, err := e.b.SymEig(e.dense(), engine.AllRange(), true)
 		if err != nil {
 			return evals, fmt.Errorf("frob: eigendecomposition: %w", err)
 		}

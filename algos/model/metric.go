@@ -12,7 +12,6 @@ import (
 	"math"
 
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lapack"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
@@ -58,7 +57,7 @@ func NewMetricWith(b engine.Backend, m mat.Symmetric) (*Metric, error) {
 			cp.SetSym(i, j, v)
 		}
 	}
-	eig, err := engine.Or(b).SymEig(cp, lapack.AllRange(), true)
+	eig, err := engine.Or(b).SymEig(cp, engine.AllRange(), true)
 	if err != nil {
 		return nil, fmt.Errorf("model: metric eigendecomposition: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/constraints"
 	"github.com/psdlearn/psdlearn/algos/model"
-	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -341,7 +340,7 @@ func (s *solver) closedForm() (closedForm, error) {
 	}
 	for {
 		eo := engine.EigsOptions{Tol: s.opt.EigTol, Seed: s.opt.Seed}
-		r, err := s.b.Eigs(s.ctx, s.op, k, arpack.LargestAlgebraic, eo)
+		r, err := s.b.Eigs(s.ctx, s.op, k, engine.LargestAlgebraic, eo)
 		out.eigIters += r.Iterations
 		out.applies += r.OpApplies
 		if err != nil {
