@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/psdlearn/psdlearn/engine"
+)
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{{[]float64{1}, 1}, {[]float64{1, 3}, 2}, {[]float64{1, 2, 10}, 2}, {[]float64{1, 2, 3, 100}, 2.5}} {
+		if got := median(tc.in); got != tc.want {
+			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestMarkdownRatio checks that the table reports go/native as the ratio of the medians.
+func TestMarkdownRatio(t *testing.T) {
+	var buf bytes.Buffer
+	err := Markdown(&buf, []Result{
+		{Suite: "s", Case: "c", Backend: "go", Size: 10, Median: 0.03, Runs: 3},
+		{Suite: "s", Case: "c", Backend: "native", Size: 10, Median: 0.01, Runs: 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "| 3.00× |") {
+		t.Errorf("table lacks the 3.00× ratio:\n%s", buf.String())
+	}
+}
+
+// TestRunMeasures runs a real kernel case on every backend and checks that
+// each result has a positive median and runs count, and no error.
+func TestRunMeasures(t *testing.T) {
+	var cases []Case
+	for _, c := range KernelCases(1) {
+		if c.Name == "symeig_top1" && c.Size == 100 {
+			cases = append(cases, c)
+		}
+	}
+	if len(cases) != 1 {
+		t.Fatalf("found %d symeig_top1 cases of size 100", len(cases))
+	}
+	res, err := Run(context.Background(), "kernels", cases, Options{Runs: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(engine.Names()) {
+		t.Fatalf("%d results for %d backends", len(res), len(engine.Names()))
+	}
+	for _, r := range res {
+		if r.Error != "" || r.Runs != 3 || !(r.Median > 0) || r.Min > r.Median {
+			t.Errorf("%s: %+v", r.Backend, r)
+		}
+	}
+}
