@@ -235,7 +235,7 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 		return 0, fmt.Errorf("frob: weighted Gram: %w", err)
 	}
 	// Â = −G, so (Â)_− = −(G)_+: only the positive eigenpairs of G are needed.
-	eig, err := symEigRange(e.b, e.g, engine.PositivePart(0))
+	eig, err := e.b.SymEig(e.g, engine.PositivePart(0), true)
 	if err != nil {
 		return 0, fmt.Errorf("frob: eigendecomposition: %w", err)
 	}
@@ -331,50 +331,3 @@ func orInt(v, def int) int {
 	return v
 }
 
-// symEigRange is b.SymEig(a, r, true) for a value range r, with a fallback:
-// if the range solver fails (the native dsyevr path rejects some ranges that
-// hold no eigenvalue), the whole spectrum is computed and the range selected.
-func symEigRange(b engine.Backend, a mat.Symmetric, r engine.EigRange) (engine.Eigen, error) {
-	// Gershgorin: when every disc lies outside (VL, VU] the range is empty
-	// (the zero matrix at u = 0, for one) and no solver call is needed.
-	n := a.SymmetricDim()
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i := 0; i < n; i++ {
-		var rad float64
-		for j := 0; j < n; j++ {
-			if j != i {
-				rad += math.Abs(a.At(i, j))
-			}
-		}
-		lo = math.Min(lo, a.At(i, i)-rad)
-		hi = math.Max(hi, a.At(i, i)+rad)
-	}
-	if hi <= r.VL || lo > r.VU {
-		return engine.Eigen{}, nil
-	}
-	e, err := b.SymEig(a, r, true)
-	if err == nil {
-		return e, nil
-	}
-	all, err2 := b.SymEig(a, engine.AllRange(), true)
-	if err2 != nil {
-		return e, err
-	}
-	var keep []int
-	for i, v := range all.Values {
-		if v > r.VL && v <= r.VU {
-			keep = append(keep, i)
-		}
-	}
-	out := engine.Eigen{Values: make([]float64, len(keep))}
-	if len(keep) > 0 {
-		out.Vectors = mat.NewDense(n, len(keep), nil)
-		for t, i := range keep {
-			out.Values[t] = all.Values[i]
-			for row := 0; row < n; row++ {
-				out.Vectors.Set(row, t, all.Vectors.At(row, i))
-			}
-		}
-	}
-	return out, nil
-}

@@ -685,7 +685,7 @@ func (e *sdpEval) negativePart() ([]float64, *mat.Dense, error) {
 }
 
 func (e *sdpEval) negativeDense() ([]float64, *mat.Dense, error) {
-	eig, err := symEigRange(e.b, e.dense(), engine.NegativePart(0))
+	eig, err := e.b.SymEig(e.dense(), engine.NegativePart(0), true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("frob: eigendecomposition: %w", err)
 	}
