@@ -330,4 +330,3 @@ func orInt(v, def int) int {
 	}
 	return v
 }
-
