@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/psdlearn/psdlearn/internal/f64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -30,6 +31,12 @@ type PairGraph struct {
 	slotA []int // per pair: position of (A,B) in lap.Data
 	slotB []int // per pair: position of (B,A) in lap.Data
 	diag  []int // per row: position of (i,i) in lap.Data
+	// The pairs behind every stored entry, CSR-style: the pairs of slot s
+	// are slotPairs[slotPtr[s]:slotPtr[s+1]] (none for diagonal slots).
+	// SetWeights gathers through them row by row, in parallel, instead of
+	// scattering pair weights.
+	slotPtr   []int
+	slotPairs []int32
 }
 
 // NewPairGraph builds the pattern for pairs on n points. Pairs must satisfy
@@ -83,9 +90,23 @@ func NewPairGraph(n int, pairs []Pair) (*PairGraph, error) {
 	}
 	g.slotA = make([]int, len(pairs))
 	g.slotB = make([]int, len(pairs))
+	g.slotPtr = make([]int, len(g.lap.Data)+1)
 	for k, p := range pairs {
 		g.slotA[k] = g.slot(p.A, p.B)
 		g.slotB[k] = g.slot(p.B, p.A)
+		g.slotPtr[g.slotA[k]+1]++
+		g.slotPtr[g.slotB[k]+1]++
+	}
+	for i := 1; i < len(g.slotPtr); i++ {
+		g.slotPtr[i] += g.slotPtr[i-1]
+	}
+	g.slotPairs = make([]int32, g.slotPtr[len(g.slotPtr)-1])
+	fill := append([]int(nil), g.slotPtr[:len(g.slotPtr)-1]...)
+	for k := range pairs {
+		for _, sl := range [2]int{g.slotA[k], g.slotB[k]} {
+			g.slotPairs[fill[sl]] = int32(k)
+			fill[sl]++
+		}
 	}
 	return g, nil
 }
@@ -111,20 +132,26 @@ func (g *PairGraph) SetWeights(w []float64) error {
 	if len(w) != len(g.pairs) {
 		return fmt.Errorf("%w: %d weights for %d pairs", ErrInvalidGraph, len(w), len(g.pairs))
 	}
-	d := g.lap.Data
-	for i := range d {
-		d[i] = 0
-	}
 	for k, v := range w {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("%w: weight %d is %v", ErrInvalidGraph, k, v)
 		}
-		p := g.pairs[k]
-		d[g.slotA[k]] -= v
-		d[g.slotB[k]] -= v
-		d[g.diag[p.A]] += v
-		d[g.diag[p.B]] += v
 	}
+	d, lap := g.lap.Data, &g.lap
+	ParallelRows(g.n, 2*len(g.slotPairs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var deg float64
+			for sl := lap.Indptr[i]; sl < lap.Indptr[i+1]; sl++ {
+				var v float64
+				for _, k := range g.slotPairs[g.slotPtr[sl]:g.slotPtr[sl+1]] {
+					v += w[k]
+				}
+				d[sl] = -v
+				deg += v
+			}
+			d[g.diag[i]] = deg
+		}
+	})
 	return nil
 }
 
@@ -155,10 +182,7 @@ func (g *PairGraph) LaplacianMulDense(dst, x *mat.Dense) {
 				if v == 0 {
 					continue
 				}
-				row := xr.Data[lap.Ind[p]*xr.Stride : lap.Ind[p]*xr.Stride+c]
-				for k, xv := range row {
-					out[k] += v * xv
-				}
+				f64.Axpy(v, xr.Data[lap.Ind[p]*xr.Stride:lap.Ind[p]*xr.Stride+c], out)
 			}
 		}
 	})
