@@ -54,7 +54,9 @@ func relGap(primal, dual float64) float64 {
 // most gapTol ends the solve. When L-BFGS-B stops short of that (its own
 // tolerances, a failed line search), it is restarted from its best point with
 // a fresh curvature memory, up to cfg.restarts times. On return the
-// evaluator's cache holds the returned point.
+// evaluator's cache holds the returned point. When ctx is cancelled the
+// result holds the best accepted iterate (u nil if nothing was evaluated)
+// and the error wraps ctx.Err().
 func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float64, cfg driverConfig) (driverResult, error) {
 	n := len(u0)
 	u := append([]float64(nil), u0...)
@@ -124,6 +126,23 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 			return res, evalErr
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
+			// Hand back L-BFGS-B's best accepted point with its certificate.
+			if len(r.X) == n {
+				copy(u, r.X)
+			}
+			if haveLast && !slices.Equal(u, last) {
+				if _, err := p.eval(u, make([]float64, n)); err != nil {
+					copy(u, last) // the cache still holds last
+				}
+			}
+			if !haveLast {
+				u = nil
+			}
+			res.u = u
+			if u != nil {
+				res.primal, res.dual = p.certificate()
+			}
+			res.reason = "cancelled"
 			return res, fmt.Errorf("frob: %w", ctxErr)
 		}
 		res.reason = r.Reason.String()

@@ -50,11 +50,15 @@ type MetricOptions struct {
 
 // MetricResult is a FrobMetric solution with its duality certificate.
 type MetricResult struct {
-	// M is the learned metric X* = −(Â*)_− = (Σ_r u*_r A_r)_+, PSD by construction.
+	// M is the learned metric t·X(u*) with X(u) = −(Â)_− = (Σ_r u_r A_r)_+,
+	// PSD by construction; t ≥ 0 minimises the primal along the ray through
+	// X(u*) and tends to 1 as u* becomes optimal.
 	M *mat.SymDense
 	// L is a D×r factor of M = L Lᵀ (columns √λ·v over the positive eigenpairs):
 	// the learned embedding of a point a is Lᵀa.
 	L *mat.Dense
+	// Scale is the t of M = t·X(u*); 1 at an exact dual optimum.
+	Scale float64
 	// U is the dual solution u*, in [0, C/m].
 	U []float64
 	// Primal is ½‖X*‖²_F + (C/m) Σ max(0, 1 − ⟨A_r, X*⟩); Dual is
@@ -91,6 +95,15 @@ var ErrInput = errors.New("frob: invalid input")
 //
 // x is the n×D training data, ts the triplets on its rows. Learn uses the
 // pair graph of ts, so it must not run concurrently with another user of ts.
+//
+// L-BFGS-B works on the Jacobi-scaled multipliers v_r = ‖A_r‖_F·u_r, and the
+// primal recovered from an inexact u is scaled optimally along its ray (see
+// MetricResult.M); both only change how fast the certificate is reached.
+//
+// When ctx is cancelled, Learn returns within one dual evaluation the best
+// iterate so far (Certified false, its duality gap filled in) together with
+// an error wrapping ctx.Err(); the result is nil only if nothing had been
+// evaluated yet.
 func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) (*MetricResult, error) {
 	if x == nil || ts == nil {
 		return nil, fmt.Errorf("%w: nil data or triplets", ErrInput)
@@ -142,7 +155,40 @@ func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Me
 	if cfg.restarts < 0 {
 		cfg.restarts = 0
 	}
-	prob := dualProblem{lower: lower, upper: upper, eval: ev.eval, certificate: ev.certificate}
+	// L-BFGS-B runs on v_r = s_r·u_r with s_r = ‖A_r‖_F (Jacobi scaling):
+	// the dual Hessian's diagonal is about ‖A_r‖²_F, which varies by orders
+	// of magnitude across triplets, and quasi-Newton methods are not
+	// invariant to diagonal scaling.
+	sc := tripletNorms(x, ts)
+	ubuf := make([]float64, m)
+	toV := func(u []float64) []float64 {
+		v := make([]float64, m)
+		for r := range v {
+			v[r] = u[r] * sc[r]
+		}
+		return v
+	}
+	toU := func(v []float64) []float64 {
+		u := make([]float64, m)
+		for r := range u {
+			u[r] = math.Min(math.Max(v[r]/sc[r], 0), cm) // no rounding past the box
+		}
+		return u
+	}
+	for r := range upper {
+		upper[r] *= sc[r]
+	}
+	evalV := func(v, grad []float64) (float64, error) {
+		for r := range v {
+			ubuf[r] = math.Min(math.Max(v[r]/sc[r], 0), cm)
+		}
+		f, err := ev.eval(ubuf, grad)
+		for r := range grad {
+			grad[r] /= sc[r]
+		}
+		return f, err
+	}
+	prob := dualProblem{lower: lower, upper: upper, eval: evalV, certificate: ev.certificate}
 	var (
 		dr        driverResult
 		curve     []float64
@@ -157,8 +203,16 @@ func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Me
 		cfg.gapTol = handover
 		cfg.maxIter = orInt(opt.MaxIter, 20000) - iters
 		var err error
-		dr, err = solveDual(ctx, b, prob, u0, cfg)
+		dr, err = solveDual(ctx, b, prob, toV(u0), cfg)
+		if dr.u != nil {
+			dr.u = toU(dr.u)
+		}
 		if err != nil {
+			if ctx.Err() != nil && dr.u != nil {
+				dr.iterations += iters
+				dr.evaluations += evals
+				return ev.result(dr, append(curve, dr.curve...)), err
+			}
 			return nil, err
 		}
 		iters += dr.iterations
@@ -172,6 +226,14 @@ func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Me
 		if steps > 0 {
 			ne, err := ev.polish(ctx, dr.u, polishConfig{gapTol: target, steps: steps, cgIters: 200}, opt.Progress)
 			if err != nil {
+				if ctx.Err() != nil {
+					// The cache may hold a trial point: refill it with u.
+					if _, eerr := ev.eval(dr.u, make([]float64, m)); eerr == nil {
+						dr.primal, dr.dual = ev.certificate()
+						dr.evaluations, dr.iterations, dr.reason = evals+ne+1, iters, "cancelled"
+						return ev.result(dr, curve), err
+					}
+				}
 				return nil, err
 			}
 			evals += ne
@@ -185,9 +247,16 @@ func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Me
 		}
 		handover = math.Max(target, handover*1e-2)
 	}
-	dr.certified, dr.iterations, dr.evaluations, dr.curve = certified, iters, evals, curve
+	dr.certified, dr.iterations, dr.evaluations = certified, iters, evals
+	return ev.result(dr, curve), nil
+}
+
+// result assembles the MetricResult of dr from the evaluator's cache, which
+// must hold dr.u with its certificate computed.
+func (ev *metricEval) result(dr driverResult, curve []float64) *MetricResult {
 	res := &MetricResult{
 		U:           dr.u,
+		Scale:       ev.scale,
 		Primal:      dr.primal,
 		Dual:        dr.dual,
 		Gap:         dr.primal - dr.dual,
@@ -196,15 +265,42 @@ func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Me
 		Iterations:  dr.iterations,
 		Evaluations: dr.evaluations,
 		Reason:      dr.reason,
-		Curve:       dr.curve,
+		Curve:       curve,
 	}
 	for _, v := range ev.margin {
-		if v < 1 {
+		if ev.scale*v < 1 {
 			res.Violations++
 		}
 	}
 	res.M, res.L = ev.metric()
-	return res, nil
+	return res
+}
+
+// tripletNorms returns ‖A_r‖_F for every triplet, A_r = p pᵀ − q qᵀ with
+// p = a_i − a_k, q = a_i − a_j: ‖A_r‖²_F = ‖p‖⁴ + ‖q‖⁴ − 2(pᵀq)². A zero
+// norm (a degenerate triplet) is replaced by 1.
+func tripletNorms(x *mat.Dense, ts *constraints.TripletSet) []float64 {
+	raw := x.RawMatrix()
+	d := raw.Cols
+	out := make([]float64, ts.Len())
+	for r, t := range ts.Triplets {
+		ai := raw.Data[t.I*raw.Stride : t.I*raw.Stride+d]
+		aj := raw.Data[t.J*raw.Stride : t.J*raw.Stride+d]
+		ak := raw.Data[t.K*raw.Stride : t.K*raw.Stride+d]
+		var pp, qq, pq float64
+		for c := range ai {
+			p, q := ai[c]-ak[c], ai[c]-aj[c]
+			pp += p * p
+			qq += q * q
+			pq += p * q
+		}
+		v := math.Sqrt(math.Max(0, pp*pp+qq*qq-2*pq*pq))
+		if !(v > 0) {
+			v = 1
+		}
+		out[r] = v
+	}
+	return out
 }
 
 // metricEval evaluates the negated FrobMetric dual and caches the pieces of
@@ -221,6 +317,8 @@ type metricEval struct {
 	lam    []float64  // positive eigenvalues of G = Σ u_r A_r
 	vec    *mat.Dense // their eigenvectors (d×r)
 	zbuf   []float64
+	bpBuf  []float64 // scratch for primalScale
+	scale  float64   // t of the recovered primal t·X(u), set by certificate
 	sumU   float64
 	half   float64 // ½‖X‖²_F = ½ Σ λ²
 }
@@ -277,18 +375,106 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 	return e.half - e.sumU, nil
 }
 
-// certificate returns the primal value of X(u) with its optimal slacks and the dual value of u.
+// certificate returns the primal value of the recovered solution t·X(u),
+// with its optimal slacks, and the dual value of u. The scale t ≥ 0
+// minimises the primal along the ray through X(u) (see primalScale): t·X(u)
+// is as feasible as X(u), so the bound stays valid, and it is much tighter
+// while u is still inexact (X(u) then violates many margins by a little).
+// At the dual optimum t = 1.
 func (e *metricEval) certificate() (primal, dual float64) {
-	var hinge float64
-	for _, v := range e.margin {
-		if v < 1 {
-			hinge += 1 - v
-		}
-	}
-	return e.half + e.cm*hinge, e.sumU - e.half
+	e.scale, primal = primalScale(e.margin, e.half, e.cm, &e.bpBuf)
+	return primal, e.sumU - e.half
 }
 
-// metric returns X = V Λ Vᵀ and L = V √Λ for the cached point.
+// primalScale minimises the convex piecewise quadratic
+//
+//	P(t) = t²·half + cm Σ_r max(0, 1 − t·margin_r),  t ≥ 0,
+//
+// the FrobMetric primal at t·X for a fixed PSD X with ½‖X‖²_F = half and
+// margins ⟨A_r, X⟩. It returns the minimiser and P there. The derivative
+// P′(t) = 2t·half − cm Σ_{r: t·margin_r < 1} margin_r is nondecreasing; a
+// bisection on it narrows the set of breakpoints 1/margin_r still inside
+// the bracket, so the cost is a few passes over the margins. buf is scratch
+// space reused across calls.
+func primalScale(margin []float64, half, cm float64, buf *[]float64) (t, primal float64) {
+	value := func(t float64) float64 {
+		var hinge float64
+		for _, v := range margin {
+			if tv := t * v; tv < 1 {
+				hinge += 1 - tv
+			}
+		}
+		return t*t*half + cm*hinge
+	}
+	if !(half > 0) {
+		return 1, value(1)
+	}
+	// Margins ≤ 0 stay in the hinge for every t ≥ 0; positive margins leave
+	// it at their breakpoints 1/margin_r.
+	var neg, pos float64
+	for _, v := range margin {
+		if v <= 0 {
+			neg += v
+		} else {
+			pos += v
+		}
+	}
+	lo, hi := 0.0, cm*pos/(2*half) // P′(hi) ≥ 0: at most every positive margin is active
+	if !(hi > 0) {
+		return 0, value(0)
+	}
+	// cand holds the breakpoints inside (lo, hi] as margins; above is the
+	// sum of the margins whose breakpoints lie beyond hi (active on the bracket).
+	cand := (*buf)[:0]
+	var above float64
+	for _, v := range margin {
+		if v > 0 {
+			if 1/v > hi {
+				above += v
+			} else {
+				cand = append(cand, v)
+			}
+		}
+	}
+	for it := 0; it < 200 && len(cand) > 0 && hi-lo > 2e-16*hi; it++ {
+		mid := 0.5 * (lo + hi)
+		var s float64 // margins with breakpoints in (mid, hi]
+		for _, v := range cand {
+			if mid*v < 1 {
+				s += v
+			}
+		}
+		if 2*mid*half-cm*(neg+above+s) < 0 {
+			lo = mid // keep the breakpoints in (mid, hi]
+			k := 0
+			for _, v := range cand {
+				if mid*v < 1 {
+					cand[k] = v
+					k++
+				}
+			}
+			cand = cand[:k]
+		} else {
+			hi = mid // breakpoints beyond mid become active on the whole bracket
+			above += s
+			k := 0
+			for _, v := range cand {
+				if mid*v >= 1 {
+					cand[k] = v
+					k++
+				}
+			}
+			cand = cand[:k]
+		}
+	}
+	*buf = cand
+	// P′ is linear on what is left of the bracket (or the bracket is tiny).
+	t = math.Min(math.Max(cm*(neg+above)/(2*half), lo), hi)
+	return t, value(t)
+}
+
+// metric returns the recovered primal X = t·V Λ Vᵀ and its factor
+// L = V √(tΛ) for the cached point (t from the last certificate).
 func (e *metricEval) metric() (*mat.SymDense, *mat.Dense) {
 	r := len(e.lam)
 	m := mat.NewSymDense(e.d, nil)
@@ -298,7 +484,7 @@ func (e *metricEval) metric() (*mat.SymDense, *mat.Dense) {
 	l := mat.NewDense(e.d, r, nil)
 	for i := 0; i < e.d; i++ {
 		for j := 0; j < r; j++ {
-			l.Set(i, j, e.vec.At(i, j)*math.Sqrt(e.lam[j]))
+			l.Set(i, j, e.vec.At(i, j)*math.Sqrt(e.scale*e.lam[j]))
 		}
 	}
 	m.SymOuterK(1, l)

@@ -162,22 +162,12 @@ func TestLearnDualityGap(t *testing.T) {
 						t.Fatalf("u[%d] = %g outside [0, %g]", r, v, cm)
 					}
 				}
-				pos, dual := explicitDual(d.X, ts, res.U)
-				primal, _ := explicitPrimal(d.X, ts, res.M, tc.c)
-				if g := (primal - dual) / math.Max(1, math.Abs(primal)); !(g <= 1e-6) || g < -1e-9 {
-					t.Errorf("explicit relative gap %.3g (primal %.12g, dual %.12g)", g, primal, dual)
+				if g := checkCertificate(t, d.X, ts, res, tc.c); !(g <= 1e-6) {
+					t.Errorf("explicit relative gap %.3g", g)
 				}
-				if !mat.EqualApprox(pos, res.M, 1e-9*math.Max(1, mat.Norm(pos, math.Inf(1)))) {
-					t.Errorf("M differs from (Σ u_r A_r)_+")
-				}
-				// M is PSD.
-				var es mat.EigenSym
-				if !es.Factorize(res.M, false) {
-					t.Fatal("eigen failed")
-				}
-				vals := es.Values(nil)
-				if vals[0] < -1e-12*math.Max(1, vals[len(vals)-1]) {
-					t.Errorf("M has eigenvalue %g", vals[0])
+				// At a certified optimum the primal scaling is (nearly) 1.
+				if math.Abs(res.Scale-1) > 1e-3 {
+					t.Errorf("primal scale %v, want ≈ 1 at the optimum", res.Scale)
 				}
 			})
 		}
@@ -268,4 +258,59 @@ func TestLearnNewtonPolish(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLearnCancelMidRun cancels after the first progress report (every 100
+// evaluations) and checks that the best iterate comes back with the error:
+// a PSD metric whose reported gap is the independently recomputed one.
+func TestLearnCancelMidRun(t *testing.T) {
+	d, ts := smallSet(t, "wine")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reports := 0
+	res, err := Learn(ctx, d.X, ts, MetricOptions{C: 1000, GapTol: 1e-12, Progress: func(string, ...any) {
+		reports++
+		if reports == 1 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if res == nil {
+		t.Fatal("no result returned with the cancellation error")
+	}
+	if res.Certified || res.Reason != "cancelled" {
+		t.Errorf("Certified = %v, Reason = %q; want false, cancelled", res.Certified, res.Reason)
+	}
+	if res.Evaluations > 102 {
+		t.Errorf("%d evaluations: cancellation at evaluation 100 was not honoured promptly", res.Evaluations)
+	}
+	checkCertificate(t, d.X, ts, res, 1000)
+}
+
+// checkCertificate recomputes res's certificate from scratch (primal of M
+// from the triplet vectors, dual of U from explicitly formed A_r), checks
+// that it matches the reported one, that M = Scale·(Σ u_r A_r)_+ and that M
+// is PSD, and returns the explicit relative gap.
+func checkCertificate(t *testing.T, x *mat.Dense, ts *constraints.TripletSet, res *MetricResult, c float64) float64 {
+	t.Helper()
+	pos, dual := explicitDual(x, ts, res.U)
+	primal, _ := explicitPrimal(x, ts, res.M, c)
+	g := (primal - dual) / math.Max(1, math.Abs(primal))
+	if g < -1e-9 || math.Abs(g-res.RelGap) > 1e-8+1e-6*math.Abs(g) {
+		t.Errorf("explicit relative gap %.6g (primal %.12g, dual %.12g), reported %.6g", g, primal, dual, res.RelGap)
+	}
+	pos.ScaleSym(res.Scale, pos)
+	if !mat.EqualApprox(pos, res.M, 1e-9*math.Max(1, mat.Norm(pos, math.Inf(1)))) {
+		t.Errorf("M differs from Scale·(Σ u_r A_r)_+")
+	}
+	var es mat.EigenSym
+	if !es.Factorize(res.M, false) {
+		t.Fatal("eigen failed")
+	}
+	if vals := es.Values(nil); vals[0] < -1e-12*math.Max(1, vals[len(vals)-1]) {
+		t.Errorf("M has eigenvalue %g", vals[0])
+	}
+	return g
 }

@@ -21,7 +21,8 @@ func init() { train.Register("frobmetric", trainFrobMetric) }
 // trainFrobMetric learns one FrobMetric per C value (ascending, each warm
 // started from the previous dual solution scaled into its box) and keeps the
 // one with the lowest k-NN error on the validation rows; ties keep the
-// smaller C. The test rows are never seen.
+// smaller C. The test rows are never seen. When ctx is cancelled the output
+// holds the best metric so far (if any) next to the error.
 func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) {
 	out := train.Output{DualityGap: math.NaN(), ValError: math.NaN(), ChosenC: math.NaN()}
 	if in.Train == nil || in.Train.X == nil || in.Triplets == nil {
@@ -56,6 +57,17 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 		}
 		res, err := Learn(ctx, in.Train.X, in.Triplets, opt)
 		if err != nil {
+			if ctx.Err() != nil {
+				// Cancelled: hand back the best metric so far, the best
+				// validated one or else the interrupted solve's iterate.
+				if best == nil && res != nil {
+					best = res
+					out.ChosenC = c
+				}
+				if best != nil {
+					fillOutput(&out, best, bestErr)
+				}
+			}
 			return out, fmt.Errorf("frobmetric C=%g: %w", c, err)
 		}
 		prev, prevC = res.U, c
@@ -75,16 +87,21 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 			out.ChosenC = c
 		}
 	}
+	fillOutput(&out, best, bestErr)
+	return out, nil
+}
+
+// fillOutput copies the chosen solution into out.
+func fillOutput(out *train.Output, best *MetricResult, valErr float64) {
 	out.M = best.M
 	out.Iterations = best.Iterations
 	out.Objective = best.Primal
 	out.DualityGap = best.RelGap
-	out.ValError = bestErr
-	if math.IsInf(bestErr, 1) {
+	out.ValError = valErr
+	if math.IsInf(valErr, 1) {
 		out.ValError = math.NaN()
 	}
 	out.Curve = best.Curve
-	return out, nil
 }
 
 // metricKNNError is the k-NN error of the rows of testX (labels testY)

@@ -1,0 +1,92 @@
+package frob
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+)
+
+// bruteScale minimises P(t) = t²·half + cm Σ max(0, 1 − t·m_r) over t ≥ 0 by
+// evaluating P at every breakpoint and at the stationary point of every
+// segment between them.
+func bruteScale(margin []float64, half, cm float64) (t, p float64) {
+	value := func(t float64) float64 {
+		var h float64
+		for _, v := range margin {
+			h += math.Max(0, 1-t*v)
+		}
+		return t*t*half + cm*h
+	}
+	pts := []float64{0}
+	for _, v := range margin {
+		if v > 0 {
+			pts = append(pts, 1/v)
+		}
+	}
+	sort.Float64s(pts)
+	cands := append([]float64(nil), pts...)
+	for i := range pts {
+		// On the segment after pts[i] the active set is {r: t·m_r < 1}.
+		var s float64
+		at := pts[i] * (1 + 1e-12)
+		for _, v := range margin {
+			if at*v < 1 {
+				s += v
+			}
+		}
+		cands = append(cands, math.Max(0, cm*s/(2*half)))
+	}
+	t, p = 0, math.Inf(1)
+	for _, c := range cands {
+		if v := value(c); v < p {
+			t, p = c, v
+		}
+	}
+	return t, p
+}
+
+func TestPrimalScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, tc := range []struct {
+		name      string
+		m         int
+		mean, sd  float64
+		half, cm  float64
+		wantScale float64 // NaN: compare with the brute force only
+	}{
+		{"satisfied margins", 200, 2, 0.5, 0.5, 1e-3, math.NaN()},
+		{"around one", 300, 1, 0.3, 2, 1e-2, math.NaN()},
+		{"mostly violated", 250, 0.2, 0.5, 0.01, 0.1, math.NaN()},
+		{"all negative", 50, -1, 0.2, 1, 0.1, 0},
+		{"single margin", 1, 3, 0, 1, 1, math.NaN()},
+		{"zero metric", 10, 0, 0, 0, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			margin := make([]float64, tc.m)
+			for i := range margin {
+				margin[i] = tc.mean + tc.sd*rng.NormFloat64()
+			}
+			var buf []float64
+			got, p := primalScale(margin, tc.half, tc.cm, &buf)
+			if !math.IsNaN(tc.wantScale) {
+				if got != tc.wantScale {
+					t.Fatalf("t = %v, want %v", got, tc.wantScale)
+				}
+				return
+			}
+			_, want := bruteScale(margin, tc.half, tc.cm)
+			if p > want*(1+1e-12)+1e-15 {
+				t.Fatalf("P(t=%v) = %.17g, brute-force minimum %.17g", got, p, want)
+			}
+			// P at the returned t must also be what its formula says.
+			var h float64
+			for _, v := range margin {
+				h += math.Max(0, 1-got*v)
+			}
+			if q := got*got*tc.half + tc.cm*h; math.Abs(q-p) > 1e-12*math.Abs(p) {
+				t.Fatalf("returned P %.17g, P(t) = %.17g", p, q)
+			}
+		})
+	}
+}
