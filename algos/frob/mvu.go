@@ -64,7 +64,8 @@ type Embedding struct {
 // is solved by SolveSDP. C + Â = −I + L_u + u₀11ᵀ is a graph Laplacian
 // minus the identity plus a rank-one term, and its negative part has the
 // rank of the embedding, so the sparse method handles n far beyond dense SDP
-// solvers.
+// solvers. When ctx is cancelled MVU returns the embedding of the best
+// iterate so far (when one could be recovered) with an error wrapping ctx.Err().
 func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", ErrInput)
@@ -130,9 +131,9 @@ func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) 
 	if sopt.InitRank == 0 {
 		sopt.InitRank = dims + 8
 	}
-	sol, err := SolveSDP(ctx, p, sopt)
-	if err != nil {
-		return nil, fmt.Errorf("frob: MVU: %w", err)
+	sol, solveErr := SolveSDP(ctx, p, sopt)
+	if sol == nil {
+		return nil, fmt.Errorf("frob: MVU: %w", solveErr)
 	}
 	// Back to the units of the data: X = scale2·X'.
 	sol.Factor.Scale(math.Sqrt(scale2), sol.Factor)
@@ -143,7 +144,12 @@ func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Embedding{Coords: coords, Eigenvalues: vals, Edges: edges, Dist2: dist2, Solution: sol}, nil
+	emb := &Embedding{Coords: coords, Eigenvalues: vals, Edges: edges, Dist2: dist2, Solution: sol}
+	if solveErr != nil {
+		// Cancelled: the embedding of the best iterate so far.
+		return emb, fmt.Errorf("frob: MVU: %w", solveErr)
+	}
+	return emb, nil
 }
 
 // mvuSDP builds the Frobenius-perturbed MVU problem on the given edges.

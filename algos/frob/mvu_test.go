@@ -204,3 +204,42 @@ func TestMVUMethodsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestMVUCancelMidRun cancels MVU at its first progress report (after 100
+// dual evaluations) with either eigen-method and checks that the embedding
+// of the best iterate comes back with the context's error, promptly.
+func TestMVUCancelMidRun(t *testing.T) {
+	x, _, _ := swissRoll(300, 7)
+	for _, method := range []Method{Dense, Sparse} {
+		t.Run(method.String(), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			reports := 0
+			emb, err := MVU(ctx, x, MVUOptions{K: 6, Sigma: 1e5, Dims: 2, SDP: SDPOptions{Method: method, Progress: func(string, ...any) {
+				if reports++; reports == 1 {
+					cancel()
+				}
+			}}})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("got %v, want context.Canceled", err)
+			}
+			if emb == nil {
+				t.Fatal("no embedding returned with the cancellation error")
+			}
+			sol := emb.Solution
+			if sol.Certified || sol.Evaluations > 102 {
+				t.Errorf("Certified %v after %d evaluations: want an uncertified iterate from at most 102 evaluations", sol.Certified, sol.Evaluations)
+			}
+			if r, c := emb.Coords.Dims(); r != 300 || c != 2 {
+				t.Fatalf("coordinates %d×%d, want 300×2", r, c)
+			}
+			for i := 0; i < 300; i++ {
+				for j := 0; j < 2; j++ {
+					if v := emb.Coords.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("coordinate (%d,%d) = %v", i, j, v)
+					}
+				}
+			}
+		})
+	}
+}

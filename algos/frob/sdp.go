@@ -174,6 +174,10 @@ func (s *SDPSolution) X() *mat.SymDense {
 // weighted rank-one terms, its negative part is taken either densely or with
 // the sparse partial eigensolver, and with (C + Â)_− = −Z Zᵀ every gradient
 // entry ⟨Z Zᵀ, A_i⟩ costs O(nnz(A_i)·rank).
+//
+// When ctx is cancelled, SolveSDP returns the best iterate so far
+// (uncertified, with its gap and violation) together with an error wrapping
+// ctx.Err(), or a nil solution if no iterate could be recovered.
 func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error) {
 	ev, err := compileSDP(p, opt)
 	if err != nil {
@@ -255,6 +259,11 @@ func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error)
 		var err error
 		dr, err = solveDual(ctx, ev.b, prob, u0, cfg)
 		if err != nil {
+			if ctx.Err() != nil && dr.u != nil {
+				dr.iterations += iters
+				dr.evaluations += evals
+				return ev.solution(dr, append(curve, dr.curve...), gapTol, feasTol), err
+			}
 			return nil, err
 		}
 		iters += dr.iterations
@@ -266,6 +275,13 @@ func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error)
 		}
 		ne, err := ev.newton(ctx, u0, lower, upper, polishConfig{steps: steps, cgIters: 500}, merit, opt.Progress)
 		if err != nil {
+			if ctx.Err() != nil {
+				// The cache may hold a trial point: refill it with u0.
+				if _, eerr := ev.eval(u0, make([]float64, m)); eerr == nil {
+					dr.u, dr.iterations, dr.evaluations, dr.reason = u0, iters, evals+ne+1, "cancelled"
+					return ev.solution(dr, curve, gapTol, feasTol), err
+				}
+			}
 			return nil, err
 		}
 		evals += ne
@@ -276,7 +292,13 @@ func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error)
 			break
 		}
 	}
-	dr.u, dr.iterations, dr.evaluations, dr.curve = u0, iters, evals, curve
+	dr.u, dr.iterations, dr.evaluations = u0, iters, evals
+	return ev.solution(dr, curve, gapTol, feasTol), nil
+}
+
+// solution assembles the SDPSolution of dr from the evaluator's cache,
+// which must hold dr.u.
+func (ev *sdpEval) solution(dr driverResult, curve []float64, gapTol, feasTol float64) *SDPSolution {
 	pr, du := ev.certificate()
 	sol := &SDPSolution{
 		U:            dr.u,
@@ -290,10 +312,10 @@ func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error)
 		Evaluations:  dr.evaluations,
 		Reason:       dr.reason,
 		Method:       ev.method,
-		Curve:        dr.curve,
+		Curve:        curve,
 	}
 	sol.Certified = math.Abs(sol.RelGap) <= gapTol && sol.MaxViolation <= feasTol
-	return sol, nil
+	return sol
 }
 
 // contribution says that a multiple coef of a multiplier lands in CSR slot.
