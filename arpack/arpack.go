@@ -113,8 +113,10 @@ type Result struct {
 type Solver interface {
 	// Eigs returns k eigenpairs of op from the part of the spectrum selected by which.
 	// It requires 0 < k < op.Dim(). On non-convergence it returns the pairs that
-	// did converge together with a *NotConvergedError. A cancelled ctx stops the
-	// solve promptly with ctx.Err() wrapped.
+	// did converge together with a *NotConvergedError. ctx is checked before
+	// every operator application: a cancelled ctx stops the solve there and
+	// returns no eigenpairs (an unfinished run has none certified to Tol)
+	// with an error wrapping ctx.Err().
 	Eigs(ctx context.Context, op Operator, k int, which Which, opt Options) (Result, error)
 }
 

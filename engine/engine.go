@@ -118,15 +118,22 @@ type Backend interface {
 	PairSqDists(dst []float64, z *mat.Dense, pairs []Pair) error
 
 	// Eigs computes k eigenpairs of the symmetric operator op from the end of
-	// the spectrum chosen by which (implicitly restarted Lanczos).
+	// the spectrum chosen by which (implicitly restarted Lanczos). ctx is
+	// checked before every operator product; on cancellation Eigs returns no
+	// eigenpairs and an error wrapping ctx.Err().
 	Eigs(ctx context.Context, op Operator, k int, which Which, opt EigsOptions) (EigsResult, error)
 
-	// Minimize minimises a smooth function under bounds with L-BFGS-B.
+	// Minimize minimises a smooth function under bounds with L-BFGS-B. ctx
+	// is checked before every function evaluation; on cancellation Minimize
+	// returns the best point so far and an error wrapping both ctx.Err() and
+	// a *MinimizeNotConvergedError.
 	Minimize(ctx context.Context, p Problem, x0 []float64, s MinimizeSettings) (MinimizeResult, error)
 
 	// LP returns the backend's linear-programming solver (COIN-OR CLP for
 	// native, a dense revised simplex with warm starts for go, meant for
-	// problems of up to a few hundred rows).
+	// problems of up to a few hundred rows). The go simplex checks the
+	// context of a solve before every pivot; CLP only before and after the
+	// solve, with a deadline as its time limit (see lp.Model).
 	LP() LPSolver
 
 	// BLAS returns the BLAS implementation of the backend for level-3 work in

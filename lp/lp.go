@@ -121,9 +121,12 @@ type Model interface {
 	AddColumns(cols ...Column) error
 	// Solve optimises the current problem. When the status is not Optimal it
 	// returns the Solution with that status and an error wrapping ErrInfeasible,
-	// ErrUnbounded or ErrNotSolved. A cancelled ctx is checked before and after
-	// the solve (the simplex itself is not interruptible; with a deadline the
-	// native solver gets the remaining time as its time limit).
+	// ErrUnbounded or ErrNotSolved. On cancellation it returns an error
+	// wrapping ctx.Err() with the Solution reached: the pure-Go simplex checks
+	// ctx before every pivot and stops with Status NotSolved and the pivots
+	// made; the native CLP simplex is not interruptible, so ctx is checked
+	// only before and after its solve (whose Solution is returned), and a
+	// deadline becomes its time limit.
 	Solve(ctx context.Context) (Solution, error)
 	// Close releases the resources of the model; it is safe to call twice.
 	// Using a closed Model returns ErrClosed.

@@ -81,7 +81,7 @@ func (m *goModel) Solve(ctx context.Context) (Solution, error) {
 	s := newSimplex(&m.p)
 	status, err := s.solve(ctx, m.warm)
 	if err != nil {
-		return Solution{Status: NotSolved}, fmt.Errorf("lp go: %w", err)
+		return Solution{Status: NotSolved, Iterations: s.iters}, fmt.Errorf("lp go: %w", err)
 	}
 	m.warm = nil
 	sol := Solution{Status: status, Iterations: s.iters}
@@ -589,10 +589,9 @@ func (s *simplex) iterate(ctx context.Context, cost []float64) (Status, error) {
 	degenerate := 0
 	verified := false
 	for {
-		if s.iters%100 == 0 {
-			if err := ctx.Err(); err != nil {
-				return NotSolved, err
-			}
+		// A pivot costs O(rows·(rows + columns)); a context check is free.
+		if err := ctx.Err(); err != nil {
+			return NotSolved, err
 		}
 		if s.sinceInvert >= s.reinvertEvery() {
 			if !s.reinvert() {

@@ -180,6 +180,9 @@ const (
 	// already holds at λ > π + ε, so the LP solver's tolerances, not the
 	// method, limit the accuracy (see Result.SDPGap).
 	StopStalled
+	// StopCancelled: the context was cancelled; the Result holds the
+	// iterations completed before it.
+	StopCancelled
 )
 
 // String describes s.
@@ -193,6 +196,8 @@ func (s Stop) String() string {
 		return "unbounded (separable)"
 	case StopStalled:
 		return "stalled (LP tolerance)"
+	case StopCancelled:
+		return "cancelled"
 	}
 	return fmt.Sprintf("Stop(%d)", int(s))
 }

@@ -38,6 +38,12 @@ const (
 // weights; corrective mode re-minimises the objective over all the weights
 // with the backend's L-BFGS-B, warm-started from the previous weights, so the
 // objective strictly decreases at every iteration.
+//
+// On cancellation BoostMetric returns the best iterate so far — the metric of
+// the last completed iteration (the objective never increases, so it is also
+// the best), with Stop = StopCancelled; no terms if none completed — and an
+// error wrapping ctx.Err(). The context is checked before every iteration and
+// inside the eigensolver and L-BFGS-B, so it returns within one iteration.
 func BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*Result, error) {
 	if err := validate(x, ts); err != nil {
 		return nil, err
@@ -85,12 +91,34 @@ func BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		ws []float64
 		hs [][]float64 // margins of every term (corrective mode)
 	)
+	// finish stores the terms of the last completed iteration in res.
+	finish := func() {
+		// Drop terms whose weight ended at zero (corrective mode): X is unchanged.
+		var keepV [][]float64
+		var keepW []float64
+		for j, w := range ws {
+			if w > 0 {
+				keepV = append(keepV, vs[j])
+				keepW = append(keepW, w)
+			}
+		}
+		res.V, res.W = packTerms(d, keepV), keepW
+		res.Objective = objective(loss, rho, nu, ws)
+	}
+	cancelled := func(err error) (*Result, error) {
+		res.Stop = StopCancelled
+		finish()
+		return res, ctxError(ctx, err)
+	}
 	for it := 1; it <= iters; it++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("boost: %w", err)
+		if ctx.Err() != nil {
+			return cancelled(nil)
 		}
 		lambda, v, err := pr.top(ctx, u)
 		if err != nil {
+			if ctx.Err() != nil {
+				return cancelled(err)
+			}
 			return nil, err
 		}
 		res.Lambda = append(res.Lambda, lambda)
@@ -118,10 +146,20 @@ func BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		case Corrective:
 			hs = append(hs, h)
 			ws = append(ws, 0)
-			ws, unbounded, err = correct(ctx, b, loss, hs, ws, nu, rho)
+			var nw []float64
+			nw, unbounded, err = correct(ctx, b, loss, hs, ws, nu, rho)
 			if err != nil {
+				if ctx.Err() != nil {
+					// Back to the last completed iteration: drop the new
+					// term and restore the margins of the weights before.
+					j := len(ws) - 1
+					vs, hs, ws = vs[:j], hs[:j], ws[:j]
+					marginsOf(rho, hs, ws)
+					return cancelled(err)
+				}
 				return nil, err
 			}
+			ws = nw
 			weight = ws[len(ws)-1]
 		}
 		tripletWeights(loss, rho, u)
@@ -136,18 +174,37 @@ func BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 			break
 		}
 	}
-	// Drop terms whose weight ended at zero (corrective mode): X is unchanged.
-	var keepV [][]float64
-	var keepW []float64
-	for j, w := range ws {
-		if w > 0 {
-			keepV = append(keepV, vs[j])
-			keepW = append(keepW, w)
+	finish()
+	return res, nil
+}
+
+// ctxError returns the error of a run stopped because ctx is done: err when it
+// already wraps ctx.Err() (it says where the run stopped), else ctx.Err()
+// wrapped.
+func ctxError(ctx context.Context, err error) error {
+	if err != nil && errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("boost: %w", ctx.Err())
+}
+
+// marginsOf sets rho to the margins Σ_j w_j H_j of the weights w on the
+// terms with margins hs and returns tr X = Σ_j w_j.
+func marginsOf(rho []float64, hs [][]float64, w []float64) float64 {
+	for r := range rho {
+		rho[r] = 0
+	}
+	var tr float64
+	for j, hj := range hs {
+		tr += w[j]
+		if w[j] == 0 {
+			continue
+		}
+		for r, v := range hj {
+			rho[r] += w[j] * v
 		}
 	}
-	res.V, res.W = packTerms(d, keepV), keepW
-	res.Objective = objective(loss, rho, nu, ws)
-	return res, nil
+	return tr
 }
 
 // tripletWeights sets u from the margins by the KKT conditions: u = softmax(−ρ)
@@ -320,23 +377,14 @@ func lineSearch(loss Loss, rho, h []float64, nu float64) (float64, bool) {
 // min_r ρ_r > ν·1ᵀw (every triplet satisfied with a margin above ν per unit
 // trace): log Σ exp(−tρ) + tν1ᵀw → −∞ as t → ∞. The solve stops at the first
 // such iterate and correct reports unbounded = true.
+//
+// When ctx is cancelled it returns an error wrapping ctx.Err(); rho then
+// holds the margins of some trial point and w0 is unchanged.
 func correct(ctx context.Context, b engine.Backend, loss Loss, hs [][]float64, w0 []float64, nu float64, rho []float64) (w []float64, unbounded bool, err error) {
 	m := len(rho)
 	p := make([]float64, m)
 	f := func(w, grad []float64) float64 {
-		for r := range rho {
-			rho[r] = 0
-		}
-		var tr float64
-		for j, hj := range hs {
-			tr += w[j]
-			if w[j] == 0 {
-				continue
-			}
-			for r, v := range hj {
-				rho[r] += w[j] * v
-			}
-		}
+		tr := marginsOf(rho, hs, w)
 		var val float64
 		switch loss {
 		case Exp:
@@ -374,7 +422,7 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, hs [][]float64, w
 	res, err := b.Minimize(ctx, engine.Problem{Func: f, Lower: lower}, w0, settings)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, fmt.Errorf("boost: %w", ctx.Err())
+			return nil, false, fmt.Errorf("boost: totally corrective step: %w", ctx.Err())
 		}
 		var nc *engine.MinimizeNotConvergedError
 		if !errors.As(err, &nc) || res.X == nil || !(res.F <= f0) {

@@ -18,6 +18,13 @@ import (
 // L X_p Lᵀ, kept as rank-one terms (the unit vectors L v_j/‖L v_j‖ with
 // weights w_j ‖L v_j‖²). Iterations and Curve accumulate over the passes.
 // A pass that learns no term ends the run with the metric of the passes before.
+//
+// On cancellation MultiPass returns the best iterate so far with Stop =
+// StopCancelled and an error wrapping ctx.Err(): during the first pass, the
+// metric of its completed iterations (see BoostMetric); during a later pass,
+// the metric of the passes completed before it (a pass starts again from the
+// zero metric on the transformed points, so its partial terms are not a
+// better metric), with Iterations and Curve of those passes only.
 func MultiPass(ctx context.Context, x *mat.Dense, y []int, k, passes int, ts *constraints.TripletSet, opt Options) (*Result, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", ErrInvalid)
@@ -47,6 +54,10 @@ func MultiPass(ctx context.Context, x *mat.Dense, y []int, k, passes int, ts *co
 	)
 	for p := 1; p <= passes; p++ {
 		if p > 1 {
+			if err := ctx.Err(); err != nil {
+				total.Stop = StopCancelled
+				return total, fmt.Errorf("boost: pass %d: %w", p, err)
+			}
 			var err error
 			if ts, err = makeTriplets(b, cur, y, k); err != nil {
 				return nil, fmt.Errorf("boost: pass %d: %w", p, err)
@@ -54,7 +65,14 @@ func MultiPass(ctx context.Context, x *mat.Dense, y []int, k, passes int, ts *co
 		}
 		res, err := BoostMetric(ctx, cur, ts, opt)
 		if err != nil {
-			return nil, fmt.Errorf("boost: pass %d: %w", p, err)
+			if ctx.Err() == nil || res == nil {
+				return nil, fmt.Errorf("boost: pass %d: %w", p, err)
+			}
+			if total == nil {
+				return res, fmt.Errorf("boost: pass %d: %w", p, err)
+			}
+			total.Stop = StopCancelled
+			return total, fmt.Errorf("boost: pass %d: %w", p, err)
 		}
 		if len(res.W) == 0 {
 			if total == nil {

@@ -34,6 +34,15 @@ import (
 // Result.Curve holds π after every iteration (it increases to the SDP
 // optimum), Result.DualityGap the duality gap of the last LP recomputed from
 // its solution, and Result.SDPGap the final λ − π.
+//
+// On cancellation PSDBoost returns the best iterate so far — the metric of
+// the last restricted master problem solved (π never decreases, so it is also
+// the best), with Stop = StopCancelled, SDPGap NaN if that iterate was not
+// priced yet, and no terms if no LP was solved — and an error wrapping
+// ctx.Err(). The context is checked before every iteration and inside the
+// eigensolver and the LP solver, so it returns within one iteration (the
+// native LP solver, CLP, notices a cancellation only when its solve ends; a
+// deadline becomes its time limit).
 func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*Result, error) {
 	if err := validate(x, ts); err != nil {
 		return nil, err
@@ -95,19 +104,54 @@ func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 	}
 	res := &Result{Stop: StopIterations, Pi: math.NaN(), DualityGap: math.NaN(), SDPGap: math.NaN()}
 	var (
-		vs  [][]float64
-		hs  [][]float64
-		sol engine.LPSolution
-		pi  = math.Inf(-1)
+		vs     [][]float64
+		hs     [][]float64
+		sol    engine.LPSolution // the last restricted master solution
+		solved bool              // sol holds an optimal solution
+		pi     = math.Inf(-1)
+		lambda float64
+		v      []float64
+		priced bool // lambda, v price the duals u of sol
 	)
-	lambda, v, err := pr.top(ctx, u)
+	// finish stores the last solved restricted master problem in res.
+	finish := func() {
+		if !solved {
+			return
+		}
+		w := sol.X[1+m:] // one weight per column of the LP (vs may hold one more)
+		res.U = append([]float64(nil), u...)
+		res.Pi = pi
+		res.Objective = pi
+		if priced {
+			res.SDPGap = lambda - pi
+		}
+		res.DualityGap = lpGap(hs[:len(w)], w, u, c)
+		var keepV [][]float64
+		var keepW []float64
+		for j, wj := range w {
+			if wj > 0 {
+				keepV = append(keepV, vs[j])
+				keepW = append(keepW, wj)
+			}
+		}
+		res.V, res.W = packTerms(d, keepV), keepW
+	}
+	cancelled := func(err error) (*Result, error) {
+		res.Stop = StopCancelled
+		finish()
+		return res, ctxError(ctx, err)
+	}
+	lambda, v, err = pr.top(ctx, u)
 	if err != nil {
+		if ctx.Err() != nil {
+			return cancelled(err)
+		}
 		return nil, err
 	}
 	res.Lambda = append(res.Lambda, lambda)
 	for it := 1; ; it++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("boost: %w", err)
+		if ctx.Err() != nil {
+			return cancelled(nil)
 		}
 		// Add v vᵀ as the column (H_·j, 1).
 		h := make([]float64, m)
@@ -129,10 +173,15 @@ func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		}
 		vs = appendTerm(vs, v)
 		hs = append(hs, h)
-		sol, err = model.Solve(ctx)
+		next, err := model.Solve(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("boost: restricted master (iteration %d): %w", it, err)
+			err = fmt.Errorf("boost: restricted master (iteration %d): %w", it, err)
+			if ctx.Err() != nil {
+				return cancelled(err)
+			}
+			return nil, err
 		}
+		sol, solved, priced = next, true, false
 		pi = -sol.Objective
 		copy(u, sol.Duals[:m])
 		res.Curve = append(res.Curve, pi)
@@ -140,8 +189,12 @@ func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 
 		lambda, v, err = pr.top(ctx, u)
 		if err != nil {
+			if ctx.Err() != nil {
+				return cancelled(err)
+			}
 			return nil, err
 		}
+		priced = true
 		res.Lambda = append(res.Lambda, lambda)
 		if opt.Progress != nil {
 			opt.Progress(Iteration{Iter: it, Lambda: lambda, Weight: sol.X[1+m+it-1], Objective: pi, Pi: pi})
@@ -161,21 +214,7 @@ func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 			break
 		}
 	}
-	w := sol.X[1+m:]
-	res.U = append([]float64(nil), u...)
-	res.Pi = pi
-	res.Objective = pi
-	res.SDPGap = lambda - pi
-	res.DualityGap = lpGap(hs, w, u, c)
-	var keepV [][]float64
-	var keepW []float64
-	for j, wj := range w {
-		if wj > 0 {
-			keepV = append(keepV, vs[j])
-			keepW = append(keepW, wj)
-		}
-	}
-	res.V, res.W = packTerms(d, keepV), keepW
+	finish()
 	return res, nil
 }
 

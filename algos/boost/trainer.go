@@ -25,7 +25,8 @@ var DefaultViolationFractions = []float64{0.5, 0.2, 0.1, 0.05}
 // trainBoostMetric is the "boostmetric" trainer: exponential (default) or
 // logistic loss, stage-wise (default) or totally corrective, Passes passes
 // (triplets regenerated with in.K targets × in.K impostors per point); the
-// hinge loss runs PSDBoost.
+// hinge loss runs PSDBoost. Cancelled, it returns the metric learned so far
+// (not validated) with an error wrapping ctx.Err().
 func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error) {
 	o := in.Options
 	if o.Loss == "hinge" {
@@ -65,12 +66,13 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 		res, err = BoostMetric(ctx, in.Train.X, in.Triplets, opt)
 	}
 	if err != nil {
+		if ctx.Err() != nil && res != nil {
+			// Cancelled: the metric learned so far, not validated.
+			fillOutput(&out, res, in.Train.Dim())
+		}
 		return out, err
 	}
-	out.M = res.Matrix(in.Train.Dim())
-	out.Iterations = res.Iterations
-	out.Objective = res.Objective
-	out.Curve = res.Curve
+	fillOutput(&out, res, in.Train.Dim())
 	if in.Val != nil && in.Val.Len() > 0 {
 		if out.ValError, err = resultKNNError(opt.Backend, res, in, kOf(in)); err != nil {
 			return out, err
@@ -82,10 +84,22 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 	return out, nil
 }
 
+// fillOutput copies the metric and the summary of res into out.
+func fillOutput(out *train.Output, res *Result, d int) {
+	out.M = res.Matrix(d)
+	out.Iterations = res.Iterations
+	out.Objective = res.Objective
+	out.Curve = res.Curve
+	if !math.IsNaN(res.DualityGap) {
+		out.DualityGap = res.DualityGap
+	}
+}
+
 // trainPSDBoost is the "psdboost" trainer (hinge loss by column generation).
 // With several C values it learns one metric per value and keeps the one
 // with the lowest validation k-NN error (ties keep the larger C, i.e. the
-// harder margin).
+// harder margin). Cancelled, it returns the best metric of the values of C
+// completed before, or else the metric learned so far for the current one.
 func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 	out := train.Output{DualityGap: math.NaN(), ValError: math.NaN(), ChosenC: math.NaN()}
 	if err := checkInput(in); err != nil {
@@ -126,6 +140,18 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 		}
 		res, err := PSDBoost(ctx, in.Train.X, in.Triplets, opt)
 		if err != nil {
+			if ctx.Err() != nil {
+				switch {
+				case best != nil:
+					fillOutput(&out, best, in.Train.Dim())
+					if !math.IsInf(bestErr, 1) {
+						out.ValError = bestErr
+					}
+				case res != nil:
+					fillOutput(&out, res, in.Train.Dim())
+					out.ChosenC = c
+				}
+			}
 			return out, fmt.Errorf("psdboost C=%g: %w", c, err)
 		}
 		valErr := math.NaN()
@@ -143,14 +169,11 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 			out.ChosenC = c
 		}
 	}
-	out.M = best.Matrix(in.Train.Dim())
-	out.Iterations = best.Iterations
-	out.Objective = best.Objective
+	fillOutput(&out, best, in.Train.Dim())
 	out.DualityGap = best.DualityGap
 	if !math.IsInf(bestErr, 1) {
 		out.ValError = bestErr
 	}
-	out.Curve = best.Curve
 	return out, nil
 }
 

@@ -121,8 +121,11 @@ func LogRho(r, lmin, lmax float64) float64 {
 // Δ(W, W1) − Δ(W*, W1) ≤ Δ(W, W1) + Dual = −Σ_j α_j tr(W C_j), a gap the
 // caller can compute from Alpha and Violations.
 //
-// Reaching MaxIter is not an error: the result has Converged = false. A
-// cancelled ctx returns the partial result with ctx.Err().
+// Reaching MaxIter is not an error: the result has Converged = false. The
+// context is checked before every projection: on cancellation DefiniteBoost
+// returns the best iterate so far (W after the last projection, with its
+// violations; the dual objective only decreases) and an error wrapping
+// ctx.Err().
 func DefiniteBoost(ctx context.Context, cons []Sym, opt BoostOptions) (*BoostResult, error) {
 	if len(cons) == 0 {
 		return nil, fmt.Errorf("%w: no constraints", ErrInvalid)
@@ -201,7 +204,7 @@ func DefiniteBoost(ctx context.Context, cons []Sym, opt BoostOptions) (*BoostRes
 			return res, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return res, err
+			return res, fmt.Errorf("meg: DefiniteBoost: %w", err)
 		}
 		if !ext[jt].ok {
 			lo, hi, err := cons[jt].Extremes(b)

@@ -276,8 +276,10 @@ type RunResult struct {
 
 // Run feeds the examples of seq to the learner in order (the batch driver of
 // the streaming API). observe, if not nil, is called after every update; an
-// error from it stops the run and is returned. Run checks ctx every 64 steps
-// and returns the partial result with ctx.Err() when it is cancelled.
+// error from it stops the run and is returned. Run checks ctx before every
+// update: on cancellation it returns the result of the updates made so far
+// (the learner holds W after the last of them) and an error wrapping
+// ctx.Err().
 func (l *Learner) Run(ctx context.Context, seq Sequence, observe func(Step) error) (RunResult, error) {
 	var res RunResult
 	if seq == nil {
@@ -285,10 +287,9 @@ func (l *Learner) Run(ctx context.Context, seq Sequence, observe func(Step) erro
 	}
 	n := seq.Len()
 	for t := 0; t < n; t++ {
-		if t%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return res, err
-			}
+		// One update costs an eigendecomposition; a context check is free.
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("meg: Run: %w", err)
 		}
 		x, y := seq.At(t)
 		yhat, err := l.Update(x, y)

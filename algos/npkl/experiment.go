@@ -133,6 +133,11 @@ type ClusterReport struct {
 // Laplacian once; then, per run, sample constraints by the connected-component
 // rule, optionally select a subset, learn the kernel, cluster with kernel
 // k-means on its factor and score the pairwise accuracy against y.
+//
+// On cancellation Cluster returns the report of the runs completed so far
+// (its summary over them; nil if the kNN graph was not built yet) and an
+// error wrapping ctx.Err(); a run in progress stops within one iteration of
+// SimpleNPKL or k-means.
 func Cluster(ctx context.Context, x *mat.Dense, y []int, opt ClusterOptions) (*ClusterReport, error) {
 	if x == nil {
 		return nil, fmt.Errorf("npkl: Cluster: nil data")
@@ -177,6 +182,9 @@ func Cluster(ctx context.Context, x *mat.Dense, y []int, opt ClusterOptions) (*C
 			return nil, fmt.Errorf("npkl: Cluster: C = %v in the grid must be positive and finite", c)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("npkl: Cluster: %w", err)
+	}
 	t0 := time.Now()
 	lap, err := Laplacian(x, o.Neighbors, o.Graph, o.Learn.Backend)
 	if err != nil {
@@ -186,13 +194,24 @@ func Cluster(ctx context.Context, x *mat.Dense, y []int, opt ClusterOptions) (*C
 	for run := 0; run < o.Runs; run++ {
 		rr, err := clusterRun(ctx, lap, y, o, run)
 		if err != nil {
-			return nil, fmt.Errorf("npkl: Cluster: run %d: %w", run+1, err)
+			err = fmt.Errorf("npkl: Cluster: run %d: %w", run+1, err)
+			if ctx.Err() != nil {
+				rep.summarize()
+				return rep, err
+			}
+			return nil, err
 		}
 		rep.Runs = append(rep.Runs, rr)
 		if o.Progress != nil {
 			o.Progress(rr)
 		}
 	}
+	rep.summarize()
+	return rep, nil
+}
+
+// summarize fills the means over rep.Runs.
+func (rep *ClusterReport) summarize() {
 	acc := make([]float64, len(rep.Runs))
 	for i, r := range rep.Runs {
 		acc[i] = r.Accuracy
@@ -211,7 +230,6 @@ func Cluster(ctx context.Context, x *mat.Dense, y []int, opt ClusterOptions) (*C
 		rep.UsedMean /= k
 	}
 	rep.AccuracyMean, rep.AccuracySD = meanSD(acc)
-	return rep, nil
 }
 
 func clusterRun(ctx context.Context, lap *sparse.CSR, y []int, o ClusterOptions, run int) (RunReport, error) {
@@ -330,7 +348,9 @@ func chooseC(ctx context.Context, lap *sparse.CSR, cons *constraints.Pairs, o Cl
 
 // KMeansBaseline is the paper's baseline: k-means on the raw rows of x, runs
 // times with different seeds, scored by pairwise accuracy. It returns the
-// mean and sample standard deviation of the accuracy.
+// mean and sample standard deviation of the accuracy. On cancellation it
+// returns those of the runs completed so far (NaN if none) and an error
+// wrapping ctx.Err().
 func KMeansBaseline(ctx context.Context, x *mat.Dense, y []int, clusters, runs, restarts int, seed uint64) (mean, sd float64, err error) {
 	if clusters == 0 {
 		clusters = numClasses(y)
@@ -339,7 +359,12 @@ func KMeansBaseline(ctx context.Context, x *mat.Dense, y []int, clusters, runs, 
 	for r := range acc {
 		km, err := eval.KMeans(ctx, x, clusters, eval.KMeansOptions{Restarts: restarts, Seed: seed*1000003 + uint64(r)})
 		if err != nil {
-			return 0, 0, fmt.Errorf("npkl: k-means baseline: %w", err)
+			err = fmt.Errorf("npkl: k-means baseline: %w", err)
+			if ctx.Err() != nil {
+				mean, sd = meanSD(acc[:r])
+				return mean, sd, err
+			}
+			return 0, 0, err
 		}
 		acc[r] = eval.PairwiseAccuracy(y, km.Assign)
 	}

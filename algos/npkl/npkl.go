@@ -157,6 +157,11 @@ var ErrNoPositiveSpectrum = errors.New("npkl: A has no positive eigenvalue (K* =
 
 // Learn learns the kernel on the n points of the n×n normalised Laplacian lap
 // (see Laplacian) from the constraints. It never forms an n×n matrix.
+//
+// The context is checked before every iteration and inside the eigensolver.
+// On cancellation Learn returns the best iterate so far — the result of the
+// iterations completed before it (the kernel of the last one, as at a normal
+// end), or nil if none completed — and an error wrapping ctx.Err().
 func Learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt Options) (*Result, error) {
 	start := time.Now()
 	if lap == nil || lap.Rows != lap.Cols || lap.Rows < 3 {
@@ -191,10 +196,19 @@ func Learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt O
 	if o.Loss == SquaredHinge {
 		iters = o.Iters
 	}
+	// cancelled returns the iterations completed so far with err.
+	cancelled := func(err error) (*Result, error) {
+		if res.Kernel == nil {
+			return nil, err
+		}
+		res.Iterations = len(res.History)
+		res.Seconds = time.Since(start).Seconds()
+		return res, err
+	}
 	for t := 1; t <= iters; t++ {
 		t0 := time.Now()
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("npkl: Learn: %w", err)
+			return cancelled(fmt.Errorf("npkl: Learn: %w", err))
 		}
 		if t > 1 {
 			if err := op.SetWeights(alpha); err != nil {
@@ -203,7 +217,11 @@ func Learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt O
 		}
 		sol, err := s.closedForm()
 		if err != nil {
-			return nil, fmt.Errorf("npkl: iteration %d: %w", t, err)
+			err = fmt.Errorf("npkl: iteration %d: %w", t, err)
+			if ctx.Err() != nil {
+				return cancelled(err)
+			}
+			return nil, err
 		}
 		if res.Kernel, err = model.NewKernel(sol.vectors, sol.values); err != nil {
 			return nil, fmt.Errorf("npkl: iteration %d: %w", t, err)

@@ -45,6 +45,12 @@ type Report struct {
 }
 
 // RunExperiment runs e and evaluates the learned metric.
+//
+// On cancellation during training it returns the best iterate so far — a
+// Report holding the metric the trainer returned with the cancellation (its
+// training summary filled in, the evaluation fields NaN: nothing is
+// evaluated after a cancellation), or nil if the trainer returned none — and
+// an error wrapping ctx.Err(). Cancelled before training, it returns nil.
 func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 	trainer, err := Lookup(e.Algo)
 	if err != nil {
@@ -64,6 +70,9 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 	// spending any time on triplets and training.
 	if n := e.Train.Len(); k > n {
 		return nil, fmt.Errorf("train: k = %d is larger than the %d training points", k, n)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	b := engine.Or(e.Backend)
 	progress := e.Progress
@@ -93,21 +102,35 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 		return nil, fmt.Errorf("train: triplets: %w", err)
 	}
 	progress("train: %d triplets on %d points", ts.Len(), tr.Len())
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
 
 	t0 := time.Now()
 	out, err := trainer(ctx, Input{
 		Train: tr, Val: val, Triplets: ts, K: k, Seed: e.Seed, Backend: b,
 		Options: e.Options, Progress: e.Progress,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("train: %s: %w", e.Algo, err)
-	}
 	r := &Report{
 		Algo: strings.ToLower(e.Algo), Backend: b.Name(),
 		NTrain: tr.Len(), NVal: val.Len(), NTest: test.Len(), InputDim: e.Train.Dim(), Dim: tr.Dim(),
 		K: k, Triplets: ts.Len(), Iterations: out.Iterations, TrainSeconds: time.Since(t0).Seconds(),
 		Objective: out.Objective, DualityGap: out.DualityGap, ChosenC: out.ChosenC,
 		ValError: math.NaN(), EuclideanValError: math.NaN(), Curve: out.Curve, Pipeline: pipe,
+	}
+	if err != nil {
+		err = fmt.Errorf("train: %s: %w", e.Algo, err)
+		if ctx.Err() == nil || out.M == nil || out.M.SymmetricDim() != tr.Dim() {
+			return nil, err
+		}
+		// Cancelled with a metric: hand it back unevaluated.
+		m, merr := model.NewMetricWith(b, out.M)
+		if merr != nil {
+			return nil, err
+		}
+		r.Metric, r.Rank = m, m.Rank()
+		r.ValError, r.TestError, r.EuclideanTestErr = math.NaN(), math.NaN(), math.NaN()
+		return r, err
 	}
 	if out.M == nil || out.M.SymmetricDim() != tr.Dim() {
 		return nil, fmt.Errorf("train: %s returned no %d×%d metric", e.Algo, tr.Dim(), tr.Dim())
