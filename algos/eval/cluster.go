@@ -34,7 +34,8 @@ type KMeansResult struct {
 // Restarts times from seeded starts; the run of lowest inertia is returned.
 // An emptied cluster is re-seeded with the point farthest from its centre.
 // Equal distances go to the lower cluster index. ctx is checked between
-// iterations.
+// iterations; when it is cancelled KMeans returns the best completed start
+// (nil if none completed) with an error wrapping ctx.Err().
 func KMeans(ctx context.Context, x *mat.Dense, k int, opt KMeansOptions) (*KMeansResult, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", ErrInvalid)
@@ -63,7 +64,8 @@ func KMeans(ctx context.Context, x *mat.Dense, k int, opt KMeansOptions) (*KMean
 	for r := 0; r < restarts; r++ {
 		res, err := lloyd(ctx, raw.Data, raw.Stride, n, d, k, maxIter, rng)
 		if err != nil {
-			return nil, err
+			// Cancelled: the best completed start (nil if none completed).
+			return best, fmt.Errorf("eval: k-means: %w", err)
 		}
 		if best == nil || res.Inertia < best.Inertia {
 			best = res

@@ -1118,6 +1118,5 @@ func evalCases(iris *data.Dataset) []cancelCase {
 			}
 			return nil
 		},
-		finding: "eval.KMeans returns nil on cancellation although the best of its completed starts is at hand (algos/eval/cluster.go KMeans)",
 	}}
 }
