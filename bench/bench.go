@@ -5,7 +5,12 @@
 // A measurement runs a case a fixed number of times after one warm-up run and
 // reports the median wall time, so that a noisy shared machine disturbs the
 // figures less than a mean would; ratios are computed from medians taken in
-// the same run.
+// the same run. Long cases can skip the warm-up (Options.NoWarmup).
+//
+// Memory is reported two ways: the peak Go heap, sampled during the timed
+// runs, and the peak resident set of the process during a run, which also
+// counts what C libraries allocate (see rss.go for the mechanism and its
+// fallback where it is unavailable).
 package bench
 
 import (
@@ -42,6 +47,14 @@ type Result struct {
 	// every 2 ms during the timed runs, in MiB. Memory allocated in C (LAPACK
 	// workspaces, ARPACK, CLP) is not included.
 	PeakHeapMB float64 `json:"peak_heap_mb"`
+	// PeakRSSMB is the largest resident set of the process during a timed
+	// run, in MiB, C allocations included; BaseRSSMB is the resident set
+	// just before that run (after a GC that returned free memory to the
+	// OS), so PeakRSSMB − BaseRSSMB is what the run added. Both are 0 (and
+	// omitted from JSON) where the kernel's high-water mark cannot be reset:
+	// see rss.go.
+	PeakRSSMB float64 `json:"peak_rss_mb,omitempty"`
+	BaseRSSMB float64 `json:"base_rss_mb,omitempty"`
 	// Curve is a convergence curve of the last run (objective per iteration), if any.
 	Curve []float64 `json:"curve,omitempty"`
 	Error string    `json:"error,omitempty"`
@@ -60,6 +73,11 @@ type Options struct {
 	Runs     int              // timed runs per case after a warm-up; 0 means 5
 	// MaxSize skips cases larger than this (0: no limit); used for quick runs.
 	MaxSize int
+	// Case, if not empty, keeps only the cases whose name or detail
+	// contains it (case-insensitive), e.g. "letters".
+	Case string
+	// NoWarmup skips the untimed warm-up run; for long cases measured once.
+	NoWarmup bool
 	// Progress, if non-nil, receives a line per finished case.
 	Progress func(format string, args ...any)
 }
@@ -91,61 +109,107 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 		if opt.MaxSize > 0 && c.Size > opt.MaxSize {
 			continue
 		}
+		if !c.matches(opt.Case) {
+			continue
+		}
 		for _, b := range backends {
 			if err := ctx.Err(); err != nil {
 				return out, err
 			}
 			r := Result{Suite: suite, Case: c.Name, Backend: b.Name(), Size: c.Size, Detail: c.Detail}
-			times, o, peak, err := measure(ctx, c, b, runs)
-			r.PeakHeapMB = peak
+			m, err := measure(ctx, c, b, runs, !opt.NoWarmup)
+			r.PeakHeapMB, r.PeakRSSMB, r.BaseRSSMB = m.peakHeap, m.peakRSS, m.baseRSS
 			if err != nil {
 				r.Error = err.Error()
 			} else {
+				times := m.times
 				sort.Float64s(times)
 				r.Runs = len(times)
 				r.Median = median(times)
 				r.Min = times[0]
-				r.Iterations, r.Metrics, r.Curve = o.Iterations, o.Metrics, o.Curve
-				if o.Iterations > 0 {
-					r.PerIteration = r.Median / float64(o.Iterations)
+				r.Iterations, r.Metrics, r.Curve = m.last.Iterations, m.last.Metrics, m.last.Curve
+				if r.Iterations > 0 {
+					r.PerIteration = r.Median / float64(r.Iterations)
 				}
 			}
 			out = append(out, r)
 			if opt.Progress != nil {
-				opt.Progress("bench %s %s size=%d backend=%s: median %s", suite, c.Name, c.Size, b.Name(), fmtSeconds(r.Median))
+				if r.Error != "" {
+					opt.Progress("bench %s %s size=%d backend=%s: %s", suite, c.Name, c.Size, b.Name(), r.Error)
+				} else {
+					opt.Progress("bench %s %s size=%d backend=%s: median %s, peak heap %.0f MiB, peak RSS %s", suite, c.Name, c.Size, b.Name(), fmtSeconds(r.Median), r.PeakHeapMB, fmtRSS(r))
+				}
 			}
 		}
 	}
 	return out, nil
 }
 
-func measure(ctx context.Context, c Case, b engine.Backend, runs int) ([]float64, Outcome, float64, error) {
+// matches reports whether the case's name or detail contains sub, ignoring case.
+func (c Case) matches(sub string) bool {
+	if sub == "" {
+		return true
+	}
+	return strings.Contains(strings.ToLower(c.Name+" "+c.Detail), strings.ToLower(sub))
+}
+
+// measurement is what measure observed.
+type measurement struct {
+	times            []float64
+	last             Outcome
+	peakHeap         float64 // MiB
+	peakRSS, baseRSS float64 // MiB; 0 when unsupported
+}
+
+// measure sets c up on b, runs it once untimed if warmup, then runs times
+// timed runs. Before each timed run it resets the resident-set high-water
+// mark; the peak RSS reported is the largest over the runs, with the
+// baseline of that run.
+func measure(ctx context.Context, c Case, b engine.Backend, runs int, warmup bool) (measurement, error) {
+	var m measurement
 	run, err := c.Setup(b)
 	if err != nil {
-		return nil, Outcome{}, 0, err
+		return m, err
 	}
-	if _, err := run(ctx); err != nil { // warm-up
-		return nil, Outcome{}, 0, err
+	if warmup {
+		if _, err := run(ctx); err != nil {
+			return m, err
+		}
 	}
 	runtime.GC()
 	stop := make(chan struct{})
 	peak := make(chan float64)
 	go sampleHeap(stop, peak)
-	times := make([]float64, 0, runs)
-	var last Outcome
+	defer func() {
+		if stop != nil {
+			close(stop)
+			<-peak
+		}
+	}()
+	m.times = make([]float64, 0, runs)
+	rssOK := true
 	for i := 0; i < runs; i++ {
+		base, ok := startPeakRSS()
 		start := time.Now()
 		o, err := run(ctx)
 		if err != nil {
-			close(stop)
-			<-peak
-			return nil, Outcome{}, 0, err
+			return m, err
 		}
-		times = append(times, time.Since(start).Seconds())
-		last = o
+		m.times = append(m.times, time.Since(start).Seconds())
+		hwm, okHWM := peakRSS()
+		rssOK = rssOK && ok && okHWM
+		if rssOK && hwm > m.peakRSS {
+			m.peakRSS, m.baseRSS = hwm, base
+		}
+		m.last = o
+	}
+	if !rssOK {
+		m.peakRSS, m.baseRSS = 0, 0
 	}
 	close(stop)
-	return times, last, <-peak, nil
+	m.peakHeap = <-peak
+	stop = nil
+	return m, nil
 }
 
 // sampleHeap samples the Go heap every 2 ms until stop is closed and then
@@ -192,8 +256,19 @@ func fmtSeconds(s float64) string {
 	return fmt.Sprintf("%.3f s", s)
 }
 
+// fmtRSS formats a result's peak resident set and its baseline, e.g.
+// "812 MiB (base 95)", or "n/a" when it was not measured.
+func fmtRSS(r Result) string {
+	if r.PeakRSSMB <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f MiB (base %.0f)", r.PeakRSSMB, r.BaseRSSMB)
+}
+
 // Markdown writes results as a table with one row per case and size, one
-// column per backend, and the native/go ratio of medians when both ran.
+// column per backend, the native/go ratio of medians when both ran, the
+// peak Go heap and the peak resident set with its baseline per backend, and
+// the case metrics.
 func Markdown(w io.Writer, results []Result) error {
 	type key struct {
 		suite, name string
@@ -225,14 +300,14 @@ func Markdown(w io.Writer, results []Result) error {
 	if hasRatio {
 		sb.WriteString(" go/native |")
 	}
-	sb.WriteString(" per iteration | peak Go heap | results |\n|---|---:|---|")
+	sb.WriteString(" per iteration | peak Go heap | peak RSS (base) | results |\n|---|---:|---|")
 	for range backends {
 		sb.WriteString("---:|")
 	}
 	if hasRatio {
 		sb.WriteString("---:|")
 	}
-	sb.WriteString("---|---|---|\n")
+	sb.WriteString("---|---|---|---|\n")
 	for _, k := range keys {
 		rs := byKey[k]
 		detail := ""
@@ -263,13 +338,14 @@ func Markdown(w io.Writer, results []Result) error {
 				sb.WriteString(" |")
 			}
 		}
-		var heaps []string
+		var heaps, rss []string
 		for _, b := range backends {
 			if r, ok := rs[b]; ok && r.Error == "" {
 				heaps = append(heaps, fmt.Sprintf("%s %.0f MiB", b, r.PeakHeapMB))
+				rss = append(rss, b+" "+fmtRSS(r))
 			}
 		}
-		fmt.Fprintf(&sb, " %s | %s | %s |\n", strings.Join(per, "; "), strings.Join(heaps, "; "), metricsText(rs, backends))
+		fmt.Fprintf(&sb, " %s | %s | %s | %s |\n", strings.Join(per, "; "), strings.Join(heaps, "; "), strings.Join(rss, "; "), metricsText(rs, backends))
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err

@@ -60,3 +60,47 @@ func TestRunMeasures(t *testing.T) {
 		}
 	}
 }
+
+// TestAlgoCasesLetters checks that the algos suite has a letters case for
+// every algorithm, that the filter selects exactly those, and that the
+// kernel learners' subsets are small (no letters run here: they take minutes).
+func TestAlgoCasesLetters(t *testing.T) {
+	cases := AlgoCases(1)
+	found := map[string]bool{}
+	for _, c := range cases {
+		if !c.matches("letters") {
+			continue
+		}
+		algo, _, _ := strings.Cut(c.Name, " ")
+		found[algo] = true
+		if (algo == "meg" || algo == "definiteboost") && c.Size != megLettersObjects {
+			t.Errorf("%s: %d objects, want the %d-object subset", c.Name, c.Size, megLettersObjects)
+		}
+		if algo == "psdboost" && !strings.Contains(c.Name, "iterations") {
+			t.Errorf("%s: a truncated PSDBoost case must say so in its name", c.Name)
+		}
+	}
+	for _, algo := range []string{"boostmetric", "frobmetric", "psdboost", "simplenpkl", "definiteboost", "meg"} {
+		if !found[algo] {
+			t.Errorf("no letters case for %s", algo)
+		}
+	}
+}
+
+// TestMarkdownRSS checks the peak RSS column: the peak with its baseline,
+// or n/a where it was not measured.
+func TestMarkdownRSS(t *testing.T) {
+	var buf bytes.Buffer
+	err := Markdown(&buf, []Result{
+		{Suite: "s", Case: "c", Backend: "native", Size: 10, Median: 1, Runs: 1, PeakHeapMB: 40, PeakRSSMB: 812.4, BaseRSSMB: 95.2},
+		{Suite: "s", Case: "c", Backend: "go", Size: 10, Median: 2, Runs: 1, PeakHeapMB: 41},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| peak Go heap | peak RSS (base) |", "go 41 MiB; native 40 MiB", "go n/a; native 812 MiB (base 95)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, buf.String())
+		}
+	}
+}

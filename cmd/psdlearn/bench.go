@@ -25,6 +25,8 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	backends := fs.String("backend", strings.Join(engine.Names(), ","), "comma-separated backends to measure")
 	runs := fs.Int("runs", 5, "timed runs per case (after one warm-up); the median is reported")
 	maxSize := fs.Int("max-size", 0, "skip cases larger than this size (0: no limit)")
+	caseFilter := fs.String("case", "", "run only the cases whose name or detail contains this (case-insensitive), e.g. letters")
+	warmup := fs.Bool("warmup", true, "run each case once untimed before the timed runs (--warmup=false for long cases)")
 	plotDir := fs.String("plot", "", "directory to write PNG charts into")
 	seed := fs.Uint64("seed", 1, "random seed of the generated inputs")
 	if err := fs.Parse(args); err != nil {
@@ -45,7 +47,7 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		bs = append(bs, b)
 	}
-	results, err := bench.Run(ctx, *suite, cases(*seed), bench.Options{Backends: bs, Runs: *runs, MaxSize: *maxSize, Progress: newProgress(env)})
+	results, err := bench.Run(ctx, *suite, cases(*seed), bench.Options{Backends: bs, Runs: *runs, MaxSize: *maxSize, Case: *caseFilter, NoWarmup: !*warmup, Progress: newProgress(env)})
 	if err != nil {
 		return err
 	}
