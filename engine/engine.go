@@ -83,6 +83,10 @@ var (
 	LPNonNegative = lp.NonNegative
 	// LPFree returns the column of an unbounded variable.
 	LPFree = lp.Free
+	// ErrLPTooLarge is wrapped by LP errors about a problem beyond the
+	// backend's solver size limit (the pure-Go simplex keeps dense basis
+	// matrices; see lp.GoMaxRows).
+	ErrLPTooLarge = lp.ErrTooLarge
 )
 
 // Ends of the spectrum for Eigs.

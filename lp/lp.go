@@ -158,6 +158,9 @@ func Solve(ctx context.Context, s Solver, p Problem) (Solution, error) {
 var (
 	// ErrInvalidArgument is wrapped by every error about a malformed problem.
 	ErrInvalidArgument = errors.New("lp: invalid argument")
+	// ErrTooLarge is wrapped by errors about a problem beyond a solver's
+	// size limit (see GoMaxRows).
+	ErrTooLarge = errors.New("lp: problem too large for this solver")
 	// ErrInfeasible is wrapped when a problem has no feasible point.
 	ErrInfeasible = errors.New("lp: problem is infeasible")
 	// ErrUnbounded is wrapped when a problem is unbounded below.

@@ -23,10 +23,20 @@ type goSolver struct{}
 
 func (goSolver) Name() string { return "go" }
 
+// GoMaxRows is the largest number of rows the Go solver accepts: it keeps
+// dense rows×rows basis matrices (three at a reinversion, 1.5 GiB at this
+// size), so larger problems get ErrTooLarge instead of an allocation that
+// could exhaust the machine. The native solver (CLP) has no such limit.
+const GoMaxRows = 8192
+
 func (goSolver) NewModel(p Problem) (Model, error) {
 	q, err := validateProblem(p)
 	if err != nil {
 		return nil, fmt.Errorf("lp go: %w", err)
+	}
+	if m := len(q.RowLower); m > GoMaxRows {
+		return nil, fmt.Errorf("lp go: %w: %d rows need dense %d×%d basis matrices (%.0f GiB); the limit is %d rows, use the native (CLP) solver",
+			ErrTooLarge, m, m, m, 3*8*float64(m)*float64(m)/(1<<30), GoMaxRows)
 	}
 	return &goModel{p: q}, nil
 }

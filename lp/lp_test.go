@@ -625,3 +625,20 @@ func TestWarmStartSavesPivots(t *testing.T) {
 		})
 	}
 }
+
+// TestGoTooLarge: the Go solver refuses, with ErrTooLarge and before any
+// dense allocation, a problem whose basis matrices would not fit.
+func TestGoTooLarge(t *testing.T) {
+	m := GoMaxRows + 1
+	p := Problem{RowLower: make([]float64, m), RowUpper: make([]float64, m)}
+	for i := range p.RowUpper {
+		p.RowUpper[i] = 1
+	}
+	if _, err := Go.NewModel(p); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("NewModel with %d rows: got %v, want ErrTooLarge", m, err)
+	}
+	p.RowLower, p.RowUpper = p.RowLower[:GoMaxRows], p.RowUpper[:GoMaxRows]
+	if _, err := Go.NewModel(p); err != nil {
+		t.Fatalf("NewModel with %d rows: %v", GoMaxRows, err)
+	}
+}
