@@ -94,13 +94,14 @@ func (clpSolver) NewModel(p Problem) (Model, error) {
 
 type clpModel struct {
 	h       *clpHandle
-	p       Problem // rows and columns as given (kept for the reports)
+	p       Problem // the row bounds; the columns live in CLP only
+	ncols   int     // columns passed to CLP so far
 	cleanup runtime.Cleanup
 	solved  bool // a basis from a previous solve exists
 }
 
 func (m *clpModel) NumRows() int { return len(m.p.RowLower) }
-func (m *clpModel) NumCols() int { return len(m.p.Cols) }
+func (m *clpModel) NumCols() int { return m.ncols }
 
 func (m *clpModel) Close() error {
 	if m.h == nil || m.h.ptr == nil {
@@ -119,19 +120,18 @@ func (m *clpModel) AddColumns(cols ...Column) error {
 		return ErrClosed
 	}
 	for k, c := range cols {
-		if err := validateColumn(len(m.p.Cols)+k, c, len(m.p.RowLower)); err != nil {
+		if err := validateColumn(m.ncols+k, c, len(m.p.RowLower)); err != nil {
 			return fmt.Errorf("lp native: %w", err)
 		}
 	}
-	copied := make([]Column, len(cols))
-	for k, c := range cols {
-		copied[k] = copyColumn(c)
-	}
-	return m.addColumns(copied)
+	return m.addColumns(cols)
 }
 
 // addColumns passes validated columns to CLP, which copies them (the Go
-// arrays hold no Go pointers and are not retained by C).
+// arrays hold no Go pointers and are not retained by C). No Go copy is
+// kept: column generation adds dense columns of every constraint row
+// (PSDBoost on letters: 94,500 entries each), and a second copy of all of
+// them would double the memory of a long run.
 func (m *clpModel) addColumns(cols []Column) error {
 	n := len(cols)
 	if n == 0 {
@@ -165,7 +165,7 @@ func (m *clpModel) addColumns(cols []Column) error {
 	runtime.KeepAlive(start)
 	runtime.KeepAlive(idx)
 	runtime.KeepAlive(val)
-	m.p.Cols = append(m.p.Cols, cols...)
+	m.ncols += n
 	return nil
 }
 
@@ -211,7 +211,7 @@ func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 	m.solved = status == Optimal
 	sol := Solution{Status: status, Iterations: int(C.Clp_getIterationCount(ptr))}
 	if status == Optimal {
-		nr, nc := len(m.p.RowLower), len(m.p.Cols)
+		nr, nc := len(m.p.RowLower), m.ncols
 		sol.Objective = float64(C.Clp_getObjValue(ptr))
 		sol.X = copyDoubles(C.Clp_getColSolution(ptr), nc)
 		sol.RowActivity = copyDoubles(C.Clp_getRowActivity(ptr), nr)
