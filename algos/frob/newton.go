@@ -208,53 +208,11 @@ func (e *metricEval) polish(ctx context.Context, u []float64, cfg polishConfig, 
 		}
 		// A tiny ridge keeps CG well defined on the null space of J.
 		ridge := 1e-12 * math.Max(1, maxAbs(e.lam))
-		var rz, rr0 float64
-		for i := range r {
-			dF[i], r[i], z[i], p[i] = 0, 0, 0, 0
-			if free[i] {
-				r[i] = -grad[i] - hp[i]
-				z[i] = r[i] / (diag[i] + ridge)
-				p[i] = z[i]
-				rz += r[i] * z[i]
-				rr0 += r[i] * r[i]
-			}
-		}
-		rnorm := math.Sqrt(rr0)
-		tol := math.Min(0.1, math.Sqrt(rnorm)) * rnorm
-		for it := 0; it < cfg.cgIters && rnorm > tol && rz > 0; it++ {
-			if err := e.hessVec(hp, p, eig.Values, eig.Vectors, pq); err != nil {
-				return evals, err
-			}
-			evals++
-			var php float64
-			for i := range hp {
-				if free[i] {
-					hp[i] += ridge * p[i]
-					php += p[i] * hp[i]
-				}
-			}
-			if php <= 0 {
-				break
-			}
-			alpha := rz / php
-			var rz2, rr float64
-			for i := range r {
-				if free[i] {
-					dF[i] += alpha * p[i]
-					r[i] -= alpha * hp[i]
-					z[i] = r[i] / (diag[i] + ridge)
-					rz2 += r[i] * z[i]
-					rr += r[i] * r[i]
-				}
-			}
-			rnorm = math.Sqrt(rr)
-			beta := rz2 / rz
-			rz = rz2
-			for i := range p {
-				if free[i] {
-					p[i] = z[i] + beta*p[i]
-				}
-			}
+		apply := func(out, v []float64) error { return e.hessVec(out, v, eig.Values, eig.Vectors, pq) }
+		np, err := freeCG(apply, grad, hp, free, diag, ridge, cfg.cgIters, dF, r, z, p, hp)
+		evals += np
+		if err != nil {
+			return evals, err
 		}
 		for i := range d {
 			if free[i] {

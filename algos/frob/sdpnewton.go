@@ -346,52 +346,9 @@ func (e *sdpEval) newton(ctx context.Context, u, lower, upper []float64, cfg pol
 		evals++
 		e.hessDiag(st, diag)
 		ridge := 1e-10 * e.sigma
-		var rz, rr float64
-		for i := range r {
-			dF[i], r[i], p[i], z[i] = 0, 0, 0, 0
-			if free[i] {
-				r[i] = -grad[i] - hp[i]
-				z[i] = r[i] / (diag[i] + ridge + 1e-300)
-				p[i] = z[i]
-				rz += r[i] * z[i]
-				rr += r[i] * r[i]
-			}
-		}
-		rnorm := math.Sqrt(rr)
-		tol := math.Min(0.1, math.Sqrt(rnorm)) * rnorm
-		for it := 0; it < cfg.cgIters && rnorm > tol && rz > 0; it++ {
-			e.hessVec(st, hp, p)
-			evals++
-			var php float64
-			for i := range hp {
-				if free[i] {
-					hp[i] += ridge * p[i]
-					php += p[i] * hp[i]
-				}
-			}
-			if php <= 0 {
-				break
-			}
-			alpha := rz / php
-			var rz2, rr2 float64
-			for i := range r {
-				if free[i] {
-					dF[i] += alpha * p[i]
-					r[i] -= alpha * hp[i]
-					z[i] = r[i] / (diag[i] + ridge + 1e-300)
-					rz2 += r[i] * z[i]
-					rr2 += r[i] * r[i]
-				}
-			}
-			beta := rz2 / rz
-			rz = rz2
-			rnorm = math.Sqrt(rr2)
-			for i := range p {
-				if free[i] {
-					p[i] = z[i] + beta*p[i]
-				}
-			}
-		}
+		apply := func(out, v []float64) error { e.hessVec(st, out, v); return nil }
+		np, _ := freeCG(apply, grad, hp, free, diag, ridge, cfg.cgIters, dF, r, z, p, hp)
+		evals += np
 		for i := range d {
 			if free[i] {
 				d[i] = dF[i]
