@@ -90,3 +90,28 @@ func TestPrimalScale(t *testing.T) {
 		})
 	}
 }
+
+// TestTripletNorms compares ‖A_r‖_F from tripletNorms with the Frobenius
+// norm of the explicitly formed A_r = p pᵀ − q qᵀ.
+func TestTripletNorms(t *testing.T) {
+	d, ts := smallSet(t, "wine")
+	got := tripletNorms(d.X, ts)
+	dim := d.Dim()
+	p, q := make([]float64, dim), make([]float64, dim)
+	for r, tr := range ts.Triplets {
+		for c := 0; c < dim; c++ {
+			p[c] = d.X.At(tr.I, c) - d.X.At(tr.K, c)
+			q[c] = d.X.At(tr.I, c) - d.X.At(tr.J, c)
+		}
+		var f2 float64
+		for a := 0; a < dim; a++ {
+			for b := 0; b < dim; b++ {
+				v := p[a]*p[b] - q[a]*q[b]
+				f2 += v * v
+			}
+		}
+		if want := math.Sqrt(f2); math.Abs(got[r]-want) > 1e-10*want {
+			t.Fatalf("triplet %d: ‖A_r‖_F = %v, explicit %v", r, got[r], want)
+		}
+	}
+}
