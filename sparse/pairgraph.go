@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/psdlearn/psdlearn/internal/f64"
 	"gonum.org/v1/gonum/mat"
@@ -37,7 +40,21 @@ type PairGraph struct {
 	// scattering pair weights.
 	slotPtr   []int
 	slotPairs []int32
+	// The stored entries in cache-blocked order for LaplacianMulDense: the
+	// entries of row block b (blockRows consecutive rows) are
+	// blk[blkPtr[b]:blkPtr[b+1]], sorted by column, then row.
+	blkPtr []int
+	blk    []blockEntry
 }
+
+// blockRows is the number of rows per block of LaplacianMulDense: 4096
+// output rows of 164 columns are 5 MiB, which stay in cache while the
+// block's entries read their input rows in increasing address order.
+const blockRows = 4096
+
+// blockEntry is one stored Laplacian entry: its row, its column and its
+// position in lap.Data.
+type blockEntry struct{ row, col, slot int32 }
 
 // NewPairGraph builds the pattern for pairs on n points. Pairs must satisfy
 // 0 ≤ A, B < n and A ≠ B; repeated pairs (in either order) are merged.
@@ -108,7 +125,34 @@ func NewPairGraph(n int, pairs []Pair) (*PairGraph, error) {
 			fill[sl]++
 		}
 	}
+	g.blockOrder()
 	return g, nil
+}
+
+// blockOrder fills blkPtr and blk. Within a row its entries keep their CSR
+// (increasing column) order, so LaplacianMulDense sums every output row in
+// the same order as a plain row-by-row product.
+func (g *PairGraph) blockOrder() {
+	nb := (g.n + blockRows - 1) / blockRows
+	g.blkPtr = make([]int, nb+1)
+	g.blk = make([]blockEntry, 0, len(g.lap.Data))
+	for b := 0; b < nb; b++ {
+		lo, hi := b*blockRows, min((b+1)*blockRows, g.n)
+		start := len(g.blk)
+		for i := lo; i < hi; i++ {
+			for p := g.lap.Indptr[i]; p < g.lap.Indptr[i+1]; p++ {
+				g.blk = append(g.blk, blockEntry{int32(i), int32(g.lap.Ind[p]), int32(p)})
+			}
+		}
+		e := g.blk[start:]
+		sort.Slice(e, func(x, y int) bool {
+			if e[x].col != e[y].col {
+				return e[x].col < e[y].col
+			}
+			return e[x].row < e[y].row
+		})
+		g.blkPtr[b+1] = len(g.blk)
+	}
 }
 
 func (g *PairGraph) slot(i, j int) int {
@@ -159,8 +203,12 @@ func (g *PairGraph) SetWeights(w []float64) error {
 // graph's storage: it changes with SetWeights and must not be modified.
 func (g *PairGraph) Laplacian() *CSR { return &g.lap }
 
-// LaplacianMulDense overwrites dst (n×c) with L_W·x for an n×c dense x,
-// splitting rows across goroutines.
+// LaplacianMulDense overwrites dst (n×c) with L_W·x for an n×c dense x.
+// Blocks of rows are shared among goroutines; within a block the entries
+// are visited by increasing column, so the rows of x are read in address
+// order while the block's output rows stay in cache (the row-by-row product
+// reads x at random and is memory-bound on large graphs). Each output row
+// is summed in increasing column order, as in a row-by-row product.
 func (g *PairGraph) LaplacianMulDense(dst, x *mat.Dense) {
 	r, c := x.Dims()
 	if r != g.n {
@@ -170,20 +218,40 @@ func (g *PairGraph) LaplacianMulDense(dst, x *mat.Dense) {
 		panic("sparse: LaplacianMulDense: dst dimension mismatch")
 	}
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
-	lap := &g.lap
-	ParallelRows(r, len(lap.Data)*c, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
+	data := g.lap.Data
+	nb := len(g.blkPtr) - 1
+	block := func(b int) {
+		for i := b * blockRows; i < min((b+1)*blockRows, r); i++ {
 			out := dr.Data[i*dr.Stride : i*dr.Stride+c]
 			for k := range out {
 				out[k] = 0
 			}
-			for p := lap.Indptr[i]; p < lap.Indptr[i+1]; p++ {
-				v := lap.Data[p]
-				if v == 0 {
-					continue
-				}
-				f64.Axpy(v, xr.Data[lap.Ind[p]*xr.Stride:lap.Ind[p]*xr.Stride+c], out)
+		}
+		for _, e := range g.blk[g.blkPtr[b]:g.blkPtr[b+1]] {
+			if v := data[e.slot]; v != 0 {
+				row, col := int(e.row), int(e.col)
+				f64.Axpy(v, xr.Data[col*xr.Stride:col*xr.Stride+c], dr.Data[row*dr.Stride:row*dr.Stride+c])
 			}
 		}
-	})
+	}
+	p := min(runtime.GOMAXPROCS(0), nb)
+	if p <= 1 || len(data)*c < parallelThreshold {
+		for b := 0; b < nb; b++ {
+			block(b)
+		}
+		return
+	}
+	// Goroutines take the next block as they finish one.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < p; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := int(next.Add(1) - 1); b < nb; b = int(next.Add(1) - 1) {
+				block(b)
+			}
+		}()
+	}
+	wg.Wait()
 }
