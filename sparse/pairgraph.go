@@ -45,6 +45,10 @@ type PairGraph struct {
 	// blk[blkPtr[b]:blkPtr[b+1]], sorted by column, then row.
 	blkPtr []int
 	blk    []blockEntry
+	// rowNZ[i] reports that row i of L_W has a nonzero entry (set by
+	// SetWeights); active lists those rows in increasing order.
+	rowNZ  []bool
+	active []int
 }
 
 // blockRows is the number of rows per block of LaplacianMulDense: 4096
@@ -86,7 +90,7 @@ func NewPairGraph(n int, pairs []Pair) (*PairGraph, error) {
 		cols[p.A] = append(cols[p.A], p.B)
 		cols[p.B] = append(cols[p.B], p.A)
 	}
-	g := &PairGraph{n: n, pairs: append([]Pair(nil), pairs...), diag: make([]int, n)}
+	g := &PairGraph{n: n, pairs: append([]Pair(nil), pairs...), diag: make([]int, n), rowNZ: make([]bool, n)}
 	g.lap = CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
 	for i, c := range cols {
 		sort.Ints(c)
@@ -185,6 +189,7 @@ func (g *PairGraph) SetWeights(w []float64) error {
 	ParallelRows(g.n, 2*len(g.slotPairs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var deg float64
+			nz := false
 			for sl := lap.Indptr[i]; sl < lap.Indptr[i+1]; sl++ {
 				var v float64
 				for _, k := range g.slotPairs[g.slotPtr[sl]:g.slotPtr[sl+1]] {
@@ -192,16 +197,63 @@ func (g *PairGraph) SetWeights(w []float64) error {
 				}
 				d[sl] = -v
 				deg += v
+				nz = nz || v != 0
 			}
 			d[g.diag[i]] = deg
+			g.rowNZ[i] = nz
 		}
 	})
+	g.active = g.active[:0]
+	for i, nz := range g.rowNZ {
+		if nz {
+			g.active = append(g.active, i)
+		}
+	}
 	return nil
 }
+
+// ActiveRows returns, in increasing order, the rows of L_W that hold a
+// nonzero entry under the current weights (shared; do not modify; it
+// changes with SetWeights). Every other row of L_W·x is zero, and a nonzero
+// entry (i, j) makes both i and j active, so (L_W·x) restricted to the
+// active rows reads only the active rows of x.
+func (g *PairGraph) ActiveRows() []int { return g.active }
 
 // Laplacian returns the current Laplacian L_W as a CSR matrix sharing the
 // graph's storage: it changes with SetWeights and must not be modified.
 func (g *PairGraph) Laplacian() *CSR { return &g.lap }
+
+// LaplacianMulRows overwrites dst (len(rows)×c) with the given rows of
+// L_W·x for an n×c dense x: row k of dst is row rows[k] of the product,
+// summed in increasing column order like LaplacianMulDense. Zero entries are
+// skipped, so with rows = ActiveRows() the cost is that of the nonzero
+// entries only.
+func (g *PairGraph) LaplacianMulRows(dst *mat.Dense, rows []int, x *mat.Dense) {
+	r, c := x.Dims()
+	if r != g.n {
+		panic(fmt.Sprintf("sparse: LaplacianMulRows: x has %d rows, graph has %d points", r, g.n))
+	}
+	if dr, dc := dst.Dims(); dr != len(rows) || dc != c {
+		panic("sparse: LaplacianMulRows: dst dimension mismatch")
+	}
+	xr, dr := x.RawMatrix(), dst.RawMatrix()
+	lap := &g.lap
+	ParallelRows(len(rows), 2*c*len(lap.Data)*len(rows)/g.n, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			i := rows[k]
+			out := dr.Data[k*dr.Stride : k*dr.Stride+c]
+			for q := range out {
+				out[q] = 0
+			}
+			for sl := lap.Indptr[i]; sl < lap.Indptr[i+1]; sl++ {
+				if v := lap.Data[sl]; v != 0 {
+					j := lap.Ind[sl]
+					f64.Axpy(v, xr.Data[j*xr.Stride:j*xr.Stride+c], out)
+				}
+			}
+		}
+	})
+}
 
 // LaplacianMulDense overwrites dst (n×c) with L_W·x for an n×c dense x.
 // Blocks of rows are shared among goroutines; within a block the entries

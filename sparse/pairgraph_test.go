@@ -75,3 +75,76 @@ func TestLaplacianMulDense(t *testing.T) {
 		}
 	}
 }
+
+// TestActiveRows checks that ActiveRows lists exactly the rows of L_W with a
+// nonzero entry (pairs whose weights cancel leave their rows inactive), and
+// that LaplacianMulRows over them reproduces those rows of
+// LaplacianMulDense exactly while every other row of the product is zero.
+func TestActiveRows(t *testing.T) {
+	const n, cols = 3000, 5
+	rng := rand.New(rand.NewPCG(3, 4))
+	pairs := make([]Pair, 0, 4000)
+	for len(pairs) < 4000 {
+		a, b := rng.IntN(n), rng.IntN(n)
+		if a != b {
+			pairs = append(pairs, Pair{a, b})
+		}
+	}
+	// The same pair twice with opposite weights: its entries cancel to zero.
+	pairs = append(pairs, Pair{7, 11}, Pair{11, 7})
+	g, err := NewPairGraph(n, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.ActiveRows()) != 0 {
+		t.Fatalf("%d active rows before any weights were set", len(g.ActiveRows()))
+	}
+	w := make([]float64, len(pairs))
+	for k := range w {
+		if rng.Float64() < 0.05 {
+			w[k] = rng.NormFloat64()
+		}
+	}
+	w[len(w)-2], w[len(w)-1] = 0.5, -0.5
+	if err := g.SetWeights(w); err != nil {
+		t.Fatal(err)
+	}
+	x := mat.NewDense(n, cols, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < cols; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	full := mat.NewDense(n, cols, nil)
+	g.LaplacianMulDense(full, x)
+	lap := g.Laplacian()
+	act := g.ActiveRows()
+	k := 0
+	for i := 0; i < n; i++ {
+		nz := false
+		for s := lap.Indptr[i]; s < lap.Indptr[i+1]; s++ {
+			nz = nz || lap.Data[s] != 0
+		}
+		isAct := k < len(act) && act[k] == i
+		if nz != isAct {
+			t.Fatalf("row %d: nonzero entries %v, listed active %v", i, nz, isAct)
+		}
+		if isAct {
+			k++
+		} else if mat.Norm(full.RowView(i), 2) != 0 {
+			t.Fatalf("inactive row %d of L_W·x is nonzero", i)
+		}
+	}
+	if len(act) == 0 || len(act) > n/2 {
+		t.Fatalf("%d active rows of %d: want a sparse nonempty set", len(act), n)
+	}
+	rows := mat.NewDense(len(act), cols, nil)
+	g.LaplacianMulRows(rows, act, x)
+	for k, i := range act {
+		for j := 0; j < cols; j++ {
+			if rows.At(k, j) != full.At(i, j) {
+				t.Fatalf("row %d col %d: %v, want %v", i, j, rows.At(k, j), full.At(i, j))
+			}
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/constraints"
 	"github.com/psdlearn/psdlearn/engine"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -361,7 +360,7 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 		}
 		z := e.zbuf[:e.n*r]
 		xr := e.x.RawMatrix()
-		e.b.BLAS().Dgemm(blas.NoTrans, blas.NoTrans, e.n, r, e.d, 1, xr.Data, xr.Stride, lf, r, 0, z, r)
+		engine.MulRows(e.b.BLAS(), e.n, r, e.d, xr.Data, xr.Stride, lf, r, z, r)
 		if err := e.b.PairSqDists(e.pd, mat.NewDense(e.n, r, z), e.ts.Pairs); err != nil {
 			return 0, fmt.Errorf("frob: pair distances: %w", err)
 		}
@@ -392,10 +391,11 @@ func (e *metricEval) certificate() (primal, dual float64) {
 //
 // the FrobMetric primal at t·X for a fixed PSD X with ½‖X‖²_F = half and
 // margins ⟨A_r, X⟩. It returns the minimiser and P there. The derivative
-// P′(t) = 2t·half − cm Σ_{r: t·margin_r < 1} margin_r is nondecreasing; a
-// bisection on it narrows the set of breakpoints 1/margin_r still inside
-// the bracket, so the cost is a few passes over the margins. buf is scratch
-// space reused across calls.
+// P′(t) = 2t·half − cm Σ_{r: t·margin_r < 1} margin_r is nondecreasing, with
+// breakpoints 1/margin_r. A quickselect-style search evaluates P′ at the
+// median breakpoint still inside the bracket and discards the half that
+// cannot hold the minimiser, so the expected cost is a few passes over the
+// margins. buf is scratch space reused across calls.
 func primalScale(margin []float64, half, cm float64, buf *[]float64) (t, primal float64) {
 	value := func(t float64) float64 {
 		var hinge float64
@@ -423,54 +423,65 @@ func primalScale(margin []float64, half, cm float64, buf *[]float64) (t, primal 
 	if !(hi > 0) {
 		return 0, value(0)
 	}
-	// cand holds the breakpoints inside (lo, hi] as margins; above is the
-	// sum of the margins whose breakpoints lie beyond hi (active on the bracket).
+	// cand holds the margins whose breakpoints lie inside (lo, hi); above is
+	// the sum of the margins active on the whole bracket (breakpoints ≥ hi).
 	cand := (*buf)[:0]
 	var above float64
 	for _, v := range margin {
 		if v > 0 {
-			if 1/v > hi {
+			if 1/v >= hi {
 				above += v
 			} else {
 				cand = append(cand, v)
 			}
 		}
 	}
-	for it := 0; it < 200 && len(cand) > 0 && hi-lo > 2e-16*hi; it++ {
-		mid := 0.5 * (lo + hi)
-		var s float64 // margins with breakpoints in (mid, hi]
-		for _, v := range cand {
-			if mid*v < 1 {
-				s += v
+	*buf = cand[:0] // keep the grown buffer; cand is narrowed below
+	for len(cand) > 0 {
+		// Partition around a median-of-three pivot p: [less | equal | greater].
+		p := median3(cand[0], cand[len(cand)/2], cand[len(cand)-1])
+		less, greater := 0, len(cand)
+		var sLess, sEqual float64
+		for i := 0; i < greater; {
+			switch v := cand[i]; {
+			case v < p:
+				sLess += v
+				cand[i], cand[less] = cand[less], v
+				less++
+				i++
+			case v > p:
+				greater--
+				cand[i], cand[greater] = cand[greater], v
+			default:
+				sEqual += v
+				i++
 			}
 		}
-		if 2*mid*half-cm*(neg+above+s) < 0 {
-			lo = mid // keep the breakpoints in (mid, hi]
-			k := 0
-			for _, v := range cand {
-				if mid*v < 1 {
-					cand[k] = v
-					k++
-				}
-			}
-			cand = cand[:k]
+		// At t = 1/p the active margins are those below p.
+		tp := 1 / p
+		if 2*tp*half-cm*(neg+above+sLess) < 0 {
+			lo = tp // the minimiser lies beyond 1/p: margins ≥ p are inactive there
+			cand = cand[:less]
 		} else {
-			hi = mid // breakpoints beyond mid become active on the whole bracket
-			above += s
-			k := 0
-			for _, v := range cand {
-				if mid*v >= 1 {
-					cand[k] = v
-					k++
-				}
-			}
-			cand = cand[:k]
+			hi = tp // margins ≤ p are active on all of (lo, 1/p)
+			above += sLess + sEqual
+			cand = cand[greater:]
 		}
 	}
-	*buf = cand
-	// P′ is linear on what is left of the bracket (or the bracket is tiny).
+	// P′ is linear on the bracket, which holds no breakpoint.
 	t = math.Min(math.Max(cm*(neg+above)/(2*half), lo), hi)
 	return t, value(t)
+}
+
+// median3 returns the median of three values.
+func median3(a, b, c float64) float64 {
+	if a > b {
+		a, b = b, a
+	}
+	if b > c {
+		b = c
+	}
+	return math.Max(a, b)
 }
 
 // metric returns the recovered primal X = t·V Λ Vᵀ and its factor

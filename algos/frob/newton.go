@@ -94,7 +94,7 @@ func (e *metricEval) jacobiDiag(diag []float64, mu []float64, q *mat.Dense) {
 	}
 	xr, qr := e.x.RawMatrix(), q.RawMatrix()
 	xt := make([]float64, e.n*d)
-	e.b.BLAS().Dgemm(blas.NoTrans, blas.NoTrans, e.n, d, d, 1, xr.Data, xr.Stride, qr.Data, qr.Stride, 0, xt, d)
+	engine.MulRows(e.b.BLAS(), e.n, d, d, xr.Data, xr.Stride, qr.Data, qr.Stride, xt, d)
 	ts := e.ts.Triplets
 	sparse.ParallelRows(len(ts), len(ts)*d*d*3, func(lo, hi int) {
 		pt := make([]float64, d)

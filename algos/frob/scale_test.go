@@ -61,11 +61,16 @@ func TestPrimalScale(t *testing.T) {
 		{"all negative", 50, -1, 0.2, 1, 0.1, 0},
 		{"single margin", 1, 3, 0, 1, 1, math.NaN()},
 		{"zero metric", 10, 0, 0, 0, 1, 1},
+		{"tied margins", 400, 1, 0.4, 1, 5e-3, math.NaN()},
+		{"large", 5000, 1.2, 0.6, 3, 1e-4, math.NaN()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			margin := make([]float64, tc.m)
 			for i := range margin {
 				margin[i] = tc.mean + tc.sd*rng.NormFloat64()
+				if tc.name == "tied margins" {
+					margin[i] = math.Round(margin[i]*8) / 8 // many equal breakpoints
+				}
 			}
 			var buf []float64
 			got, p := primalScale(margin, tc.half, tc.cm, &buf)

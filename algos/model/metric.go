@@ -12,7 +12,6 @@ import (
 	"math"
 
 	"github.com/psdlearn/psdlearn/engine"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -145,7 +144,7 @@ func (m *Metric) TransformWith(b engine.Backend, x *mat.Dense) (*mat.Dense, erro
 	r := m.Rank()
 	out := mat.NewDense(n, r, nil)
 	xr, lr, or := x.RawMatrix(), m.L.RawMatrix(), out.RawMatrix()
-	engine.Or(b).BLAS().Dgemm(blas.NoTrans, blas.NoTrans, n, r, d, 1, xr.Data, xr.Stride, lr.Data, lr.Stride, 0, or.Data, or.Stride)
+	engine.MulRows(engine.Or(b).BLAS(), n, r, d, xr.Data, xr.Stride, lr.Data, lr.Stride, or.Data, or.Stride)
 	return out, nil
 }
 
