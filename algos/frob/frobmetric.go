@@ -41,6 +41,9 @@ type MetricOptions struct {
 	// U0, if non-nil, is the starting dual point (length m), clipped into the
 	// box; warm starts across a list of C values use it. Nil starts at u = 0.
 	U0 []float64
+	// WorkingSet selects the working-set strategy (see Learn). The zero
+	// value, WorkingSetAuto, uses it from WorkingSetMinTriplets triplets on.
+	WorkingSet WorkingSetMode
 	// Backend runs the numerical kernels; nil means engine.Default().
 	Backend engine.Backend
 	// Progress, if non-nil, receives progress lines.
@@ -68,8 +71,12 @@ type MetricResult struct {
 	Certified bool
 	// Violations counts the triplets with margin ⟨A_r, X*⟩ < 1.
 	Violations int
-	// Iterations and Evaluations count L-BFGS-B iterations and dual evaluations.
+	// Iterations and Evaluations count L-BFGS-B iterations and dual
+	// evaluations, over the whole set and over working sets alike.
 	Iterations, Evaluations int
+	// Rounds counts the working-set rounds (0 when the whole set was solved
+	// at once); FullEvaluations counts the evaluations over all m triplets.
+	Rounds, FullEvaluations int
 	// Reason says why the solve stopped.
 	Reason string
 	// Curve is the best dual objective after every evaluation.
@@ -99,39 +106,81 @@ var ErrInput = errors.New("frob: invalid input")
 // primal recovered from an inexact u is scaled optimally along its ray (see
 // MetricResult.M); both only change how fast the certificate is reached.
 //
+// On large triplet sets Learn works on a working set (see WorkingSetMode):
+// the dual is sparse at the optimum, since only triplets with margin ≤ 1
+// keep u_r > 0, so most L-BFGS-B iterations run on the few triplets that
+// can still be active and only the certificate needs all of them.
+//
 // When ctx is cancelled, Learn returns within one dual evaluation the best
 // iterate so far (Certified false, its duality gap filled in) together with
 // an error wrapping ctx.Err(); the result is nil only if nothing had been
 // evaluated yet.
 func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) (*MetricResult, error) {
-	if x == nil || ts == nil {
-		return nil, fmt.Errorf("%w: nil data or triplets", ErrInput)
+	if err := checkMetricInput(x, ts, opt); err != nil {
+		return nil, err
 	}
-	n, d := x.Dims()
+	switch opt.WorkingSet {
+	case WorkingSetOn:
+		return learnWorkingSet(ctx, x, ts, opt)
+	case WorkingSetAuto:
+		if ts.Len() >= WorkingSetMinTriplets {
+			return learnWorkingSet(ctx, x, ts, opt)
+		}
+	}
+	res, err := learnWhole(ctx, x, ts, opt)
+	if res != nil {
+		res.FullEvaluations = res.Evaluations
+	}
+	return res, err
+}
+
+// checkMetricInput validates the arguments of Learn.
+func checkMetricInput(x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) error {
+	if x == nil || ts == nil {
+		return fmt.Errorf("%w: nil data or triplets", ErrInput)
+	}
+	n, _ := x.Dims()
 	if n != ts.N {
-		return nil, fmt.Errorf("%w: data has %d rows, triplets index %d points", ErrInput, n, ts.N)
+		return fmt.Errorf("%w: data has %d rows, triplets index %d points", ErrInput, n, ts.N)
 	}
 	m := ts.Len()
 	if m == 0 {
-		return nil, fmt.Errorf("%w: no triplets", ErrInput)
+		return fmt.Errorf("%w: no triplets", ErrInput)
 	}
 	if !(opt.C > 0) || math.IsInf(opt.C, 0) {
-		return nil, fmt.Errorf("%w: C = %v, want a finite C > 0", ErrInput, opt.C)
+		return fmt.Errorf("%w: C = %v, want a finite C > 0", ErrInput, opt.C)
 	}
 	if err := checkFiniteDense("data", x); err != nil {
-		return nil, err
+		return err
 	}
 	if opt.U0 != nil && len(opt.U0) != m {
-		return nil, fmt.Errorf("%w: U0 has %d entries for %d triplets", ErrInput, len(opt.U0), m)
+		return fmt.Errorf("%w: U0 has %d entries for %d triplets", ErrInput, len(opt.U0), m)
 	}
-	b := engine.Or(opt.Backend)
-	cm := opt.C / float64(m)
-	ev := &metricEval{
+	switch opt.WorkingSet {
+	case WorkingSetAuto, WorkingSetOn, WorkingSetOff:
+	default:
+		return fmt.Errorf("%w: unknown working-set mode %d", ErrInput, opt.WorkingSet)
+	}
+	return nil
+}
+
+// newMetricEval returns an evaluator of the FrobMetric dual with box C/m = cm.
+func newMetricEval(b engine.Backend, x *mat.Dense, ts *constraints.TripletSet, cm float64) *metricEval {
+	n, d := x.Dims()
+	return &metricEval{
 		b: b, x: x, ts: ts, cm: cm, n: n, d: d,
 		g:      mat.NewSymDense(d, nil),
 		pd:     make([]float64, len(ts.Pairs)),
-		margin: make([]float64, m),
+		margin: make([]float64, ts.Len()),
 	}
+}
+
+// learnWhole is Learn over all the triplets at once (inputs already checked).
+func learnWhole(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) (*MetricResult, error) {
+	m := ts.Len()
+	b := engine.Or(opt.Backend)
+	cm := opt.C / float64(m)
+	ev := newMetricEval(b, x, ts, cm)
 	lower := make([]float64, m)
 	upper := make([]float64, m)
 	u0 := make([]float64, m)

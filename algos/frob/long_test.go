@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"strconv"
@@ -194,47 +193,7 @@ func BenchmarkLettersOneC(b *testing.B) {
 // same-class targets × 3 random other-class impostors. (Exact kNN triplets
 // on 50,000 points would cost far more than the solve itself.)
 func mnistSized(tb testing.TB) (*mat.Dense, *constraints.TripletSet) {
-	const n, d, classes = 50000, 164, 10
-	rng := rand.New(rand.NewPCG(2024, 164))
-	centres := mat.NewDense(classes, d, nil)
-	for c := 0; c < classes; c++ {
-		for j := 0; j < d; j++ {
-			centres.Set(c, j, 2*rng.NormFloat64()/math.Sqrt(1+float64(j)/8))
-		}
-	}
-	x := mat.NewDense(n, d, nil)
-	y := make([]int, n)
-	byClass := make([][]int, classes)
-	for i := 0; i < n; i++ {
-		c := i % classes
-		y[i] = c
-		byClass[c] = append(byClass[c], i)
-		for j := 0; j < d; j++ {
-			x.Set(i, j, centres.At(c, j)+rng.NormFloat64()*3/math.Sqrt(1+float64(j)/4))
-		}
-	}
-	ts := make([]constraints.Triplet, 0, 9*n)
-	for i := 0; i < n; i++ {
-		same := byClass[y[i]]
-		for a := 0; a < 3; a++ {
-			j := i
-			for j == i {
-				j = same[rng.IntN(len(same))]
-			}
-			for b := 0; b < 3; b++ {
-				k := rng.IntN(n)
-				for y[k] == y[i] {
-					k = rng.IntN(n)
-				}
-				ts = append(ts, constraints.Triplet{I: i, J: j, K: k})
-			}
-		}
-	}
-	s, err := constraints.NewTripletSet(n, ts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return x, s
+	return clusterTriplets(tb, 50000, 164, 10, 2024)
 }
 
 // BenchmarkMNISTSized solves FrobMetric on the synthetic MNIST-sized problem

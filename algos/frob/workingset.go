@@ -1,0 +1,288 @@
+package frob
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/engine"
+	"gonum.org/v1/gonum/mat"
+)
+
+// WorkingSetMode selects how Learn treats large triplet sets.
+type WorkingSetMode int
+
+const (
+	// WorkingSetAuto uses a working set from WorkingSetMinTriplets triplets on.
+	WorkingSetAuto WorkingSetMode = iota
+	// WorkingSetOn always uses a working set.
+	WorkingSetOn
+	// WorkingSetOff always runs L-BFGS-B over all the triplets.
+	WorkingSetOff
+)
+
+// WorkingSetMinTriplets is the number of triplets from which
+// WorkingSetAuto switches the working set on.
+const WorkingSetMinTriplets = 20000
+
+// Working-set parameters.
+const (
+	// wsSlack admits a triplet into the working set while its margin at the
+	// current point is below 1 + wsSlack: it may still become active.
+	wsSlack = 0.5
+	// wsMaxFraction: a working set larger than this fraction of the triplets
+	// saves little, so a phase over all of them runs instead.
+	wsMaxFraction = 0.5
+	// wsWholeIters bounds the L-BFGS-B iterations of such a phase, and
+	// wsMaxPhases the phases: when the working set stays that large, the
+	// dual is not sparse and the rest of the solve runs over all triplets.
+	wsWholeIters = 50
+	wsMaxPhases  = 2
+	// wsMaxRounds bounds the working-set rounds before the remaining work
+	// is handed to a solve over all the triplets.
+	wsMaxRounds = 30
+)
+
+// learnWorkingSet solves FrobMetric by working sets, the shrinking of SVM
+// solvers applied to the dual box 0 ≤ u ≤ C/m. Every round evaluates the
+// dual over all m triplets at the current point u (the only step that costs
+// O(N·D·r + pairs·r)) and certifies it by the duality gap. If the gap is not
+// yet small enough, the working set W grows by the triplets with u_r > 0 or
+// margin below 1 + wsSlack, and L-BFGS-B solves the dual restricted to W
+// (u_r = 0 off W, same box C/m) from the current point to a quarter of the
+// gap tolerance, on the rows of x that W touches.
+//
+// This is exact, not a heuristic on the answer: a restricted dual point is a
+// feasible dual point of the full problem with the same dual value, and the
+// full certificate decides when to stop. If the restricted solution leaves
+// no triplet outside W with margin below 1, the full gap is at most the
+// restricted one. W only grows, so the rounds end; while W would be larger
+// than wsMaxFraction·m (far from the optimum, for example at u = 0 where
+// every margin is 0), a phase of wsWholeIters L-BFGS-B iterations over all
+// triplets runs instead.
+func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) (*MetricResult, error) {
+	m := ts.Len()
+	b := engine.Or(opt.Backend)
+	cm := opt.C / float64(m)
+	full := newMetricEval(b, x, ts, cm)
+	target := orFloat(opt.GapTol, DefaultGapTol)
+	maxIter := orInt(opt.MaxIter, 20000)
+	label := fmt.Sprintf("frobmetric C=%g", opt.C)
+	progress := func(format string, args ...any) {
+		if opt.Progress != nil {
+			opt.Progress(format, args...)
+		}
+	}
+
+	u := make([]float64, m)
+	if opt.U0 != nil {
+		for r, v := range opt.U0 {
+			u[r] = math.Min(math.Max(v, 0), cm)
+		}
+	}
+	var (
+		grad          = make([]float64, m)
+		inW           = make([]bool, m)
+		sizeW         int
+		curve         []float64
+		bestDual      = math.Inf(-1)
+		iters, evals  int
+		fullEvals     int
+		rounds        int
+		primal, dual  float64
+		certified     bool
+		reason        string
+		pendingWhole  = opt.U0 == nil // at u = 0 every margin is 0
+		phases        int
+		wholeFinished bool
+	)
+	// result assembles the outcome at u, which the full evaluator holds.
+	result := func() *MetricResult {
+		res := full.result(driverResult{
+			u: u, primal: primal, dual: dual, certified: certified, reason: reason,
+			iterations: iters, evaluations: evals,
+		}, curve)
+		res.Rounds, res.FullEvaluations = rounds, fullEvals
+		return res
+	}
+	// evalFull evaluates the dual over all triplets at u.
+	evalFull := func() error {
+		if _, err := full.eval(u, grad); err != nil {
+			return err
+		}
+		evals++
+		fullEvals++
+		primal, dual = full.certificate()
+		bestDual = math.Max(bestDual, dual)
+		curve = append(curve, bestDual)
+		return nil
+	}
+	// absorb adds a sub-solve's counts and curve.
+	absorb := func(res *MetricResult) {
+		iters += res.Iterations
+		evals += res.Evaluations
+		fullEvals += res.FullEvaluations
+		for _, v := range res.Curve {
+			bestDual = math.Max(bestDual, v)
+			curve = append(curve, bestDual)
+		}
+	}
+	// cancelled returns the point u with its certificate and ctx's error.
+	cancelled := func(err error) (*MetricResult, error) {
+		if evals == 0 {
+			return nil, err
+		}
+		if eerr := evalFull(); eerr != nil {
+			return nil, err
+		}
+		reason = "cancelled"
+		return result(), err
+	}
+
+	for {
+		if err := ctx.Err(); err != nil {
+			return cancelled(fmt.Errorf("frob: %w", err))
+		}
+		if !pendingWhole {
+			if err := evalFull(); err != nil {
+				return nil, err
+			}
+			g := relGap(primal, dual)
+			if g <= target {
+				certified, reason = true, "duality gap (working set)"
+				break
+			}
+			if iters >= maxIter {
+				reason = "iteration limit"
+				break
+			}
+			// Grow W by the triplets that are or may become active.
+			grown := 0
+			for r, v := range full.margin {
+				if !inW[r] && (u[r] > 0 || full.scale*v < 1+wsSlack) {
+					inW[r] = true
+					grown++
+				}
+			}
+			sizeW += grown
+			progress("%s: working set round %d: %d of %d triplets (+%d), dual %.10g rel.gap %.3g", label, rounds, sizeW, m, grown, dual, g)
+			switch {
+			case float64(sizeW) > wsMaxFraction*float64(m) && phases < wsMaxPhases:
+				pendingWhole = true
+				sizeW = 0
+				clear(inW)
+			case float64(sizeW) > wsMaxFraction*float64(m) || grown == 0 || rounds >= wsMaxRounds:
+				// The restricted solves no longer close the gap: finish
+				// over all the triplets.
+				wholeFinished, pendingWhole = true, true
+			}
+		}
+		if pendingWhole {
+			pendingWhole = false
+			sub := opt
+			sub.U0 = u
+			sub.MaxIter = maxIter - iters
+			if !wholeFinished {
+				phases++
+				// A phase: no restarts or polish, they are for finishing.
+				sub.MaxIter = min(sub.MaxIter, wsWholeIters)
+				sub.Restarts, sub.NewtonSteps = -1, -1
+			}
+			res, err := learnWhole(ctx, x, ts, sub)
+			if res != nil {
+				copy(u, res.U)
+				res.FullEvaluations = res.Evaluations
+				absorb(res)
+			}
+			if err != nil {
+				if ctx.Err() != nil && res != nil {
+					return cancelled(err)
+				}
+				return nil, err
+			}
+			if res.Certified || wholeFinished {
+				// The whole-set solve is final: its evaluator's cache
+				// holds u, so its result stands, with the totals.
+				res.Iterations, res.Evaluations = iters, evals
+				res.Rounds, res.FullEvaluations = rounds, fullEvals
+				res.Curve = curve
+				return res, nil
+			}
+			continue
+		}
+		rounds++
+		res, err := solveRestricted(ctx, x, ts, inW, u, cm, opt, target/4, maxIter-iters)
+		if res != nil {
+			absorb(res)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return cancelled(err)
+			}
+			return nil, err
+		}
+	}
+	return result(), nil
+}
+
+// solveRestricted solves the FrobMetric dual over the triplets r with
+// inW[r] (u_r = 0 elsewhere, box C/m = cm) from u, on the rows of x those
+// triplets touch, and writes the solution into u. The returned result is
+// the restricted one (its counts and curve), or nil if nothing ran.
+func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, inW []bool, u []float64, cm float64, opt MetricOptions, gapTol float64, maxIter int) (*MetricResult, error) {
+	idx := make([]int, 0, 1024) // triplets of W
+	for r, in := range inW {
+		if in {
+			idx = append(idx, r)
+		}
+	}
+	// Renumber the points W touches, in increasing row order.
+	local := make([]int32, ts.N)
+	for i := range local {
+		local[i] = -1
+	}
+	for _, r := range idx {
+		t := ts.Triplets[r]
+		local[t.I], local[t.J], local[t.K] = 0, 0, 0
+	}
+	var rows []int
+	for i, v := range local {
+		if v == 0 {
+			local[i] = int32(len(rows))
+			rows = append(rows, i)
+		}
+	}
+	_, d := x.Dims()
+	xs := mat.NewDense(len(rows), d, nil)
+	for k, i := range rows {
+		xs.SetRow(k, x.RawRowView(i))
+	}
+	trip := make([]constraints.Triplet, len(idx))
+	u0 := make([]float64, len(idx))
+	for k, r := range idx {
+		t := ts.Triplets[r]
+		trip[k] = constraints.Triplet{I: int(local[t.I]), J: int(local[t.J]), K: int(local[t.K])}
+		u0[k] = u[r]
+	}
+	sub, err := constraints.NewTripletSet(len(rows), trip)
+	if err != nil {
+		return nil, fmt.Errorf("frob: working set: %w", err)
+	}
+	so := opt
+	so.C = cm * float64(len(idx)) // the same box C/m
+	so.U0 = u0
+	so.GapTol = gapTol
+	so.MaxIter = maxIter
+	so.Progress = nil
+	res, err := learnWhole(ctx, xs, sub, so)
+	if res != nil {
+		for r := range u {
+			u[r] = 0
+		}
+		for k, r := range idx {
+			u[r] = math.Min(res.U[k], cm)
+		}
+	}
+	return res, err
+}
