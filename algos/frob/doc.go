@@ -20,7 +20,10 @@
 // per-pair squared distances in a low-rank embedding. L-BFGS-B cannot reach a
 // tiny duality gap on its own (the gap needs projected gradients far below the
 // rounding level of the objective); a semismooth Newton-CG polish finishes
-// the solves it leaves short.
+// the solves it leaves short. On large triplet sets Learn uses a working set
+// (the shrinking of SVM solvers): the dual is sparse at the optimum, so most
+// iterations run on the triplets that can still be active, and only the
+// certificate needs all of them.
 //
 // SolveSDP solves min ⟨C,X⟩ + (1/2σ)‖X‖²_F s.t. X ⪰ 0 and linear
 // (in)equalities ⟨A_i, X⟩ ≤ b_i or = b_i, with the A_i given as sparse

@@ -213,7 +213,12 @@ func BenchmarkMNISTSized(b *testing.B) {
 		if maxIter > 0 {
 			steps = -1
 		}
-		res, err := Learn(context.Background(), x, ts, MetricOptions{C: 100, Backend: be, MaxIter: maxIter, NewtonSteps: steps, Progress: func(f string, a ...any) {
+		// PSDLEARN_WORKINGSET=off solves over all triplets at once.
+		ws := WorkingSetAuto
+		if os.Getenv("PSDLEARN_WORKINGSET") == "off" {
+			ws = WorkingSetOff
+		}
+		res, err := Learn(context.Background(), x, ts, MetricOptions{C: 100, Backend: be, MaxIter: maxIter, NewtonSteps: steps, WorkingSet: ws, Progress: func(f string, a ...any) {
 			if os.Getenv("V") != "" {
 				b.Logf(f, a...)
 			}
@@ -223,6 +228,8 @@ func BenchmarkMNISTSized(b *testing.B) {
 		}
 		b.ReportMetric(float64(res.Iterations), "iters")
 		b.ReportMetric(float64(res.Evaluations), "evals")
+		b.ReportMetric(float64(res.FullEvaluations), "fullevals")
+		b.ReportMetric(float64(res.Rounds), "rounds")
 		b.ReportMetric(res.RelGap, "relgap")
 	}
 	b.ReportMetric(peakRSSMB(), "peakRSS-MB")
