@@ -40,6 +40,10 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 	if k <= 0 {
 		k = 3
 	}
+	ws, err := ParseWorkingSet(in.Options.WorkingSet)
+	if err != nil {
+		return out, err
+	}
 	b := engine.Or(in.Backend)
 	var (
 		best    *MetricResult
@@ -48,7 +52,7 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 		prevC   float64
 	)
 	for _, c := range cs {
-		opt := MetricOptions{C: c, MaxIter: in.Options.Iters, Backend: b, Progress: in.Progress}
+		opt := MetricOptions{C: c, MaxIter: in.Options.Iters, WorkingSet: ws, Backend: b, Progress: in.Progress}
 		if prev != nil {
 			opt.U0 = make([]float64, len(prev))
 			for i, v := range prev {

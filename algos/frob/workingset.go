@@ -22,6 +22,19 @@ const (
 	WorkingSetOff
 )
 
+// ParseWorkingSet maps "" or "auto", "on" and "off" to a WorkingSetMode.
+func ParseWorkingSet(s string) (WorkingSetMode, error) {
+	switch s {
+	case "", "auto":
+		return WorkingSetAuto, nil
+	case "on":
+		return WorkingSetOn, nil
+	case "off":
+		return WorkingSetOff, nil
+	}
+	return 0, fmt.Errorf("%w: working set %q, want auto, on or off", ErrInput, s)
+}
+
 // WorkingSetMinTriplets is the number of triplets from which
 // WorkingSetAuto switches the working set on.
 const WorkingSetMinTriplets = 20000

@@ -97,3 +97,19 @@ func TestWorkingSetMode(t *testing.T) {
 		t.Errorf("auto on %d triplets: %d rounds, %d of %d full evaluations", ts.Len(), res.Rounds, res.FullEvaluations, res.Evaluations)
 	}
 }
+
+func TestParseWorkingSet(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want WorkingSetMode
+		ok   bool
+	}{{"", WorkingSetAuto, true}, {"auto", WorkingSetAuto, true}, {"on", WorkingSetOn, true}, {"off", WorkingSetOff, true}, {"yes", 0, false}} {
+		got, err := ParseWorkingSet(tc.in)
+		if tc.ok && (err != nil || got != tc.want) {
+			t.Errorf("%q: %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+		if !tc.ok && !errors.Is(err, ErrInput) {
+			t.Errorf("%q: error %v, want ErrInput", tc.in, err)
+		}
+	}
+}

@@ -27,6 +27,9 @@ type Options struct {
 	Iters  int       // maximum iterations (rank-one terms, solver iterations)
 	Nu     float64   // BoostMetric ν
 	C      []float64 // regularisation values; several are chosen among on the validation set
+	// WorkingSet is FrobMetric's working-set strategy: "" or "auto" (on from
+	// frob.WorkingSetMinTriplets triplets), "on" or "off".
+	WorkingSet string
 }
 
 // Input is what a Trainer learns from. Train and the triplets are required;

@@ -85,6 +85,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.IntVar(&f.opts.Passes, "passes", 0, "number of passes (multi-pass BoostMetric)")
 	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
+	fs.StringVar(&f.opts.WorkingSet, "working-set", "", "FrobMetric working set: auto|on|off (default auto: on from 20,000 triplets)")
 	fs.StringVar(&f.cList, "C", "", "regularisation C, or a comma-separated list chosen on the validation set")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -141,7 +142,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 			Info: map[string]any{
 				"data": f.dataSpec, "split": splitDesc, "test": f.testSpec, "seed": f.seed, "k": f.k,
 				"standardize": f.standardize, "pca": f.pca, "loss": f.opts.Loss, "mode": f.opts.Mode,
-				"passes": f.opts.Passes, "iters": f.opts.Iters, "nu": f.opts.Nu, "C": f.opts.C,
+				"passes": f.opts.Passes, "iters": f.opts.Iters, "nu": f.opts.Nu, "C": f.opts.C, "working_set": f.opts.WorkingSet,
 				"chosen_c": rep.ChosenC, "iterations": rep.Iterations, "objective": rep.Objective,
 				"duality_gap": rep.DualityGap, "val_error": valErr, "test_error": testErr,
 				"euclidean_test_error": eucTest, "backend": b.Name(), "triplets": rep.Triplets,
