@@ -556,72 +556,49 @@ func swissSDP(n int) *frob.SDP {
 	return p
 }
 
-func frobCases(b engine.Backend, wine *data.Dataset, ts *constraints.TripletSet) []cancelCase {
+// learnCase is frob.Learn on wine's triplets with the given working-set mode.
+func learnCase(name string, ws frob.WorkingSetMode, b engine.Backend, wine *data.Dataset, ts *constraints.TripletSet) cancelCase {
 	_, d := wine.X.Dims()
+	tick := func(p *probe) func(string, ...any) { return func(string, ...any) { p.tick() } }
+	return cancelCase{
+		name: name, hookAt: 1, pollAt: 1,
+		run: func(ctx context.Context, p *probe) (any, error) {
+			return frob.Learn(ctx, wine.X, ts, frob.MetricOptions{C: 1e4, GapTol: 1e-12, WorkingSet: ws, Backend: b, Progress: tick(p)})
+		},
+		result: func(m mode, p *probe, v any) error {
+			r, _ := v.(*frob.MetricResult)
+			if r == nil {
+				if needResult(m, p) {
+					return errors.New("nil result")
+				}
+				return nil
+			}
+			for _, u := range r.U {
+				if !(u >= 0 && u <= 1e4/float64(ts.Len())) {
+					return fmt.Errorf("dual point outside the box: %v", u)
+				}
+			}
+			if r.M == nil || r.M.SymmetricDim() != d {
+				return errors.New("no metric")
+			}
+			if !(r.Primal >= r.Dual-1e-9*math.Max(1, math.Abs(r.Primal))) {
+				return fmt.Errorf("primal %v below dual %v", r.Primal, r.Dual)
+			}
+			if r.Certified || math.Abs(r.Gap-(r.Primal-r.Dual)) > 1e-12*math.Max(1, math.Abs(r.Primal)) {
+				return fmt.Errorf("certified %v with gap %v for primal %v, dual %v (tolerance 1e-12 not reachable here)", r.Certified, r.Gap, r.Primal, r.Dual)
+			}
+			return checkPSD(r.M, false)
+		},
+	}
+}
+
+func frobCases(b engine.Backend, wine *data.Dataset, ts *constraints.TripletSet) []cancelCase {
 	sdp := swissSDP(80)
 	roll, _, _ := frob.SwissRoll(120, 5)
 	tick := func(p *probe) func(string, ...any) { return func(string, ...any) { p.tick() } }
 	return []cancelCase{
-		{
-			name: "frob.Learn", hookAt: 1, pollAt: 1,
-			run: func(ctx context.Context, p *probe) (any, error) {
-				return frob.Learn(ctx, wine.X, ts, frob.MetricOptions{C: 1e4, GapTol: 1e-12, Backend: b, Progress: tick(p)})
-			},
-			result: func(m mode, p *probe, v any) error {
-				r, _ := v.(*frob.MetricResult)
-				if r == nil {
-					if needResult(m, p) {
-						return errors.New("nil result")
-					}
-					return nil
-				}
-				for _, u := range r.U {
-					if !(u >= 0 && u <= 1e4/float64(ts.Len())) {
-						return fmt.Errorf("dual point outside the box: %v", u)
-					}
-				}
-				if r.M == nil || r.M.SymmetricDim() != d {
-					return errors.New("no metric")
-				}
-				if !(r.Primal >= r.Dual-1e-9*math.Max(1, math.Abs(r.Primal))) {
-					return fmt.Errorf("primal %v below dual %v", r.Primal, r.Dual)
-				}
-				if r.Certified || math.Abs(r.Gap-(r.Primal-r.Dual)) > 1e-12*math.Max(1, math.Abs(r.Primal)) {
-					return fmt.Errorf("certified %v with gap %v for primal %v, dual %v (tolerance 1e-12 not reachable here)", r.Certified, r.Gap, r.Primal, r.Dual)
-				}
-				return checkPSD(r.M, false)
-			},
-		},
-		{
-			name: "frob.Learn working set", hookAt: 1, pollAt: 1,
-			run: func(ctx context.Context, p *probe) (any, error) {
-				return frob.Learn(ctx, wine.X, ts, frob.MetricOptions{C: 1e4, GapTol: 1e-12, WorkingSet: frob.WorkingSetOn, Backend: b, Progress: tick(p)})
-			},
-			result: func(m mode, p *probe, v any) error {
-				r, _ := v.(*frob.MetricResult)
-				if r == nil {
-					if needResult(m, p) {
-						return errors.New("nil result")
-					}
-					return nil
-				}
-				for _, u := range r.U {
-					if !(u >= 0 && u <= 1e4/float64(ts.Len())) {
-						return fmt.Errorf("dual point outside the box: %v", u)
-					}
-				}
-				if r.M == nil || r.M.SymmetricDim() != d {
-					return errors.New("no metric")
-				}
-				if !(r.Primal >= r.Dual-1e-9*math.Max(1, math.Abs(r.Primal))) {
-					return fmt.Errorf("primal %v below dual %v", r.Primal, r.Dual)
-				}
-				if r.Certified || math.Abs(r.Gap-(r.Primal-r.Dual)) > 1e-12*math.Max(1, math.Abs(r.Primal)) {
-					return fmt.Errorf("certified %v with gap %v for primal %v, dual %v (tolerance 1e-12 not reachable here)", r.Certified, r.Gap, r.Primal, r.Dual)
-				}
-				return checkPSD(r.M, false)
-			},
-		},
+		learnCase("frob.Learn", frob.WorkingSetOff, b, wine, ts),
+		learnCase("frob.Learn working set", frob.WorkingSetOn, b, wine, ts),
 		{
 			// No poll mode: SolveSDP checks its context itself only between
 			// L-BFGS-B rounds (the rounds check a derived context).
