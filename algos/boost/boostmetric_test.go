@@ -157,12 +157,11 @@ func TestStagewiseWine(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr, te := parts[0], parts[1]
-		st, err := data.FitStandardizer(tr.X)
+		std, err := data.Standardize(tr, te)
 		if err != nil {
 			t.Fatal(err)
 		}
-		xtr, _ := st.Apply(tr.X)
-		xte, _ := st.Apply(te.X)
+		xtr, xte := std[0].X, std[1].X
 		ts, err := makeTriplets(b, xtr, tr.Y, 3)
 		if err != nil {
 			t.Fatal(err)

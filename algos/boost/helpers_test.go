@@ -43,15 +43,11 @@ func standardized(t testing.TB, name string) (*mat.Dense, []int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := data.FitStandardizer(d.X)
+	ds, err := data.Standardize(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := st.Apply(d.X)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return x, d.Y
+	return ds[0].X, d.Y
 }
 
 // subsample returns count triplets of ts drawn without replacement (seeded).

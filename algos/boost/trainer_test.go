@@ -26,12 +26,11 @@ func trainInput(t *testing.T, opts train.Options) train.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := data.FitStandardizer(parts[0].X)
+	std, err := data.Standardize(parts[0], parts[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, _ := st.Apply(parts[0].X)
-	va, _ := st.Apply(parts[1].X)
+	tr, va := std[0].X, std[1].X
 	b := engine.Default()
 	ts, err := makeTriplets(b, tr, parts[0].Y, 3)
 	if err != nil {

@@ -83,6 +83,31 @@ func (s *Standardizer) Apply(x *mat.Dense) (*mat.Dense, error) {
 	return out, nil
 }
 
+// Standardize fits a Standardizer on train's features and returns train and
+// every set in rest standardised with it, in that order (new Datasets that
+// share the labels): the protocol's "fit on the training part only".
+func Standardize(train *Dataset, rest ...*Dataset) ([]*Dataset, error) {
+	if train == nil {
+		return nil, fmt.Errorf("data: standardize: nil training set")
+	}
+	s, err := FitStandardizer(train.X)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Dataset, 0, 1+len(rest))
+	for k, d := range append([]*Dataset{train}, rest...) {
+		if d == nil {
+			return nil, fmt.Errorf("data: standardize: set %d is nil", k)
+		}
+		x, err := s.Apply(d.X)
+		if err != nil {
+			return nil, fmt.Errorf("data: standardize: set %d: %w", k, err)
+		}
+		out = append(out, d.WithX(x))
+	}
+	return out, nil
+}
+
 func (s *Standardizer) check() error {
 	if s == nil || len(s.Mean) == 0 || len(s.Mean) != len(s.Scale) {
 		return fmt.Errorf("data: standardizer: malformed (mean and scale of lengths %d and %d)", len(s.Mean), len(s.Scale))

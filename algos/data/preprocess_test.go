@@ -208,3 +208,43 @@ func eye(n int) *mat.Dense {
 	}
 	return m
 }
+
+// TestStandardizeSplits checks that Standardize fits on the training part
+// only: the training part comes out with zero means and unit population
+// deviations, the other parts with the training part's shift and scale,
+// and labels are shared. Nil sets and dimension mismatches are errors.
+func TestStandardizeSplits(t *testing.T) {
+	tr := &Dataset{X: randData(2, 40, 3), Y: make([]int, 40)}
+	te := &Dataset{X: randData(3, 10, 3), Y: make([]int, 10)}
+	out, err := Standardize(tr, te)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := 0; j < 3; j++ {
+		col := mat.Col(nil, j, out[0].X)
+		var mean, sq float64
+		for _, v := range col {
+			mean += v / 40
+		}
+		for _, v := range col {
+			sq += (v - mean) * (v - mean) / 40
+		}
+		if math.Abs(mean) > 1e-12 || math.Abs(sq-1) > 1e-12 {
+			t.Errorf("training feature %d: mean %g, variance %g", j, mean, sq)
+		}
+	}
+	s, _ := FitStandardizer(tr.X)
+	want, _ := s.Apply(te.X)
+	if !mat.Equal(want, out[1].X) {
+		t.Error("test part not standardised with the training part's statistics")
+	}
+	if &out[1].Y[0] != &te.Y[0] {
+		t.Error("labels were copied, want shared")
+	}
+	if _, err := Standardize(tr, nil); err == nil {
+		t.Error("nil set: no error")
+	}
+	if _, err := Standardize(tr, &Dataset{X: randData(4, 5, 2)}); err == nil {
+		t.Error("dimension mismatch: no error")
+	}
+}

@@ -39,17 +39,9 @@ func loadSet(t testing.TB, name string) *data.Dataset {
 // standardize fits a standardizer on train and applies it to every set.
 func standardize(t testing.TB, train *data.Dataset, rest ...*data.Dataset) []*data.Dataset {
 	t.Helper()
-	s, err := data.FitStandardizer(train.X)
+	out, err := data.Standardize(train, rest...)
 	if err != nil {
 		t.Fatal(err)
-	}
-	out := make([]*data.Dataset, 0, 1+len(rest))
-	for _, d := range append([]*data.Dataset{train}, rest...) {
-		x, err := s.Apply(d.X)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, d.WithX(x))
 	}
 	return out
 }

@@ -289,15 +289,11 @@ func standardized(t *testing.T, name string) *data.Dataset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := data.FitStandardizer(d.X)
+	ds, err := data.Standardize(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := st.Apply(d.X)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d.WithX(x)
+	return ds[0]
 }
 
 // rows returns the dataset restricted to every step-th row.
