@@ -12,8 +12,9 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 )
 
-// TestConcurrentTrainingRace trains 8 metrics at once — mixed algorithms
-// (stage-wise and corrective BoostMetric, PSDBoost, FrobMetric), data sets
+// TestConcurrentTrainingRace trains 10 metrics at once — mixed algorithms
+// (stage-wise and corrective BoostMetric, PSDBoost, FrobMetric whole and by
+// working sets), data sets
 // and backends — and requires exactly (bitwise) the metrics and errors of
 // sequential runs. Under -race it also proves that the algorithms and both
 // backends share no mutable state.
@@ -30,6 +31,7 @@ func TestConcurrentTrainingRace(t *testing.T) {
 			job{"boostmetric", "wine", b, train.Options{Loss: "logistic", Mode: "corrective", Iters: 10}},
 			job{"psdboost", "iris", b, train.Options{C: []float64{0.05}, Iters: 30}},
 			job{"frobmetric", "wine", b, train.Options{C: []float64{1}}},
+			job{"frobmetric", "wine", b, train.Options{C: []float64{10}, WorkingSet: "on"}},
 		)
 	}
 	exps := make([]train.Experiment, len(jobs))
