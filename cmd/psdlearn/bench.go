@@ -29,11 +29,8 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	warmup := fs.Bool("warmup", true, "run each case once untimed before the timed runs (--warmup=false for long cases)")
 	plotDir := fs.String("plot", "", "directory to write PNG charts into")
 	seed := fs.Uint64("seed", 1, "random seed of the generated inputs")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "bench", args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
 	}
 	cases, ok := benchSuites[*suite]
 	if !ok {

@@ -57,7 +57,8 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	algo := fs.String("algo", "simplenpkl", "kernel learner: simplenpkl")
 	lossName := fs.String("loss", "linear", "loss on the constraints: linear | sqhinge")
 	spec := fs.String("data", "", "labelled data: file.csv, file.libsvm, idx:IMAGES:LABELS or builtin:NAME (required)")
-	labelCol := fs.String("label-col", "", "label column of a CSV file (default: the last)")
+	var labelCol string
+	labelColFlag(fs, &labelCol)
 	k := fs.Int("k", 5, "neighbours of the kNN graph (the paper: 5 for small sets, 50 for large)")
 	graph := fs.String("graph", "union", "kNN graph symmetrisation: union | mutual | average")
 	weight := fs.String("weight", "binary", "kNN edge weights: binary (the paper) | heat")
@@ -80,11 +81,8 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	baseline := fs.Bool("baseline", true, "also report plain k-means on the (preprocessed) data")
 	seed := fs.Uint64("seed", 1, "random seed (constraints, eigensolver start, k-means)")
 	backendName := fs.String("backend", "", "numerical backend: native | go (default: $PSDLEARN_BACKEND, else native when built in)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "cluster", args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("cluster: unexpected arguments %q", fs.Args())
 	}
 	if strings.ToLower(*algo) != "simplenpkl" {
 		return fmt.Errorf("cluster: unknown algorithm %q (available: simplenpkl)", *algo)
@@ -125,7 +123,7 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	start := time.Now()
 	progress := newProgress(env)
-	ds, err := loadData(*spec, *labelCol)
+	ds, err := loadData(*spec, labelCol)
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,24 @@ func newFlagSet(env *cmdEnv, name string) *flag.FlagSet {
 	return fs
 }
 
+// parseFlags parses args into fs and rejects positional arguments, which no
+// command takes.
+func parseFlags(fs *flag.FlagSet, name string, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected arguments %q", name, fs.Args())
+	}
+	return nil
+}
+
+// labelColFlag defines the --label-col flag shared by every command that
+// reads labelled data.
+func labelColFlag(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "label-col", "", "label column of a CSV file: name or 0-based index (default: last)")
+}
+
 // emitJSON writes v to stdout as one JSON object on one line. NaN and ±Inf
 // (which JSON cannot represent) are written as null.
 func emitJSON(env *cmdEnv, v any) error {

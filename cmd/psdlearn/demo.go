@@ -56,11 +56,8 @@ func runDemo(ctx context.Context, env *cmdEnv, args []string) error {
 	backend := fs.String("backend", "", "numerical backend (default: native when built with cgo)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	quick := fs.Bool("quick", false, "skip letters (the 20,000-point set)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "demo", args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("demo: unexpected arguments %q", fs.Args())
 	}
 	b, err := resolveBackend(*backend)
 	if err != nil {

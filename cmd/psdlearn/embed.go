@@ -99,7 +99,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	)
 	fs.StringVar(&algo, "algo", "mvu", "embedding algorithm: mvu")
 	fs.StringVar(&dataSpec, "data", "", "data SPEC: file.csv, file.libsvm, idx:IMAGES:LABELS, builtin:NAME or swissroll:N[:SEED]")
-	fs.StringVar(&labelCol, "label-col", "", "label column of a CSV file: name or 0-based index (default: last)")
+	labelColFlag(fs, &labelCol)
 	fs.IntVar(&k, "k", 6, "number of nearest neighbours whose distances are preserved")
 	fs.Float64Var(&sigma, "sigma", 1e5, "σ of the Frobenius perturbation (larger is closer to exact MVU; scales with the squared data scale)")
 	fs.IntVar(&dims, "dims", 2, "embedding dimension")
@@ -112,11 +112,8 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.BoolVar(&inequalities, "inequalities", false, "neighbour distances may shrink (⟨A,X⟩ ≤ d²) instead of being kept")
 	fs.BoolVar(&standardize, "standardize", false, "standardise features first")
 	fs.Uint64Var(&seed, "seed", 1, "random seed (sparse eigensolver start)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "embed", args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("embed: unexpected argument %q", fs.Arg(0))
 	}
 	if algo != "mvu" {
 		return fmt.Errorf("embed: unknown --algo %q (available: mvu)", algo)

@@ -47,7 +47,8 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "eval")
 	modelPath := fs.String("model", "", "model file written by psdlearn train (or another learner)")
 	spec := fs.String("data", "", "data SPEC to evaluate on (raw features: the model's preprocessing is applied)")
-	labelCol := fs.String("label-col", "", "label column of a CSV file: name or 0-based index (default: last)")
+	var labelCol string
+	labelColFlag(fs, &labelCol)
 	k := fs.Int("k", 3, "k of the k-NN classifier")
 	split := fs.String("split", "", "split --data as train did (same --seed): the first part is the k-NN reference, the last the test set, a middle part the validation set")
 	ref := fs.String("ref", "", "k-NN reference (training) data SPEC; --data is then the test set")
@@ -55,11 +56,8 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	backend := fs.String("backend", "", "numerical backend: "+strings.Join(engine.Names(), "|"))
 	clusters := fs.Int("clusters", 0, "kernel models: number of clusters (default: the number of classes)")
 	runs := fs.Int("runs", 10, "kernel models: k-means restarts")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "eval", args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("eval: unexpected arguments %q", fs.Args())
 	}
 	if *modelPath == "" || *spec == "" {
 		return fmt.Errorf("eval: --model and --data are required")
@@ -75,7 +73,7 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := loadData(*spec, *labelCol)
+	d, err := loadData(*spec, labelCol)
 	if err != nil {
 		return err
 	}
@@ -85,7 +83,7 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 			return err
 		}
 	} else {
-		if err := evalMetric(&sum, b, m, d, *k, *split, *ref, *labelCol, *seed); err != nil {
+		if err := evalMetric(&sum, b, m, d, *k, *split, *ref, labelCol, *seed); err != nil {
 			return err
 		}
 	}

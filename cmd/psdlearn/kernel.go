@@ -70,7 +70,7 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	var f kernelFlags
 	fs.StringVar(&f.algo, "algo", "", "algorithm: meg (online) | definiteboost (batch)")
 	fs.StringVar(&f.data, "data", "builtin:wine", "data SPEC whose points are the objects of the target kernel")
-	fs.StringVar(&f.labelCol, "label-col", "", "label column of a CSV file (default: last)")
+	labelColFlag(fs, &f.labelCol)
 	fs.StringVar(&f.backend, "backend", "", "numerical backend: "+strings.Join(engine.Names(), "|")+" (default: "+engine.Default().Name()+")")
 	fs.IntVar(&f.objects, "objects", -1, "number of objects d, a class-stratified seeded sample (0: all; default 52 for meg as in the paper, all for definiteboost)")
 	fs.BoolVar(&f.standardize, "standardize", true, "standardise the features of the objects before the RBF kernel")
@@ -87,11 +87,8 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.projection, "projection", "both", "definiteboost: approx | exact | both")
 	fs.Float64Var(&f.tol, "tol", 1e-6, "definiteboost: stop when every tr(W C_j) <= tol*epsilon")
 	fs.IntVar(&f.maxIter, "max-iter", 100000, "definiteboost: iteration limit")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "kernel", args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("kernel: unexpected arguments %q", fs.Args())
 	}
 	f.algo = strings.ToLower(f.algo)
 	if f.algo != "meg" && f.algo != "definiteboost" {

@@ -71,7 +71,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	var f trainFlags
 	fs.StringVar(&f.algo, "algo", "", "algorithm: "+strings.Join(train.Names(), "|"))
 	fs.StringVar(&f.dataSpec, "data", "", "data SPEC: file.csv, file.libsvm|.svm|.txt, idx:IMAGES:LABELS or builtin:NAME")
-	fs.StringVar(&f.labelCol, "label-col", "", "label column of a CSV file: name or 0-based index (default: last)")
+	labelColFlag(fs, &f.labelCol)
 	fs.StringVar(&f.testSpec, "test", "", "test data SPEC; --data is then train (and validation, with a 2-part --split)")
 	fs.StringVar(&f.split, "split", "", "train,val,test fractions (seeded) or rows:TRAIN,VAL,TEST row ranges; 2 parts are train,test (train,val with --test) (default 0.7,0.15,0.15)")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise features (mean and deviation of the training part)")
@@ -87,11 +87,8 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
 	fs.StringVar(&f.opts.WorkingSet, "working-set", "", "FrobMetric working set: auto|on|off (default auto: on from 20,000 triplets)")
 	fs.StringVar(&f.cList, "C", "", "regularisation C, or a comma-separated list chosen on the validation set")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "train", args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("train: unexpected arguments %q", fs.Args())
 	}
 	if f.algo == "" || f.dataSpec == "" {
 		return fmt.Errorf("train: --algo and --data are required (algorithms: %s)", strings.Join(train.Names(), ", "))

@@ -34,13 +34,11 @@ func runTransform(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "transform")
 	modelPath := fs.String("model", "", "model file")
 	spec := fs.String("data", "", "data SPEC with raw features (the model's preprocessing is applied)")
-	labelCol := fs.String("label-col", "", "label column of a CSV file: name or 0-based index (default: last)")
+	var labelCol string
+	labelColFlag(fs, &labelCol)
 	out := fs.String("out", "", "output CSV: columns z1..zr (Euclidean distances between rows are the metric's) and label")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "transform", args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("transform: unexpected arguments %q", fs.Args())
 	}
 	if *modelPath == "" || *spec == "" || *out == "" {
 		return fmt.Errorf("transform: --model, --data and --out are required")
@@ -49,7 +47,7 @@ func runTransform(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := loadData(*spec, *labelCol)
+	d, err := loadData(*spec, labelCol)
 	if err != nil {
 		return err
 	}
