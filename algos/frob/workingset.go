@@ -50,7 +50,7 @@ const (
 	// wsWholeIters bounds the L-BFGS-B iterations of such a phase, and
 	// wsMaxPhases the phases: when the working set stays that large, the
 	// dual is not sparse and the rest of the solve runs over all triplets.
-	wsWholeIters = 50
+	wsWholeIters = 25
 	wsMaxPhases  = 2
 	// wsMaxRounds bounds the working-set rounds before the remaining work
 	// is handed to a solve over all the triplets.
