@@ -174,6 +174,39 @@ func TestLearnDualityGap(t *testing.T) {
 	}
 }
 
+// TestLearnDualityGapLetters is the letters part of the acceptance: the
+// fixed split's 10,500 standardised training rows, 94,500 triplets (solved
+// by working sets), C = 100, on every backend; the certificate is
+// recomputed from explicitly formed A_r and must be ≤ 1e-6 relative.
+func TestLearnDualityGapLetters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("letters: a few seconds per backend")
+	}
+	parts, err := data.SplitRows(loadSet(t, "letters"), []int{10500, 4500, 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trn := standardize(t, parts[0])[0]
+	ts := tripletsOf(t, trn.X, trn.Y, 3)
+	const c = 100
+	for _, b := range backends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			res, err := Learn(context.Background(), trn.X, ts, MetricOptions{C: c, Backend: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d iterations, %d evaluations (%d over all triplets, %d rounds), rel. gap %.3g (%s)",
+				res.Iterations, res.Evaluations, res.FullEvaluations, res.Rounds, res.RelGap, res.Reason)
+			if !res.Certified || res.Rounds == 0 {
+				t.Errorf("certified %v after %d working-set rounds", res.Certified, res.Rounds)
+			}
+			if g := checkCertificate(t, trn.X, ts, res, c); !(g <= 1e-6) {
+				t.Errorf("explicit relative gap %.3g, want ≤ 1e-6", g)
+			}
+		})
+	}
+}
+
 func TestLearnBackendsAgree(t *testing.T) {
 	bs := backends(t)
 	if len(bs) < 2 {
