@@ -3,10 +3,13 @@ package frob
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -241,5 +244,102 @@ func TestMVUCancelMidRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMVUSwissRollSparse is the acceptance test of approximate MVU on the
+// sparse (Lanczos) path: Swiss rolls of N = 500 and N = 2,000 points, k = 6,
+// 300 L-BFGS-B iterations. The first embedding coordinate must follow the
+// roll's angle (|Spearman ρ| ≥ 0.95) and the constrained local distances
+// must be kept to a median relative error of 0.2. N = 2,000 takes about five
+// minutes and runs only with PSDLEARN_LONG=1.
+func TestMVUSwissRollSparse(t *testing.T) {
+	b := engine.Default()
+	if b.Name() == "go" && os.Getenv("PSDLEARN_LONG") == "" {
+		t.Skip("the pure-Go backend takes minutes here; set PSDLEARN_LONG=1")
+	}
+	for _, n := range []int{500, 2000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			if n > 500 {
+				longOnly(t)
+			}
+			x, angle, _ := swissRoll(n, 7)
+			start := time.Now()
+			emb, err := MVU(context.Background(), x, MVUOptions{K: 6, Sigma: 1e5, Dims: 2, SDP: SDPOptions{Backend: b, Method: Sparse, MaxIter: 300}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sol := emb.Solution
+			if sol.Method != Sparse {
+				t.Errorf("method %v used, want sparse", sol.Method)
+			}
+			rho := math.Abs(spearman(mat.Col(nil, 0, emb.Coords), angle))
+			med, agg := edgeDistortion(emb)
+			t.Logf("N=%d: %v, %d iterations, %d evaluations, rel. gap %.3g, max violation %.3g (%s); |ρ(y1, angle)| %.4f; distance error median %.3f, aggregate %.3f",
+				n, time.Since(start).Round(time.Millisecond), sol.Iterations, sol.Evaluations, sol.RelGap, sol.MaxViolation, sol.Reason, rho, med, agg)
+			if rho < 0.95 {
+				t.Errorf("|ρ(y1, angle)| = %.4f, want ≥ 0.95", rho)
+			}
+			if med > 0.2 {
+				t.Errorf("median relative distance error %.3f, want ≤ 0.2", med)
+			}
+		})
+	}
+}
+
+// TestMVUClosedCurve embeds 120 points of a closed curve in 100 dimensions
+// (random Fourier coefficients up to the third harmonic), each joined to its
+// 4 nearest neighbours. MVU must return a closed curve traversed in order:
+// between consecutive points the angle about the centre turns the same way
+// every time and the curve winds exactly once; and the variance must lie
+// in the two dimensions kept.
+func TestMVUClosedCurve(t *testing.T) {
+	const n, dim = 120, 100
+	rng := rand.New(rand.NewPCG(5, 5))
+	x := mat.NewDense(n, dim, nil)
+	for k := 1; k <= 3; k++ {
+		a, b := make([]float64, dim), make([]float64, dim)
+		for j := range a {
+			a[j] = rng.NormFloat64() / float64(k)
+			b[j] = rng.NormFloat64() / float64(k)
+		}
+		for i := 0; i < n; i++ {
+			th := 2 * math.Pi * float64(i) / n
+			c, s := math.Cos(float64(k)*th), math.Sin(float64(k)*th)
+			for j := 0; j < dim; j++ {
+				x.Set(i, j, x.At(i, j)+a[j]*c+b[j]*s)
+			}
+		}
+	}
+	emb, err := MVU(context.Background(), x, MVUOptions{K: 4, Dims: 2, SDP: SDPOptions{Method: Dense}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var winding float64
+	forward := 0
+	for i := 0; i < n; i++ {
+		j := (i + 1) % n
+		d := math.Remainder(math.Atan2(emb.Coords.At(j, 1), emb.Coords.At(j, 0))-math.Atan2(emb.Coords.At(i, 1), emb.Coords.At(i, 0)), 2*math.Pi)
+		winding += d
+		if d > 0 {
+			forward++
+		}
+	}
+	winding /= 2 * math.Pi
+	var tr float64
+	for _, v := range emb.Eigenvalues {
+		tr += v
+	}
+	top2 := (emb.Eigenvalues[0] + emb.Eigenvalues[1]) / tr
+	t.Logf("%d iterations, rel. gap %.3g, max violation %.3g (%s); winding number %.6f, %d of %d steps forward; top-2 variance %.5f",
+		emb.Solution.Iterations, emb.Solution.RelGap, emb.Solution.MaxViolation, emb.Solution.Reason, winding, forward, n, top2)
+	if forward != 0 && forward != n {
+		t.Errorf("%d of %d steps turn forward: the curve is not traversed in order", forward, n)
+	}
+	if math.Abs(math.Abs(winding)-1) > 1e-9 {
+		t.Errorf("winding number %.6f, want ±1", winding)
+	}
+	if top2 < 0.99 {
+		t.Errorf("top-2 variance fraction %.5f, want ≥ 0.99", top2)
 	}
 }
