@@ -1,6 +1,7 @@
 package frob
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"math"
@@ -315,6 +316,11 @@ func (ev *sdpEval) solution(dr driverResult, curve []float64, gapTol, feasTol fl
 		Curve:        curve,
 	}
 	sol.Certified = math.Abs(sol.RelGap) <= gapTol && sol.MaxViolation <= feasTol
+	if ev.comp {
+		// factor could not compute the high-rank negative part.
+		sol.Certified = false
+		sol.Reason += "; no factor: the negative part of C + Â has rank above MaxRank"
+	}
 	return sol
 }
 
@@ -361,6 +367,15 @@ type sdpEval struct {
 	eigTol            float64
 	seed              uint64
 	start             []float64
+
+	// Complement evaluations (sparse method): when the negative part of
+	// C + Â has high rank (far-off line-search trial points), the evaluation
+	// goes through its low-rank positive part, with ‖M₋‖² = ‖M‖² − ‖M₊‖² and
+	// ⟨M₋, A⟩ = ⟨M, A⟩ − ⟨M₊, A⟩. comp marks such a cached evaluation (z is
+	// then nil and factor recomputes the negative part).
+	comp     bool
+	kPos     int
+	bigDense [][]float64 // the big rank-one vectors as dense n-vectors (on first use)
 
 	// Cache of the last evaluation.
 	z       *mat.Dense // n×r with (C + Â)_− = −Z Zᵀ
@@ -636,13 +651,27 @@ func (e *sdpEval) dense() *mat.SymDense {
 	return a
 }
 
-// negativePart returns the negative eigenpairs of the current C + Â.
-func (e *sdpEval) negativePart() ([]float64, *mat.Dense, error) {
+// errHighRank says that the negative part of C + Â has more than the capped
+// number of eigenpairs the sparse path asks for.
+var errHighRank = errors.New("frob: negative part of high rank")
+
+// rankCap is the number of eigenpairs beyond which a capped spectral search
+// gives up (errHighRank): max(64, 4·the current request).
+func (e *sdpEval) rankCap() int { return min(e.maxRank, max(64, 4*e.k)) }
+
+// negativePart returns the negative eigenpairs of the current C + Â. With
+// capped set, the sparse path returns errHighRank instead of asking for more
+// than rankCap eigenpairs.
+func (e *sdpEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 	if e.method == Dense {
 		return e.negativeDense()
 	}
 	k := e.k
+	kCap := e.rankCap()
 	for {
+		if capped && k > kCap {
+			return nil, nil, errHighRank
+		}
 		if k > e.maxRank {
 			if e.n <= 4000 {
 				return e.negativeDense()
@@ -706,6 +735,138 @@ func (e *sdpEval) negativePart() ([]float64, *mat.Dense, error) {
 	}
 }
 
+// positivePart returns the positive eigenpairs of the current C + Â from
+// the sparse eigensolver, or errHighRank if there are more than rankCap.
+func (e *sdpEval) positivePart() ([]float64, *mat.Dense, error) {
+	k := max(e.kPos, min(e.initRank, e.n-1))
+	kCap := e.rankCap()
+	for {
+		if k > kCap {
+			return nil, nil, errHighRank
+		}
+		res, err := e.b.Eigs(e.ctx, e, k, engine.LargestAlgebraic, engine.EigsOptions{Tol: e.eigTol, Seed: e.seed})
+		if err != nil {
+			if e.ctx != nil && e.ctx.Err() != nil {
+				return nil, nil, fmt.Errorf("frob: %w", e.ctx.Err())
+			}
+			k *= 2
+			continue
+		}
+		vals := res.Values // ascending: vals[0] is the smallest of the k largest
+		if len(vals) < k || vals[0] > 1e-10*math.Max(1, math.Abs(vals[len(vals)-1])) {
+			k *= 2 // positive eigenvalues beyond the k found
+			continue
+		}
+		first := 0
+		for first < len(vals) && vals[first] <= 0 {
+			first++
+		}
+		e.kPos = len(vals) - first + max(4, (len(vals)-first)/4) + 1
+		return vals[first:], res.Vectors.Slice(0, e.n, first, len(vals)).(*mat.Dense), nil
+	}
+}
+
+// bigVectors returns the big rank-one vectors as dense n-vectors.
+func (e *sdpEval) bigVectors() [][]float64 {
+	if e.bigDense == nil && len(e.big) > 0 {
+		e.bigDense = make([][]float64, len(e.big))
+		for t, r := range e.big {
+			v := make([]float64, e.n)
+			if r.idx == nil {
+				copy(v, r.val)
+			} else {
+				for i, x := range r.val {
+					v[r.idx[i]] += x
+				}
+			}
+			e.bigDense[t] = v
+		}
+	}
+	return e.bigDense
+}
+
+// entry returns (C + Â)_ij.
+func (e *sdpEval) entry(i, j int, bd [][]float64) float64 {
+	var v float64
+	ind := e.s.Ind[e.s.Indptr[i]:e.s.Indptr[i+1]]
+	if k := sort.SearchInts(ind, j); k < len(ind) && ind[k] == j {
+		v = e.s.Data[e.s.Indptr[i]+k]
+	}
+	for t, w := range e.bigW {
+		if w != 0 {
+			v += w * bd[t][i] * bd[t][j]
+		}
+	}
+	return v
+}
+
+// innerM returns ⟨C + Â, A⟩; y and ay are n-vector scratch space.
+func (e *sdpEval) innerM(a SymMatrix, bd [][]float64, y, ay []float64) float64 {
+	var s float64
+	for _, t := range a.Entries {
+		v := t.V * e.entry(t.I, t.J, bd)
+		if t.I != t.J {
+			v *= 2
+		}
+		s += v
+	}
+	for _, r := range a.RankOnes {
+		if r.Index != nil && len(r.Index) <= smallRankOne {
+			for ta, ia := range r.Index {
+				for tb, ib := range r.Index {
+					s += r.W * r.Value[ta] * r.Value[tb] * e.entry(ia, ib, bd)
+				}
+			}
+			continue
+		}
+		clear(y)
+		if r.Index == nil {
+			copy(y, r.Value)
+		} else {
+			for t, i := range r.Index {
+				y[i] += r.Value[t]
+			}
+		}
+		e.Apply(ay, y)
+		var d float64
+		for i, v := range y {
+			d += v * ay[i]
+		}
+		s += r.W * d
+	}
+	return s
+}
+
+// frobSq returns ‖C + Â‖²_F = ‖S‖² + 2Σ_t w_t v_tᵀ S v_t + Σ_{t,t′} w_t w_t′ (v_t·v_t′)².
+func (e *sdpEval) frobSq(bd [][]float64, sv []float64) float64 {
+	var s float64
+	for _, v := range e.s.Data {
+		s += v * v
+	}
+	for t, w := range e.bigW {
+		if w == 0 {
+			continue
+		}
+		e.s.MulVec(sv, bd[t])
+		var d float64
+		for i, v := range bd[t] {
+			d += v * sv[i]
+		}
+		s += 2 * w * d
+		for t2, w2 := range e.bigW {
+			if w2 == 0 {
+				continue
+			}
+			var c float64
+			for i, v := range bd[t] {
+				c += v * bd[t2][i]
+			}
+			s += w * w2 * c * c
+		}
+	}
+	return s
+}
+
 func (e *sdpEval) negativeDense() ([]float64, *mat.Dense, error) {
 	eig, err := e.b.SymEig(e.dense(), engine.NegativePart(0), true)
 	if err != nil {
@@ -724,35 +885,36 @@ func (e *sdpEval) negativeDense() ([]float64, *mat.Dense, error) {
 // eval returns the dual objective ½σ‖(C+Â)_−‖² + bᵀu and its gradient.
 func (e *sdpEval) eval(u, grad []float64) (float64, error) {
 	e.assemble(u)
-	lam, vec, err := e.negativePart()
+	e.comp = false
+	lam, vec, err := e.negativePart(true)
+	if errors.Is(err, errHighRank) {
+		var plam []float64
+		var pvec *mat.Dense
+		if plam, pvec, err = e.positivePart(); err == nil {
+			e.complement(plam, pvec)
+		} else if errors.Is(err, errHighRank) {
+			lam, vec, err = e.negativePart(false)
+		}
+	}
 	if err != nil {
 		return 0, err
 	}
-	r := len(lam)
-	e.lam = lam
-	e.half = 0
-	for _, l := range lam {
-		e.half += 0.5 * e.sigma * l * l
-	}
-	if r == 0 {
-		e.z = nil
-	} else {
-		z := mat.NewDense(e.n, r, nil)
-		for j, l := range lam {
-			s := math.Sqrt(-l)
-			for i := 0; i < e.n; i++ {
-				z.Set(i, j, vec.At(i, j)*s)
-			}
-		}
-		e.z = z
-	}
-	e.qc = quadForm(e.z, e.p.C)
 	cons := e.p.Constraints
-	sparse.ParallelRows(len(cons), len(cons)*(r+1)*4, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			e.q[i] = quadForm(e.z, cons[i].A)
+	if !e.comp {
+		r := len(lam)
+		e.lam = lam
+		e.half = 0
+		for _, l := range lam {
+			e.half += 0.5 * e.sigma * l * l
 		}
-	})
+		e.z = scaledFactor(lam, vec)
+		e.qc = quadForm(e.z, e.p.C)
+		sparse.ParallelRows(len(cons), len(cons)*(r+1)*4, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				e.q[i] = quadForm(e.z, cons[i].A)
+			}
+		})
+	}
 	e.u = u
 	e.bu = 0
 	e.maxViol = 0
@@ -769,6 +931,43 @@ func (e *sdpEval) eval(u, grad []float64) (float64, error) {
 		}
 	}
 	return e.half + e.bu, nil
+}
+
+// complement fills the evaluation cache from the positive eigenpairs of
+// M = C + Â: with P = V₊√Λ₊, −M₋ = P Pᵀ − M, so ⟨Z Zᵀ, A⟩ = ⟨P Pᵀ, A⟩ − ⟨M, A⟩
+// and ½σ‖M₋‖² = ½σ(‖M‖² − Σ λ₊²). No high-rank matrix is formed.
+func (e *sdpEval) complement(plam []float64, pvec *mat.Dense) {
+	e.comp = true
+	e.z, e.lam = nil, nil
+	p := scaledFactor(plam, pvec)
+	bd := e.bigVectors()
+	y, ay := make([]float64, e.n), make([]float64, e.n)
+	fro := e.frobSq(bd, y)
+	var pos float64
+	for _, l := range plam {
+		pos += l * l
+	}
+	e.half = 0.5 * e.sigma * math.Max(0, fro-pos)
+	e.qc = quadForm(p, e.p.C) - e.innerM(e.p.C, bd, y, ay)
+	for i, c := range e.p.Constraints {
+		e.q[i] = quadForm(p, c.A) - e.innerM(c.A, bd, y, ay)
+	}
+}
+
+// scaledFactor returns V·diag(√|λ|) (nil when there are no pairs).
+func scaledFactor(lam []float64, vec *mat.Dense) *mat.Dense {
+	if len(lam) == 0 {
+		return nil
+	}
+	n, _ := vec.Dims()
+	z := mat.NewDense(n, len(lam), nil)
+	for j, l := range lam {
+		s := math.Sqrt(math.Abs(l))
+		for i := 0; i < n; i++ {
+			z.Set(i, j, vec.At(i, j)*s)
+		}
+	}
+	return z
 }
 
 // certificate returns the primal objective of X* = σ Z Zᵀ (with optimal
@@ -791,6 +990,12 @@ func (e *sdpEval) certificate() (primal, dual float64) {
 
 // factor returns √σ Z, the factor of X*.
 func (e *sdpEval) factor() *mat.Dense {
+	if e.comp {
+		// A complement evaluation has no factor: compute the negative part.
+		if lam, vec, err := e.negativePart(false); err == nil {
+			e.z, e.lam, e.comp = scaledFactor(lam, vec), lam, false
+		}
+	}
 	if e.z == nil {
 		return mat.NewDense(e.n, 1, nil)
 	}

@@ -3,6 +3,7 @@ package frob
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -320,5 +321,74 @@ func TestSDPNewton(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSDPComplement evaluates the dual where the negative part of C + Â has
+// far more eigenpairs than the sparse path's cap (as at the long trial
+// steps of a line search), so the sparse evaluator goes through the
+// low-rank positive part. Objective, gradient, certificate and violation
+// must equal the dense evaluator's, and the factor, recomputed on demand,
+// must be the dense one.
+func TestSDPComplement(t *testing.T) {
+	x, _, _ := swissRoll(300, 3)
+	// Multiplier scales: positive part of rank 1, of rank about 44, and both
+	// parts above the cap (then the sparse path falls back as before).
+	for _, tc := range []struct {
+		scale    float64
+		wantComp bool
+	}{{0.12, true}, {0.2, true}, {0.4, false}} {
+		for _, b := range backends(t) {
+			t.Run(fmt.Sprintf("%g/%s", tc.scale, b.Name()), func(t *testing.T) {
+				p := mvuProblem(t, x, 5, 10)
+				m := len(p.Constraints)
+				rng := rand.New(rand.NewPCG(8, 9))
+				u := make([]float64, m)
+				for i := range u {
+					u[i] = tc.scale * rng.Float64()
+				}
+				var f [2]float64
+				var g [2][]float64
+				var prim, dual, viol [2]float64
+				var evs [2]*sdpEval
+				for k, method := range []Method{Dense, Sparse} {
+					ev, err := compileSDP(p, SDPOptions{Method: method, Backend: b, EigTol: 1e-14, InitRank: 8})
+					if err != nil {
+						t.Fatal(err)
+					}
+					ev.ctx = context.Background()
+					g[k] = make([]float64, m)
+					if f[k], err = ev.eval(u, g[k]); err != nil {
+						t.Fatal(err)
+					}
+					prim[k], dual[k] = ev.certificate()
+					viol[k] = ev.maxViol
+					evs[k] = ev
+				}
+				if evs[1].comp != tc.wantComp {
+					t.Fatalf("complement evaluation %v, want %v (negative rank %d)", evs[1].comp, tc.wantComp, len(evs[0].lam))
+				}
+				t.Logf("negative part rank %d of %d", len(evs[0].lam), p.N)
+				scale := math.Max(1, math.Abs(f[0]))
+				if math.Abs(f[0]-f[1]) > 1e-9*scale {
+					t.Errorf("objective: dense %.12g, complement %.12g", f[0], f[1])
+				}
+				for i := range g[0] {
+					if math.Abs(g[0][i]-g[1][i]) > 1e-8*math.Max(1, math.Abs(g[0][i])) {
+						t.Fatalf("gradient %d: dense %.12g, complement %.12g", i, g[0][i], g[1][i])
+					}
+				}
+				if math.Abs(prim[0]-prim[1]) > 1e-9*math.Max(1, math.Abs(prim[0])) || math.Abs(dual[0]-dual[1]) > 1e-9*scale || math.Abs(viol[0]-viol[1]) > 1e-8*math.Max(1, viol[0]) {
+					t.Errorf("certificate: dense (%.12g, %.12g, %.6g), complement (%.12g, %.12g, %.6g)", prim[0], dual[0], viol[0], prim[1], dual[1], viol[1])
+				}
+				fd, fs := evs[0].factor(), evs[1].factor()
+				var xd, xs mat.SymDense
+				xd.SymOuterK(1, fd)
+				xs.SymOuterK(1, fs)
+				if !mat.EqualApprox(&xd, &xs, 1e-8*math.Max(1, mat.Norm(&xd, math.Inf(1)))) {
+					t.Errorf("factors differ")
+				}
+			})
+		}
 	}
 }
