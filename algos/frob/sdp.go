@@ -342,6 +342,10 @@ type bigRankOne struct {
 // newtonMaxN is the largest N for the Newton-CG phase (dense eigendecompositions).
 const newtonMaxN = 3000
 
+// denseFallbackN is the largest N for which the sparse path falls back to a
+// dense eigendecomposition when the negative part has high rank.
+const denseFallbackN = 4000
+
 // smallRankOne is the largest support of a rank-one term folded into the sparse matrix.
 const smallRankOne = 16
 
@@ -673,7 +677,7 @@ func (e *sdpEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 			return nil, nil, errHighRank
 		}
 		if k > e.maxRank {
-			if e.n <= 4000 {
+			if e.n <= denseFallbackN {
 				return e.negativeDense()
 			}
 			return nil, nil, fmt.Errorf("frob: the negative part of C + Â has rank above %d (MaxRank)", e.maxRank)
@@ -893,7 +897,13 @@ func (e *sdpEval) eval(u, grad []float64) (float64, error) {
 		if plam, pvec, err = e.positivePart(); err == nil {
 			e.complement(plam, pvec)
 		} else if errors.Is(err, errHighRank) {
-			lam, vec, err = e.negativePart(false)
+			// Both parts are large: a dense eigendecomposition is far
+			// cheaper than Lanczos with hundreds of pairs, where it fits.
+			if e.n <= denseFallbackN {
+				lam, vec, err = e.negativeDense()
+			} else {
+				lam, vec, err = e.negativePart(false)
+			}
 		}
 	}
 	if err != nil {
