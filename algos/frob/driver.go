@@ -21,6 +21,15 @@ type dualProblem struct {
 	// solve ends uncertified, the evaluated point of lowest merit is returned
 	// instead of L-BFGS-B's last iterate. Nil means no such tracking.
 	merit func() float64
+	// setCutoff, if non-nil, receives the objective at the start of every
+	// L-BFGS-B round, and +Inf when the round ends (the evaluator must start
+	// at +Inf). Every iterate of the round lies below it, so a trial
+	// point above it is rejected by the line search, and eval may then return
+	// a lower bound of the objective (with the gradient of the bounding
+	// function) instead of its value; bounded reports that it did for the
+	// last evaluation, whose cached point then carries no certificate.
+	setCutoff func(f float64)
+	bounded   func() bool
 }
 
 // driverConfig holds the stopping rules common to both solvers.
@@ -74,6 +83,7 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 	bestGap := math.Inf(1)
 	for round := 0; round <= cfg.restarts && res.iterations < cfg.maxIter && certified == nil; round++ {
 		rctx, cancel := context.WithCancel(ctx)
+		roundEvals := 0
 		fn := func(x, grad []float64) float64 {
 			if evalErr != nil || certified != nil {
 				for i := range grad {
@@ -87,9 +97,18 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 				cancel()
 				return math.NaN()
 			}
+			evals++
+			if p.bounded != nil && p.bounded() {
+				// The cache still holds the last exact evaluation.
+				res.curve = append(res.curve, bestDual)
+				return f
+			}
+			if p.setCutoff != nil && roundEvals == 0 {
+				p.setCutoff(f)
+			}
+			roundEvals++
 			copy(last, x)
 			haveLast = true
-			evals++
 			pr, du := p.certificate()
 			bestDual = math.Max(bestDual, du)
 			res.curve = append(res.curve, bestDual)
@@ -120,6 +139,10 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 		}
 		r, err := b.Minimize(rctx, engine.Problem{Func: fn, Lower: p.lower, Upper: p.upper}, u, set)
 		cancel()
+		if p.setCutoff != nil {
+			// The evaluations below (and after solveDual) must be exact.
+			p.setCutoff(math.Inf(1))
+		}
 		res.iterations += r.Iterations
 		res.evaluations = evals
 		if evalErr != nil {

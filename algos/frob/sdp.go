@@ -1,8 +1,8 @@
 package frob
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -126,7 +126,9 @@ type SDPOptions struct {
 	// beyond MaxRank an evaluation falls back to the dense eigensolver when
 	// N ≤ 4000 and fails otherwise.
 	InitRank, MaxRank int
-	// EigTol is the relative accuracy of the sparse eigenvalues; zero selects 1e-12.
+	// EigTol is the accuracy of the sparse eigenvalues relative to the
+	// largest magnitude among them (the scale of the negative part, taken
+	// from the previous evaluation); zero selects 1e-12.
 	EigTol float64
 	// Seed fixes the start vector of the first sparse eigensolve.
 	Seed uint64
@@ -240,7 +242,10 @@ func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error)
 		pr, du := ev.certificate()
 		return math.Max(math.Abs(relGap(pr, du))/gapTol, ev.maxViol/feasTol)
 	}
-	prob := dualProblem{lower: lower, upper: upper, eval: ev.eval, certificate: certificate, merit: merit}
+	prob := dualProblem{lower: lower, upper: upper, eval: ev.eval, certificate: certificate, merit: merit,
+		setCutoff: func(f float64) { ev.cutoff = f },
+		bounded:   func() bool { return ev.bounded },
+	}
 	steps := orInt(opt.NewtonSteps, 50)
 	newtonOK := steps > 0 && n <= newtonMaxN
 	var (
@@ -381,6 +386,20 @@ type sdpEval struct {
 	kPos     int
 	bigDense [][]float64 // the big rank-one vectors as dense n-vectors (on first use)
 
+	// Bounded evaluations (sparse method): a trial point whose smallest
+	// eigenvalues alone put the dual objective above cutoff (the value at the
+	// start of the current L-BFGS-B round) cannot be accepted by the line
+	// search, so its objective is reported as the lower bound
+	// ½σ Σ_{j≤k} θ_j² + bᵀu from the k Ritz values found (θ_j ≥ λ_j < 0 by
+	// interlacing) with the gradient of that partial negative part, and
+	// bounded marks the cache as such (no certificate, no solution).
+	cutoff  float64
+	bounded bool
+	trialBU float64 // bᵀu at the point being evaluated
+	// negScale is −λ_min of the last exact sparse evaluation with a
+	// negative part (zero before): the scale of the eigenvalue tolerance.
+	negScale float64
+
 	// Cache of the last evaluation.
 	z       *mat.Dense // n×r with (C + Â)_− = −Z Zᵀ
 	lam     []float64  // the negative eigenvalues
@@ -421,6 +440,7 @@ func compileSDP(p *SDP, opt SDPOptions) (*sdpEval, error) {
 		}
 	}
 	ev := &sdpEval{
+		cutoff: math.Inf(1),
 		b:      engine.Or(opt.Backend),
 		p:      p,
 		n:      n,
@@ -659,6 +679,11 @@ func (e *sdpEval) dense() *mat.SymDense {
 // number of eigenpairs the sparse path asks for.
 var errHighRank = errors.New("frob: negative part of high rank")
 
+// errAboveCutoff reports that a capped spectral search found enough negative
+// eigenvalues to bound the dual objective above cutoff; negativePart then
+// returns those eigenpairs with it.
+var errAboveCutoff = errors.New("frob: dual objective above the cutoff")
+
 // rankCap is the number of eigenpairs beyond which a capped spectral search
 // gives up (errHighRank): max(64, 4·the current request).
 func (e *sdpEval) rankCap() int { return min(e.maxRank, max(64, 4*e.k)) }
@@ -682,11 +707,18 @@ func (e *sdpEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 			}
 			return nil, nil, fmt.Errorf("frob: the negative part of C + Â has rank above %d (MaxRank)", e.maxRank)
 		}
-		opt := engine.EigsOptions{Tol: e.eigTol, Seed: e.seed}
+		// ARPACK's test is relative to each Ritz value, which makes pairs
+		// near zero (the MVU dual has a cluster there) converge to an
+		// absolute accuracy far below what the dual needs, at the cost of
+		// thousands of Lanczos steps. Shifting by twice the previous scale
+		// of the negative part makes the test uniform: |λ − θ| ≲ EigTol·scale.
+		// A wider Krylov space (30 vectors beyond k) cuts the restarts.
+		opt := engine.EigsOptions{Tol: e.eigTol, Seed: e.seed, NCV: min(e.n, max(2*k+1, k+30))}
 		if e.start != nil {
 			opt.Start = e.start
 		}
-		res, err := e.b.Eigs(e.ctx, e, k, engine.SmallestAlgebraic, opt)
+		op := shiftedOp{e, 2 * e.negScale}
+		res, err := e.b.Eigs(e.ctx, op, k, engine.SmallestAlgebraic, opt)
 		if err != nil {
 			if e.ctx != nil && e.ctx.Err() != nil {
 				return nil, nil, fmt.Errorf("frob: %w", e.ctx.Err())
@@ -699,10 +731,22 @@ func (e *sdpEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 			continue
 		}
 		vals := res.Values
+		for i := range vals {
+			vals[i] -= op.shift
+		}
 		covered := len(vals) == k && vals[k-1] >= -1e-10*math.Max(1, math.Abs(vals[0]))
 		if k == e.n-1 && len(vals) == k && !covered {
 			// Only the largest eigenvalue is unknown; the dense path decides.
 			return e.negativeDense()
+		}
+		if !covered && capped && len(vals) == k && vals[k-1] < 0 {
+			lb := e.trialBU
+			for _, l := range vals {
+				lb += 0.5 * e.sigma * l * l
+			}
+			if lb > e.cutoff {
+				return vals, res.Vectors, errAboveCutoff
+			}
 		}
 		if !covered {
 			if k == e.maxRank {
@@ -715,6 +759,9 @@ func (e *sdpEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 		neg := 0
 		for neg < len(vals) && vals[neg] < 0 {
 			neg++
+		}
+		if neg > 0 {
+			e.negScale = -vals[0]
 		}
 		// Next time ask for a little more than the negative part.
 		e.k = min(max(e.initRank, neg+max(4, neg/4)+1), e.maxRank)
@@ -736,6 +783,23 @@ func (e *sdpEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 			return nil, nil, nil
 		}
 		return vals[:neg], vec.Slice(0, e.n, 0, neg).(*mat.Dense), nil
+	}
+}
+
+// shiftedOp is C + Â + shift·I.
+type shiftedOp struct {
+	e     *sdpEval
+	shift float64
+}
+
+func (o shiftedOp) Dim() int { return o.e.n }
+
+func (o shiftedOp) Apply(dst, x []float64) {
+	o.e.Apply(dst, x)
+	if o.shift != 0 {
+		for i, v := range x {
+			dst[i] += o.shift * v
+		}
 	}
 }
 
@@ -764,6 +828,9 @@ func (e *sdpEval) positivePart() ([]float64, *mat.Dense, error) {
 		first := 0
 		for first < len(vals) && vals[first] <= 0 {
 			first++
+		}
+		if first == len(vals) {
+			return nil, nil, nil // C + Â ⪯ 0
 		}
 		e.kPos = len(vals) - first + max(4, (len(vals)-first)/4) + 1
 		return vals[first:], res.Vectors.Slice(0, e.n, first, len(vals)).(*mat.Dense), nil
@@ -889,8 +956,17 @@ func (e *sdpEval) negativeDense() ([]float64, *mat.Dense, error) {
 // eval returns the dual objective ½σ‖(C+Â)_−‖² + bᵀu and its gradient.
 func (e *sdpEval) eval(u, grad []float64) (float64, error) {
 	e.assemble(u)
-	e.comp = false
+	cons := e.p.Constraints
+	e.trialBU = 0
+	for i, c := range cons {
+		e.trialBU += c.B * u[i]
+	}
+	e.bounded = false
 	lam, vec, err := e.negativePart(true)
+	if errors.Is(err, errAboveCutoff) {
+		return e.boundedEval(lam, vec, grad), nil
+	}
+	e.comp = false
 	if errors.Is(err, errHighRank) {
 		var plam []float64
 		var pvec *mat.Dense
@@ -909,7 +985,6 @@ func (e *sdpEval) eval(u, grad []float64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	cons := e.p.Constraints
 	if !e.comp {
 		r := len(lam)
 		e.lam = lam
@@ -925,11 +1000,10 @@ func (e *sdpEval) eval(u, grad []float64) (float64, error) {
 			}
 		})
 	}
-	e.u = u
-	e.bu = 0
+	e.u = append(e.u[:0], u...)
+	e.bu = e.trialBU
 	e.maxViol = 0
 	for i, c := range cons {
-		e.bu += c.B * u[i]
 		ax := e.sigma * e.q[i] // ⟨A_i, X*⟩
 		grad[i] = c.B - ax
 		if c.Penalty == 0 {
@@ -941,6 +1015,26 @@ func (e *sdpEval) eval(u, grad []float64) (float64, error) {
 		}
 	}
 	return e.half + e.bu, nil
+}
+
+// boundedEval returns the lower bound ½σ Σ θ_j² + bᵀu of the dual objective
+// at the trial point from its k smallest Ritz pairs (all negative) and writes
+// the gradient of that bound into grad, leaving the cache of the last exact
+// evaluation in place.
+func (e *sdpEval) boundedEval(lam []float64, vec *mat.Dense, grad []float64) float64 {
+	e.bounded = true
+	f := e.trialBU
+	for _, l := range lam {
+		f += 0.5 * e.sigma * l * l
+	}
+	z := scaledFactor(lam, vec)
+	cons := e.p.Constraints
+	sparse.ParallelRows(len(cons), len(cons)*(len(lam)+1)*4, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			grad[i] = cons[i].B - e.sigma*quadForm(z, cons[i].A)
+		}
+	})
+	return f
 }
 
 // complement fills the evaluation cache from the positive eigenpairs of
@@ -1001,7 +1095,10 @@ func (e *sdpEval) certificate() (primal, dual float64) {
 // factor returns √σ Z, the factor of X*.
 func (e *sdpEval) factor() *mat.Dense {
 	if e.comp {
-		// A complement evaluation has no factor: compute the negative part.
+		// A complement evaluation has no factor: compute the negative part
+		// (of C + Â at the cached point: a bounded evaluation may have
+		// assembled another since).
+		e.assemble(e.u)
 		if lam, vec, err := e.negativePart(false); err == nil {
 			e.z, e.lam, e.comp = scaledFactor(lam, vec), lam, false
 		}

@@ -392,3 +392,71 @@ func TestSDPComplement(t *testing.T) {
 		}
 	}
 }
+
+// TestSDPBoundedTrial checks the lower-bound evaluation of far-off trial
+// points on the sparse path: above the cutoff it reports ½σ Σ θ² + bᵀu, which
+// lies between the cutoff and the exact dual objective, and the cache
+// (certificate and factor) still describes the last exact point, here a
+// complement evaluation whose factor is recomputed on demand.
+func TestSDPBoundedTrial(t *testing.T) {
+	x, _, _ := swissRoll(300, 3)
+	p := mvuProblem(t, x, 5, 10)
+	m := len(p.Constraints)
+	rng := rand.New(rand.NewPCG(8, 9))
+	uComp := make([]float64, m) // negative part of high rank, positive part of rank 1
+	uFar := make([]float64, m)  // negative edge weights: C + Â ≺ −I
+	for i := range uComp {
+		uComp[i] = 0.12 * rng.Float64()
+		uFar[i] = -rng.Float64()
+	}
+	for _, b := range backends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			// evalAt evaluates u with a fresh evaluator of the method.
+			evalAt := func(method Method, u []float64) (float64, *sdpEval) {
+				ev, err := compileSDP(p, SDPOptions{Method: method, Backend: b, EigTol: 1e-14, InitRank: 8})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ev.ctx = context.Background()
+				f, err := ev.eval(u, make([]float64, m))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f, ev
+			}
+			f0, ev := evalAt(Sparse, uComp)
+			if !ev.comp || ev.bounded {
+				t.Fatalf("first evaluation: complement %v, bounded %v; want a complement evaluation", ev.comp, ev.bounded)
+			}
+			pr0, du0 := ev.certificate()
+			ev.cutoff = f0
+			fFar, err := ev.eval(uFar, make([]float64, m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fExact, _ := evalAt(Dense, uFar)
+			t.Logf("cutoff %.6g, far point %.6g (exact %.6g)", f0, fFar, fExact)
+			if !ev.bounded {
+				t.Fatal("the far trial point was evaluated exactly, want a bound")
+			}
+			if !(fFar > f0) || fFar > fExact*(1+1e-12) {
+				t.Errorf("bound %.12g not in (cutoff %.12g, exact %.12g]", fFar, f0, fExact)
+			}
+			if pr, du := ev.certificate(); pr != pr0 || du != du0 {
+				t.Errorf("certificate changed by a bounded evaluation: (%g, %g), was (%g, %g)", pr, du, pr0, du0)
+			}
+			// Without a cutoff the same point is evaluated exactly: C + Â ≺ 0
+			// has no positive part, so the complement is all of it.
+			if f, ev2 := evalAt(Sparse, uFar); ev2.bounded || math.Abs(f-fExact) > 1e-9*fExact {
+				t.Errorf("far point without cutoff: %.12g (bounded %v), exact %.12g", f, ev2.bounded, fExact)
+			}
+			_, ref := evalAt(Dense, uComp)
+			var xs, xd mat.SymDense
+			xs.SymOuterK(1, ev.factor())
+			xd.SymOuterK(1, ref.factor())
+			if !mat.EqualApprox(&xs, &xd, 1e-8*math.Max(1, mat.Norm(&xd, math.Inf(1)))) {
+				t.Error("factor after a bounded evaluation differs from the dense factor of the cached point")
+			}
+		})
+	}
+}
