@@ -29,7 +29,8 @@ import (
 // (PSDBoost truncated to a bounded number of iterations, named so),
 // SimpleNPKL clustering all 20,000 points, and DefiniteBoost and MEG on a
 // 200-object subset of the training rows, since both keep dense N×N
-// matrices (see letters.go). The letters cases take minutes each.
+// matrices (see letters.go). The letters cases take minutes each. The MVU
+// cases unroll Swiss rolls of 2,000 and 20,000 points (see mvu.go).
 func AlgoCases(seed uint64) []Case {
 	var cases []Case
 	for _, c := range []struct {
@@ -120,7 +121,8 @@ func AlgoCases(seed uint64) []Case {
 			}, nil
 		}})
 	}
-	return append(cases, lettersCases(seed)...)
+	cases = append(cases, lettersCases(seed)...)
+	return append(cases, mvuCases(seed)...)
 }
 
 func splitBuiltin(name, split string, seed uint64) ([]*data.Dataset, error) {

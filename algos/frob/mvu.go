@@ -152,6 +152,27 @@ func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) 
 	return emb, nil
 }
 
+// EdgeErrors returns the relative error |‖y_a − y_b‖² − d_ab²| / d_ab² of
+// every constrained neighbour distance in the full embedding X = Factor·Factorᵀ
+// (zero for a pair of coincident points), in the order of Edges.
+func (e *Embedding) EdgeErrors() []float64 {
+	f := e.Solution.Factor.RawMatrix()
+	rel := make([]float64, len(e.Edges))
+	for t, p := range e.Edges {
+		ra := f.Data[p.A*f.Stride : p.A*f.Stride+f.Cols]
+		rb := f.Data[p.B*f.Stride : p.B*f.Stride+f.Cols]
+		var d2 float64
+		for j := range ra {
+			v := ra[j] - rb[j]
+			d2 += v * v
+		}
+		if e.Dist2[t] > 0 {
+			rel[t] = math.Abs(d2-e.Dist2[t]) / e.Dist2[t]
+		}
+	}
+	return rel
+}
+
 // mvuSDP builds the Frobenius-perturbed MVU problem on the given edges.
 func mvuSDP(n int, sigma float64, edges []engine.Pair, dist2 []float64) *SDP {
 	p := &SDP{N: n, Sigma: sigma}

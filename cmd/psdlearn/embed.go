@@ -228,23 +228,13 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 // edgeErrors returns the mean and largest relative error |d̂² − d²|/d² of
 // the constrained neighbour distances in the learned Gram matrix.
 func edgeErrors(emb *frob.Embedding) (mean, worst float64) {
-	f := emb.Solution.Factor.RawMatrix()
-	for t, e := range emb.Edges {
-		ra, rb := f.Data[e.A*f.Stride:e.A*f.Stride+f.Cols], f.Data[e.B*f.Stride:e.B*f.Stride+f.Cols]
-		var d2 float64
-		for j := range ra {
-			v := ra[j] - rb[j]
-			d2 += v * v
-		}
-		if emb.Dist2[t] == 0 {
-			continue
-		}
-		rel := math.Abs(d2-emb.Dist2[t]) / emb.Dist2[t]
-		mean += rel
-		worst = math.Max(worst, rel)
+	rel := emb.EdgeErrors()
+	for _, r := range rel {
+		mean += r
+		worst = math.Max(worst, r)
 	}
-	if len(emb.Edges) > 0 {
-		mean /= float64(len(emb.Edges))
+	if len(rel) > 0 {
+		mean /= float64(len(rel))
 	}
 	return mean, worst
 }
