@@ -244,7 +244,7 @@ func TestMVUCancelMidRun(t *testing.T) {
 // 300 L-BFGS-B iterations. The first embedding coordinate must follow the
 // roll's angle (|Spearman ρ| ≥ 0.95) and the constrained local distances
 // must be kept to a median relative error of 0.2 (native backend: about
-// 15 s and 45 s).
+// 10 s and 45 s).
 func TestMVUSwissRollSparse(t *testing.T) {
 	b := engine.Default()
 	if b.Name() == "go" && os.Getenv("PSDLEARN_LONG") == "" {

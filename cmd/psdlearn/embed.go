@@ -101,7 +101,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&dataSpec, "data", "", "data SPEC: file.csv, file.libsvm, idx:IMAGES:LABELS, builtin:NAME or swissroll:N[:SEED]")
 	labelColFlag(fs, &labelCol)
 	fs.IntVar(&k, "k", 6, "number of nearest neighbours whose distances are preserved")
-	fs.Float64Var(&sigma, "sigma", 1e5, "σ of the Frobenius perturbation (larger is closer to exact MVU; scales with the squared data scale)")
+	fs.Float64Var(&sigma, "sigma", 1e5, "σ of the Frobenius perturbation, in units of the mean squared neighbour distance (larger is closer to exact MVU; the value needed grows like N²)")
 	fs.IntVar(&dims, "dims", 2, "embedding dimension")
 	fs.StringVar(&out, "out", "", "write the coordinates (and labels) to this CSV file")
 	fs.StringVar(&plotFile, "plot", "", "write a scatter plot of the first two coordinates to this PNG file")
