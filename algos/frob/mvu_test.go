@@ -332,3 +332,20 @@ func TestMVUClosedCurve(t *testing.T) {
 		t.Errorf("top-2 variance fraction %.5f, want ≥ 0.99", top2)
 	}
 }
+
+// TestEdgeErrors checks the per-edge relative distance errors on a known
+// one-dimensional embedding 0, 1, 3 (a coincident pair counts as exact).
+func TestEdgeErrors(t *testing.T) {
+	emb := &Embedding{
+		Edges:    []engine.Pair{{A: 0, B: 1}, {A: 1, B: 2}, {A: 0, B: 2}, {A: 1, B: 1}},
+		Dist2:    []float64{2, 4, 12, 0},
+		Solution: &SDPSolution{Factor: mat.NewDense(3, 1, []float64{0, 1, 3})},
+	}
+	want := []float64{0.5, 0, 0.25, 0} // squared distances 1, 4, 9, 0
+	got := emb.EdgeErrors()
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-15 {
+			t.Errorf("edge %d: error %g, want %g", i, got[i], want[i])
+		}
+	}
+}
