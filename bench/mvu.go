@@ -6,10 +6,10 @@ import (
 	"math"
 	"sort"
 
+	"github.com/psdlearn/psdlearn/algos/eval"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 )
 
 // mvuIters bounds the L-BFGS-B iterations of the MVU cases. The Swiss-roll
@@ -42,7 +42,7 @@ func mvuCases(seed uint64) []Case {
 				sort.Float64s(rel)
 				sol := emb.Solution
 				return Outcome{Iterations: sol.Iterations, Curve: sol.Curve, Metrics: map[string]float64{
-					"spearman":          math.Abs(spearman(mat.Col(nil, 0, emb.Coords), angle)),
+					"spearman":          math.Abs(eval.Spearman(mat.Col(nil, 0, emb.Coords), angle)),
 					"edge_error_median": rel[len(rel)/2],
 					"duality_gap":       sol.RelGap,
 					"max_violation":     sol.MaxViolation,
@@ -52,21 +52,4 @@ func mvuCases(seed uint64) []Case {
 		}})
 	}
 	return cases
-}
-
-// spearman is the rank correlation of a and b (ties broken by index).
-func spearman(a, b []float64) float64 {
-	rank := func(v []float64) []float64 {
-		idx := make([]int, len(v))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(i, j int) bool { return v[idx[i]] < v[idx[j]] })
-		r := make([]float64, len(v))
-		for k, i := range idx {
-			r[i] = float64(k)
-		}
-		return r
-	}
-	return stat.Correlation(rank(a), rank(b), nil)
 }

@@ -14,28 +14,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/psdlearn/psdlearn/algos/eval"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/sparse"
 )
 
 func swissRoll(n int, seed uint64) (*mat.Dense, []float64, []float64) { return SwissRoll(n, seed) }
-
-// spearman is the rank correlation of a and b.
-func spearman(a, b []float64) float64 {
-	rank := func(v []float64) []float64 {
-		idx := make([]int, len(v))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.Slice(idx, func(i, j int) bool { return v[idx[i]] < v[idx[j]] })
-		r := make([]float64, len(v))
-		for k, i := range idx {
-			r[i] = float64(k)
-		}
-		return r
-	}
-	return stat.Correlation(rank(a), rank(b), nil)
-}
 
 // TestMVUSwissRoll unrolls a Swiss roll: the kNN distances must be kept, the
 // variance must lie in two dimensions, and the embedding must follow the
@@ -77,7 +61,7 @@ func TestMVUSwissRoll(t *testing.T) {
 	// Unrolled: coordinates follow (t, h).
 	c0 := mat.Col(nil, 0, emb.Coords)
 	c1 := mat.Col(nil, 1, emb.Coords)
-	r0, r1 := math.Abs(spearman(c0, ts)), math.Abs(spearman(c1, hs))
+	r0, r1 := math.Abs(eval.Spearman(c0, ts)), math.Abs(eval.Spearman(c1, hs))
 	t.Logf("rank correlations: first coordinate with t %.4f, second with h %.4f", r0, r1)
 	if r0 < 0.99 || r1 < 0.9 {
 		t.Errorf("not unrolled: |ρ(y1, t)| = %.4f, |ρ(y2, h)| = %.4f", r0, r1)
@@ -181,7 +165,7 @@ func TestMVUMethodsAgree(t *testing.T) {
 					t.Errorf("aggregate distance distortion %.3g", agg)
 				}
 				// The unrolled chain is ordered along the line.
-				if r := math.Abs(spearman(mat.Col(nil, 0, emb.Coords), func() []float64 {
+				if r := math.Abs(eval.Spearman(mat.Col(nil, 0, emb.Coords), func() []float64 {
 					v := make([]float64, n)
 					for i := range v {
 						v[i] = float64(i)
@@ -262,7 +246,7 @@ func TestMVUSwissRollSparse(t *testing.T) {
 			if sol.Method != Sparse {
 				t.Errorf("method %v used, want sparse", sol.Method)
 			}
-			rho := math.Abs(spearman(mat.Col(nil, 0, emb.Coords), angle))
+			rho := math.Abs(eval.Spearman(mat.Col(nil, 0, emb.Coords), angle))
 			med, agg := edgeDistortion(emb)
 			t.Logf("N=%d: %v, %d iterations, %d evaluations, rel. gap %.3g, max violation %.3g (%s); |ρ(y1, angle)| %.4f; distance error median %.3f, aggregate %.3f",
 				n, time.Since(start).Round(time.Millisecond), sol.Iterations, sol.Evaluations, sol.RelGap, sol.MaxViolation, sol.Reason, rho, med, agg)
