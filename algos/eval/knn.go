@@ -4,8 +4,9 @@
 // pair-verification accuracy.
 //
 // Determinism: neighbours are ordered by squared Euclidean distance, equal
-// distances by the lower training index; a tied vote goes to the class,
-// among the tied ones, of the nearest neighbour. k-means is seeded.
+// distances by the lower training index; a tied vote goes to the lowest
+// label among the tied classes (TieLowestLabel; KNNPredictTie offers the
+// nearest neighbour's class instead). k-means is seeded.
 package eval
 
 import (
