@@ -61,8 +61,12 @@ func relGap(primal, dual float64) float64 {
 // computes the duality certificate of its point (cheap: the primal solution
 // is a by-product of the gradient); the first point whose relative gap is at
 // most gapTol ends the solve. When L-BFGS-B stops short of that (its own
-// tolerances, a failed line search), it is restarted from its best point with
-// a fresh curvature memory, up to cfg.restarts times. On return the
+// tolerances, a failed line search), it is restarted with a fresh curvature
+// memory, up to cfg.restarts times, from the lowest point the round
+// evaluated: after a failed line search that can be a trial point below the
+// last accepted iterate (on the degenerate MVU dual the slope along the
+// search direction can jump by orders of magnitude within a short step, and
+// the Wolfe conditions then hold nowhere the line search looks). On return the
 // evaluator's cache holds the returned point. When ctx is cancelled the
 // result holds the best accepted iterate (u nil if nothing was evaluated)
 // and the error wraps ctx.Err().
@@ -79,6 +83,11 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 		evals     int
 		bestU     []float64
 		bestMerit = math.Inf(1)
+		// The exact evaluation of lowest objective in the current round:
+		// when a line search fails it can lie below L-BFGS-B's last
+		// accepted iterate, and the next round starts there.
+		lowU []float64
+		lowF = math.Inf(1)
 	)
 	bestGap := math.Inf(1)
 	for round := 0; round <= cfg.restarts && res.iterations < cfg.maxIter && certified == nil; round++ {
@@ -107,6 +116,10 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 				p.setCutoff(f)
 			}
 			roundEvals++
+			if f < lowF {
+				lowF = f
+				lowU = append(lowU[:0], x...)
+			}
 			copy(last, x)
 			haveLast = true
 			pr, du := p.certificate()
@@ -173,11 +186,15 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 		case certified != nil:
 			copy(u, certified)
 			res.reason = "duality gap"
+		case len(r.X) == n && lowU != nil && lowF < r.F:
+			// A failed line search evaluated a lower point than it accepted.
+			copy(u, lowU)
 		case len(r.X) == n:
 			copy(u, r.X)
 		case err != nil:
 			return res, fmt.Errorf("frob: L-BFGS-B: %w", err)
 		}
+		lowU, lowF = lowU[:0], math.Inf(1)
 		// Make the cache hold u and measure its gap.
 		if !haveLast || !slices.Equal(u, last) {
 			grad := make([]float64, n)
