@@ -41,12 +41,12 @@ func mvuCases(seed uint64) []Case {
 				rel := emb.EdgeErrors()
 				sort.Float64s(rel)
 				sol := emb.Solution
-				return Outcome{Iterations: sol.Iterations, Curve: sol.Curve, Metrics: map[string]float64{
+				return Outcome{Iterations: emb.Iterations, Curve: sol.Curve, Metrics: map[string]float64{
 					"spearman":          math.Abs(eval.Spearman(mat.Col(nil, 0, emb.Coords), angle)),
 					"edge_error_median": rel[len(rel)/2],
 					"duality_gap":       sol.RelGap,
 					"max_violation":     sol.MaxViolation,
-					"evaluations":       float64(sol.Evaluations),
+					"evaluations":       float64(emb.Evaluations),
 				}}, nil
 			}, nil
 		}})

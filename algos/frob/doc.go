@@ -34,7 +34,10 @@
 //
 // MVU embeds data by approximate maximum variance unfolding on SolveSDP:
 // C = −I, the squared distances of k-nearest-neighbour pairs kept, the
-// embedding centred.
+// embedding centred. Hard distance equalities on a rigid neighbourhood
+// graph leave no strictly feasible point and their dual converges slowly
+// from a cold start, so MVU starts it from the solution of the inequality
+// relaxation (distances may shrink), which X = 0 satisfies strictly.
 //
 // The package registers the "frobmetric" trainer of algos/train (psdlearn
 // train --algo frobmetric), which chooses C on the validation rows.

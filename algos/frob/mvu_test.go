@@ -184,6 +184,59 @@ func TestMVUMethodsAgree(t *testing.T) {
 	}
 }
 
+// TestMVURelaxation checks how the equality form is started from the
+// inequality relaxation: the relaxation keeps to its iteration budget and
+// its edge multipliers are dual feasible for it (≥ 0); the equality solve
+// starts at the relaxation's dual point (its first dual value is the
+// relaxation's last); the iteration counts add up within MaxIter; and
+// without equalities, or with RelaxIter < 0, there is no relaxation.
+func TestMVURelaxation(t *testing.T) {
+	x, _, _ := swissRoll(300, 3)
+	const maxIter, relaxIter = 120, 40
+	for _, method := range []Method{Dense, Sparse} {
+		t.Run(method.String(), func(t *testing.T) {
+			emb, err := MVU(context.Background(), x, MVUOptions{K: 6, RelaxIter: relaxIter, SDP: SDPOptions{Method: method, MaxIter: maxIter}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, s := emb.Relaxation, emb.Solution
+			if r == nil {
+				t.Fatal("no relaxation")
+			}
+			t.Logf("relaxation: %d iterations, %d evaluations, dual %.10g (%s); equalities: %d iterations, dual %.10g → %.10g, max violation %.3g (%s)",
+				r.Iterations, r.Evaluations, r.Dual, r.Reason, s.Iterations, s.Curve[0], s.Dual, s.MaxViolation, s.Reason)
+			if r.Iterations > relaxIter {
+				t.Errorf("relaxation took %d iterations, budget %d", r.Iterations, relaxIter)
+			}
+			if emb.Iterations != r.Iterations+s.Iterations || emb.Evaluations != r.Evaluations+s.Evaluations {
+				t.Errorf("totals %d iterations, %d evaluations; parts %d+%d, %d+%d",
+					emb.Iterations, emb.Evaluations, r.Iterations, s.Iterations, r.Evaluations, s.Evaluations)
+			}
+			if emb.Iterations > maxIter {
+				t.Errorf("%d iterations in all, MaxIter %d", emb.Iterations, maxIter)
+			}
+			for i, u := range r.U[:len(emb.Edges)] {
+				if u < 0 {
+					t.Fatalf("relaxation multiplier %d = %g < 0", i, u)
+				}
+			}
+			if d := math.Abs(s.Curve[0] - r.Dual); d > 1e-9*math.Abs(r.Dual) {
+				t.Errorf("equality solve starts at dual %.15g, relaxation ended at %.15g", s.Curve[0], r.Dual)
+			}
+		})
+	}
+	for _, opt := range []MVUOptions{{K: 6, RelaxIter: -1}, {K: 6, Inequalities: true}} {
+		opt.SDP = SDPOptions{Method: Dense, MaxIter: 20}
+		emb, err := MVU(context.Background(), x, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if emb.Relaxation != nil || emb.Iterations != emb.Solution.Iterations {
+			t.Errorf("RelaxIter %d, Inequalities %v: relaxation %v, %d of %d iterations", opt.RelaxIter, opt.Inequalities, emb.Relaxation != nil, emb.Solution.Iterations, emb.Iterations)
+		}
+	}
+}
+
 // TestMVUCancelMidRun cancels MVU at its first progress report (after 100
 // dual evaluations) with either eigen-method and checks that the embedding
 // of the best iterate comes back with the context's error, promptly.
@@ -206,6 +259,11 @@ func TestMVUCancelMidRun(t *testing.T) {
 				t.Fatal("no embedding returned with the cancellation error")
 			}
 			sol := emb.Solution
+			// The first report comes from the relaxation, so that is where
+			// the run stopped.
+			if emb.Relaxation != sol {
+				t.Errorf("cancelled during the relaxation, but Solution is not Relaxation")
+			}
 			if sol.Certified || sol.Evaluations > 102 {
 				t.Errorf("Certified %v after %d evaluations: want an uncertified iterate from at most 102 evaluations", sol.Certified, sol.Evaluations)
 			}
@@ -225,7 +283,8 @@ func TestMVUCancelMidRun(t *testing.T) {
 
 // TestMVUSwissRollSparse is the acceptance test of approximate MVU on the
 // sparse (Lanczos) path: Swiss rolls of N = 500 and N = 2,000 points, k = 6,
-// 300 L-BFGS-B iterations. The first embedding coordinate must follow the
+// 300 L-BFGS-B iterations (half of them on the inequality relaxation that
+// starts the equality solve). The first embedding coordinate must follow the
 // roll's angle (|Spearman ρ| ≥ 0.95) and the constrained local distances
 // must be kept to a median relative error of 0.2 (native backend: about
 // 10 s and 45 s).
@@ -248,8 +307,8 @@ func TestMVUSwissRollSparse(t *testing.T) {
 			}
 			rho := math.Abs(eval.Spearman(mat.Col(nil, 0, emb.Coords), angle))
 			med, agg := edgeDistortion(emb)
-			t.Logf("N=%d: %v, %d iterations, %d evaluations, rel. gap %.3g, max violation %.3g (%s); |ρ(y1, angle)| %.4f; distance error median %.3f, aggregate %.3f",
-				n, time.Since(start).Round(time.Millisecond), sol.Iterations, sol.Evaluations, sol.RelGap, sol.MaxViolation, sol.Reason, rho, med, agg)
+			t.Logf("N=%d: %v, %d iterations (%d on the relaxation), %d evaluations, rel. gap %.3g, max violation %.3g (%s); |ρ(y1, angle)| %.4f; distance error median %.3f, aggregate %.3f",
+				n, time.Since(start).Round(time.Millisecond), emb.Iterations, emb.Relaxation.Iterations, emb.Evaluations, sol.RelGap, sol.MaxViolation, sol.Reason, rho, med, agg)
 			if rho < 0.95 {
 				t.Errorf("|ρ(y1, angle)| = %.4f, want ≥ 0.95", rho)
 			}
@@ -314,6 +373,15 @@ func TestMVUClosedCurve(t *testing.T) {
 	}
 	if top2 < 0.99 {
 		t.Errorf("top-2 variance fraction %.5f, want ≥ 0.99", top2)
+	}
+	// The equality solve starts where the relaxation stopped (stalled, its
+	// line search failing) and must still advance: the optimal dual value
+	// of the equalities is at least that of the relaxation, whose
+	// multipliers are restricted to u ≥ 0.
+	r, s := emb.Relaxation, emb.Solution
+	t.Logf("relaxation: %d iterations (%s), dual %.10g; equalities: %d iterations, dual %.10g", r.Iterations, r.Reason, r.Dual, s.Iterations, s.Dual)
+	if s.Iterations == 0 || s.Dual < r.Dual {
+		t.Errorf("the equality solve made %d iterations from the relaxation's dual %.10g to %.10g", s.Iterations, r.Dual, s.Dual)
 	}
 }
 

@@ -60,39 +60,42 @@ func openSwissRoll(name string, _ data.LoadOptions) (*data.Dataset, error) {
 
 // embedSummary is the JSON output of psdlearn embed.
 type embedSummary struct {
-	Algo          string    `json:"algo"`
-	Backend       string    `json:"backend"`
-	Data          string    `json:"data"`
-	Method        string    `json:"method"`
-	N             int       `json:"n"`
-	InputDim      int       `json:"input_dim"`
-	Dims          int       `json:"dims"`
-	K             int       `json:"k"`
-	Sigma         float64   `json:"sigma"`
-	Constraints   string    `json:"constraints"`
-	Edges         int       `json:"edges"`
-	Iterations    int       `json:"iterations"`
-	Evaluations   int       `json:"evaluations"`
-	TrainSeconds  float64   `json:"train_seconds"`
-	Objective     any       `json:"objective"`
-	DualObjective any       `json:"dual_objective"`
-	DualityGap    any       `json:"duality_gap"`
-	MaxViolation  any       `json:"max_violation"`
-	EdgeError     any       `json:"edge_error_mean"`
-	EdgeErrorMax  any       `json:"edge_error_max"`
-	VarianceTop   any       `json:"variance_top"`
-	Eigenvalues   []float64 `json:"eigenvalues"`
-	Reason        string    `json:"reason"`
-	Out           string    `json:"out,omitempty"`
-	Plot          string    `json:"plot,omitempty"`
-	PeakRSSMB     float64   `json:"peak_rss_mb"`
+	Algo        string  `json:"algo"`
+	Backend     string  `json:"backend"`
+	Data        string  `json:"data"`
+	Method      string  `json:"method"`
+	N           int     `json:"n"`
+	InputDim    int     `json:"input_dim"`
+	Dims        int     `json:"dims"`
+	K           int     `json:"k"`
+	Sigma       float64 `json:"sigma"`
+	Constraints string  `json:"constraints"`
+	Edges       int     `json:"edges"`
+	Iterations  int     `json:"iterations"`
+	Evaluations int     `json:"evaluations"`
+	// RelaxIterations is the part of Iterations spent on the inequality
+	// relaxation that starts the equality solve.
+	RelaxIterations int       `json:"relax_iterations"`
+	TrainSeconds    float64   `json:"train_seconds"`
+	Objective       any       `json:"objective"`
+	DualObjective   any       `json:"dual_objective"`
+	DualityGap      any       `json:"duality_gap"`
+	MaxViolation    any       `json:"max_violation"`
+	EdgeError       any       `json:"edge_error_mean"`
+	EdgeErrorMax    any       `json:"edge_error_max"`
+	VarianceTop     any       `json:"variance_top"`
+	Eigenvalues     []float64 `json:"eigenvalues"`
+	Reason          string    `json:"reason"`
+	Out             string    `json:"out,omitempty"`
+	Plot            string    `json:"plot,omitempty"`
+	PeakRSSMB       float64   `json:"peak_rss_mb"`
 }
 
 func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "embed")
 	var (
 		algo, dataSpec, labelCol, out, plotFile, backendName, method string
-		k, dims, iters                                               int
+		k, dims, iters, relaxIters                                   int
 		sigma, penalty                                               float64
 		standardize, inequalities                                    bool
 		seed                                                         uint64
@@ -108,6 +111,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&backendName, "backend", "", "numerical backend: native|go (default: $PSDLEARN_BACKEND or native when built with cgo)")
 	fs.StringVar(&method, "method", "auto", "negative part: dense (dense eigensolver), sparse (Lanczos), auto")
 	fs.IntVar(&iters, "iters", 0, "maximum L-BFGS-B iterations (0: 20000)")
+	fs.IntVar(&relaxIters, "relax-iters", 0, "with equalities: at most this many of the iterations go to the inequality relaxation that starts the solve (0: half, -1: none)")
 	fs.Float64Var(&penalty, "penalty", 0, "soften the distance constraints with this per-unit penalty (0: hard)")
 	fs.BoolVar(&inequalities, "inequalities", false, "neighbour distances may shrink (⟨A,X⟩ ≤ d²) instead of being kept")
 	fs.BoolVar(&standardize, "standardize", false, "standardise features first")
@@ -165,7 +169,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	progress := newProgress(env)
 	start := time.Now()
 	emb, err := frob.MVU(ctx, x, frob.MVUOptions{
-		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty,
+		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty, RelaxIter: relaxIters,
 		SDP: frob.SDPOptions{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: progress},
 	})
 	if err != nil {
@@ -185,10 +189,14 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	if inequalities {
 		cons = "inequalities"
 	}
+	relaxIterations := 0
+	if emb.Relaxation != nil {
+		relaxIterations = emb.Relaxation.Iterations
+	}
 	sum := embedSummary{
 		Algo: "mvu", Backend: b.Name(), Data: dataSpec, Method: sol.Method.String(),
 		N: d.Len(), InputDim: d.Dim(), Dims: dims, K: k, Sigma: sigma, Constraints: cons,
-		Edges: len(emb.Edges), Iterations: sol.Iterations, Evaluations: sol.Evaluations,
+		Edges: len(emb.Edges), Iterations: emb.Iterations, Evaluations: emb.Evaluations, RelaxIterations: relaxIterations,
 		TrainSeconds: elapsed, Objective: finiteOrNil(sol.Primal), DualObjective: finiteOrNil(sol.Dual),
 		DualityGap: finiteOrNil(sol.RelGap), MaxViolation: finiteOrNil(sol.MaxViolation),
 		EdgeError: finiteOrNil(eMean), EdgeErrorMax: finiteOrNil(eMax), VarianceTop: finiteOrNil(top / tr),
@@ -212,7 +220,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	w := env.stdout
 	fmt.Fprintf(w, "mvu on %s: %d points, %d → %d dimensions, k = %d, σ = %g, %d %s (%s backend, %s)\n",
 		dataSpec, sum.N, sum.InputDim, dims, k, sigma, sum.Edges, cons, sum.Backend, sum.Method)
-	fmt.Fprintf(w, "  %d iterations, %d evaluations, %.2fs (%s)\n", sum.Iterations, sum.Evaluations, elapsed, sol.Reason)
+	fmt.Fprintf(w, "  %d iterations (%d on the inequality relaxation), %d evaluations, %.2fs (%s)\n", sum.Iterations, sum.RelaxIterations, sum.Evaluations, elapsed, sol.Reason)
 	fmt.Fprintf(w, "  objective %.8g, dual %.8g, relative gap %.3g, max violation %.3g\n", sol.Primal, sol.Dual, sol.RelGap, sol.MaxViolation)
 	fmt.Fprintf(w, "  neighbour squared distances: mean relative error %.4g, max %.4g\n", eMean, eMax)
 	fmt.Fprintf(w, "  variance in the top %d dimensions: %.4f; eigenvalues %.4g\n", dims, top/tr, sum.Eigenvalues)

@@ -43,8 +43,14 @@ func TestEmbedSwissRoll(t *testing.T) {
 	if sum["algo"] != "mvu" || sum["n"] != 400.0 || sum["dims"] != 2.0 || sum["k"] != 6.0 || sum["input_dim"] != 3.0 {
 		t.Errorf("summary header %v", sum)
 	}
-	if it, _ := sum["iterations"].(float64); it < 1 || it > 300 {
+	it, _ := sum["iterations"].(float64)
+	if it < 1 || it > 300 {
 		t.Errorf("iterations %v, want 1..300", sum["iterations"])
+	}
+	// The equality solve starts from the inequality relaxation, which gets
+	// at most half of the iterations by default.
+	if ri, ok := sum["relax_iterations"].(float64); !ok || ri < 1 || ri > 150 || ri >= it {
+		t.Errorf("relax_iterations %v of %v, want 1..150 and fewer than all", sum["relax_iterations"], it)
 	}
 	for _, key := range []string{"objective", "duality_gap", "max_violation", "edge_error_mean", "variance_top", "peak_rss_mb", "train_seconds"} {
 		if _, ok := sum[key].(float64); !ok {
