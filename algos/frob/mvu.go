@@ -163,19 +163,18 @@ func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) 
 	}
 	// Back to the units of the data: X = scale2·X'.
 	toDataUnits(sol, scale2)
+	iters, evals := sol.Iterations, sol.Evaluations
 	if relaxed != nil && relaxed != sol {
 		toDataUnits(relaxed, scale2)
+		iters += relaxed.Iterations
+		evals += relaxed.Evaluations
 	}
 	coords, vals, err := topCoordinates(b, sol.Factor, dims)
 	if err != nil {
 		return nil, err
 	}
 	emb := &Embedding{Coords: coords, Eigenvalues: vals, Edges: edges, Dist2: dist2, Solution: sol, Relaxation: relaxed,
-		Iterations: sol.Iterations, Evaluations: sol.Evaluations}
-	if relaxed != nil && relaxed != sol {
-		emb.Iterations += relaxed.Iterations
-		emb.Evaluations += relaxed.Evaluations
-	}
+		Iterations: iters, Evaluations: evals}
 	if solveErr != nil {
 		// Cancelled: the embedding of the best iterate so far.
 		return emb, fmt.Errorf("frob: MVU: %w", solveErr)
