@@ -19,14 +19,14 @@ import (
 const mvuIters = 300
 
 // mvuCases returns approximate MVU on seeded Swiss rolls of 2,000 and
-// 20,000 points (k = 6, σ = 1e5, the sparse method), reporting the rank
-// correlation of the first embedding coordinate with the roll's angle, the
-// median relative error of the constrained neighbour distances, and the
-// duality gap and violation where the iteration limit stopped the solve.
-// The N = 20,000 case takes about 40 minutes on the native backend and does
-// not unroll the roll within the iteration cap (see README.md); an
-// interior-point MVU solver would not even hold its Schur complement, with
-// one row and column per neighbour constraint (70,631 here).
+// 20,000 points (k = 6, the σ MVU chooses, the sparse method), reporting
+// the rank correlation of the first embedding coordinate with the roll's
+// angle, the median relative error of the constrained neighbour distances,
+// the σ used, and the duality gap and violation where the iteration limit
+// stopped the solve. The N = 20,000 case takes about an hour on the native
+// backend (see README.md); an interior-point MVU solver would not even hold
+// its Schur complement, with one row and column per neighbour constraint
+// (70,631 here).
 func mvuCases(seed uint64) []Case {
 	var cases []Case
 	for _, n := range []int{2000, 20000} {
@@ -47,6 +47,7 @@ func mvuCases(seed uint64) []Case {
 					"duality_gap":       sol.RelGap,
 					"max_violation":     sol.MaxViolation,
 					"evaluations":       float64(emb.Evaluations),
+					"sigma":             emb.Sigma,
 				}}, nil
 			}, nil
 		}})

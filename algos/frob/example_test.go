@@ -95,6 +95,8 @@ func ExampleMVU() {
 		tr += v
 	}
 	fmt.Printf("variance in one dimension: %.3f\n", emb.Eigenvalues[0]/tr)
+	fmt.Printf("σ chosen: %g\n", emb.Sigma) // the floor, for so few points
 	// Output:
 	// variance in one dimension: 1.000
+	// σ chosen: 100000
 }

@@ -22,7 +22,11 @@ type MVUOptions struct {
 	// scales the embedding back), so σ does not depend on the units of the
 	// data; it should be well above the largest eigenvalue of the unfolded
 	// Gram matrix in those units, about n·(intrinsic variance)/(mean squared
-	// neighbour distance). Zero selects 1e5, the paper's value.
+	// neighbour distance), which grows like n². Zero selects
+	// max(SigmaFloor, λ̂/10), where λ̂ estimates that eigenvalue from graph
+	// geodesics (the variance of the shortest-path distances from an end of
+	// the neighbourhood graph): the paper's 1e5 up to a few thousand points
+	// and more beyond. Embedding.Sigma reports the value used.
 	Sigma float64
 	// Dims is the embedding dimension; zero selects 2.
 	Dims int
@@ -76,6 +80,8 @@ type Embedding struct {
 	// Iterations and Evaluations count the L-BFGS-B iterations and dual
 	// evaluations of the whole run, the relaxation's included.
 	Iterations, Evaluations int
+	// Sigma is the σ used (MVUOptions.Sigma, or the value chosen for it).
+	Sigma float64
 }
 
 // MVU computes an approximate maximum variance unfolding of the rows of x
@@ -102,15 +108,15 @@ func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) 
 	n, _ := x.Dims()
 	k := orInt(opt.K, 6)
 	dims := orInt(opt.Dims, 2)
-	sigma := orFloat(opt.Sigma, 1e5)
+	sigma := opt.Sigma
 	if k < 1 || k >= n {
 		return nil, fmt.Errorf("%w: k = %d neighbours for %d points", ErrInput, k, n)
 	}
 	if dims < 1 || dims > n {
 		return nil, fmt.Errorf("%w: %d embedding dimensions for %d points", ErrInput, dims, n)
 	}
-	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("%w: sigma = %v", ErrInput, sigma)
+	if sigma != 0 && (!(sigma > 0) || math.IsInf(sigma, 0)) {
+		return nil, fmt.Errorf("%w: sigma = %v, want a finite σ > 0 (or 0 to choose it)", ErrInput, sigma)
 	}
 	nb, err := sparse.KNN(x, x, k, true)
 	if err != nil {
@@ -121,17 +127,12 @@ func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) 
 		return nil, fmt.Errorf("%w: the %d-nearest-neighbour graph is not connected; increase k", ErrInput, k)
 	}
 	// Scale-free formulation: squared distances in units of their mean.
-	var scale2 float64
-	for _, v := range dist2 {
-		scale2 += v
-	}
-	scale2 /= float64(len(dist2))
+	unit, scale2 := unitDistances(dist2)
 	if !(scale2 > 0) {
 		return nil, fmt.Errorf("%w: all neighbour distances are zero", ErrInput)
 	}
-	unit := make([]float64, len(dist2))
-	for i, v := range dist2 {
-		unit[i] = v / scale2
+	if sigma == 0 {
+		sigma = autoSigma(n, edges, unit)
 	}
 	p := mvuSDP(n, sigma, edges, unit)
 	for i := range edges {
@@ -174,12 +175,26 @@ func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) 
 		return nil, err
 	}
 	emb := &Embedding{Coords: coords, Eigenvalues: vals, Edges: edges, Dist2: dist2, Solution: sol, Relaxation: relaxed,
-		Iterations: iters, Evaluations: evals}
+		Iterations: iters, Evaluations: evals, Sigma: sigma}
 	if solveErr != nil {
 		// Cancelled: the embedding of the best iterate so far.
 		return emb, fmt.Errorf("frob: MVU: %w", solveErr)
 	}
 	return emb, nil
+}
+
+// unitDistances returns the squared distances dist2 in units of their mean
+// scale2 (and scale2 itself; the units are meaningless if it is 0).
+func unitDistances(dist2 []float64) (unit []float64, scale2 float64) {
+	for _, v := range dist2 {
+		scale2 += v
+	}
+	scale2 /= float64(len(dist2))
+	unit = make([]float64, len(dist2))
+	for i, v := range dist2 {
+		unit[i] = v / scale2
+	}
+	return unit, scale2
 }
 
 // toDataUnits rescales a solution of the problem in units of the mean

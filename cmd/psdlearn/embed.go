@@ -104,7 +104,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&dataSpec, "data", "", "data SPEC: file.csv, file.libsvm, idx:IMAGES:LABELS, builtin:NAME or swissroll:N[:SEED]")
 	labelColFlag(fs, &labelCol)
 	fs.IntVar(&k, "k", 6, "number of nearest neighbours whose distances are preserved")
-	fs.Float64Var(&sigma, "sigma", 1e5, "σ of the Frobenius perturbation, in units of the mean squared neighbour distance (larger is closer to exact MVU; the value needed grows like N²)")
+	fs.Float64Var(&sigma, "sigma", 0, "σ of the Frobenius perturbation, in units of the mean squared neighbour distance (larger is closer to exact MVU; the value needed grows like N²); 0 chooses max(1e5, a tenth of the geodesic estimate of the unfolded top eigenvalue)")
 	fs.IntVar(&dims, "dims", 2, "embedding dimension")
 	fs.StringVar(&out, "out", "", "write the coordinates (and labels) to this CSV file")
 	fs.StringVar(&plotFile, "plot", "", "write a scatter plot of the first two coordinates to this PNG file")
@@ -128,8 +128,8 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	if dims < 1 {
 		return fmt.Errorf("embed: --dims %d: want at least 1", dims)
 	}
-	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return fmt.Errorf("embed: --sigma %v: want a finite σ > 0", sigma)
+	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) {
+		return fmt.Errorf("embed: --sigma %v: want a finite σ > 0, or 0 to choose it", sigma)
 	}
 	if penalty < 0 || math.IsNaN(penalty) || math.IsInf(penalty, 0) {
 		return fmt.Errorf("embed: --penalty %v: want a finite value ≥ 0", penalty)
@@ -177,6 +177,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	elapsed := time.Since(start).Seconds()
 	sol := emb.Solution
+	sigma = emb.Sigma
 	eMean, eMax := edgeErrors(emb)
 	var tr, top float64
 	for i, v := range emb.Eigenvalues {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/psdlearn/psdlearn/algos/frob"
 )
 
 // runCLI runs `psdlearn args…` in-process.
@@ -27,7 +29,7 @@ func TestEmbedSwissRoll(t *testing.T) {
 	dir := t.TempDir()
 	csvPath := filepath.Join(dir, "emb.csv")
 	pngPath := filepath.Join(dir, "emb.png")
-	st, out, errs := embedCLI("embed", "--algo", "mvu", "--data", "swissroll:400:7", "--k", "6", "--sigma", "1e5",
+	st, out, errs := embedCLI("embed", "--algo", "mvu", "--data", "swissroll:400:7", "--k", "6",
 		"--dims", "2", "--iters", "300", "--out", csvPath, "--plot", pngPath, "--json")
 	if st != 0 {
 		t.Fatalf("status %d: %s %s", st, out, errs)
@@ -42,6 +44,11 @@ func TestEmbedSwissRoll(t *testing.T) {
 	}
 	if sum["algo"] != "mvu" || sum["n"] != 400.0 || sum["dims"] != 2.0 || sum["k"] != 6.0 || sum["input_dim"] != 3.0 {
 		t.Errorf("summary header %v", sum)
+	}
+	// Without --sigma the σ chosen is reported; for 400 points the
+	// geodesic estimate (about 4.5e4) is below the floor.
+	if sum["sigma"] != frob.SigmaFloor {
+		t.Errorf("sigma %v, want the floor %g", sum["sigma"], frob.SigmaFloor)
 	}
 	it, _ := sum["iterations"].(float64)
 	if it < 1 || it > 300 {
