@@ -25,8 +25,8 @@ type MVUOptions struct {
 	// neighbour distance), which grows like n². Zero selects
 	// max(SigmaFloor, λ̂/10), where λ̂ estimates that eigenvalue from graph
 	// geodesics (the variance of the shortest-path distances from an end of
-	// the neighbourhood graph): the paper's 1e5 up to a few thousand points
-	// and more beyond. Embedding.Sigma reports the value used.
+	// the neighbourhood graph): the paper's 1e5 up to about 1,800 Swiss-roll
+	// points and more beyond. Embedding.Sigma reports the value used.
 	Sigma float64
 	// Dims is the embedding dimension; zero selects 2.
 	Dims int
