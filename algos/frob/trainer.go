@@ -86,6 +86,9 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 			in.Progress("frobmetric C=%g: %d iterations, primal %.8g, rel. duality gap %.3g (%s), validation %d-NN error %.4f",
 				c, res.Iterations, res.Primal, res.RelGap, res.Reason, k, valErr)
 		}
+		if len(cs) > 1 {
+			out.Candidates = append(out.Candidates, train.Candidate{C: c, ValError: valErr, Iterations: res.Iterations, DualityGap: res.RelGap})
+		}
 		if best == nil || valErr < bestErr {
 			best, bestErr = res, valErr
 			out.ChosenC = c

@@ -40,6 +40,7 @@ type Report struct {
 	ValError, TestError                 float64
 	EuclideanValError, EuclideanTestErr float64
 	Curve                               []float64
+	Candidates                          []Candidate   // model selection (see Output.Candidates)
 	Metric                              *model.Metric // in the preprocessed space
 	Pipeline                            *data.Pipeline
 }
@@ -117,6 +118,7 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 		K: k, Triplets: ts.Len(), Iterations: out.Iterations, TrainSeconds: time.Since(t0).Seconds(),
 		Objective: out.Objective, DualityGap: out.DualityGap, ChosenC: out.ChosenC,
 		ValError: math.NaN(), EuclideanValError: math.NaN(), Curve: out.Curve, Pipeline: pipe,
+		Candidates: out.Candidates,
 	}
 	if err != nil {
 		err = fmt.Errorf("train: %s: %w", e.Algo, err)

@@ -54,6 +54,18 @@ type Output struct {
 	ValError   float64   // validation k-NN error in [0,1] of the chosen model, NaN if not evaluated
 	ChosenC    float64   // the C value used (NaN if not applicable)
 	Curve      []float64 // objective per iteration, for convergence plots
+	// Candidates lists every value the trainer chose among on the
+	// validation set, in the order tried (nil when there was no choice).
+	Candidates []Candidate
+}
+
+// Candidate is one regularisation value tried during model selection and
+// how its model fared.
+type Candidate struct {
+	C          float64
+	ValError   float64 // validation k-NN error in [0,1], NaN if not evaluated
+	Iterations int
+	DualityGap float64 // relative; NaN when the algorithm has no certificate
 }
 
 // Trainer learns a metric.

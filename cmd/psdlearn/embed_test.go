@@ -166,4 +166,33 @@ func TestTrainFrobMetricJSON(t *testing.T) {
 	if sum["algo"] != "frobmetric" {
 		t.Errorf("algo %v", sum["algo"])
 	}
+	// The selection table: both values, ascending, each certified, and the
+	// chosen C is the first with the lowest validation error.
+	var sel struct {
+		Candidates []struct {
+			C          float64  `json:"c"`
+			ValError   float64  `json:"val_error"`
+			Iterations int      `json:"iterations"`
+			DualityGap *float64 `json:"duality_gap"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &sel); err != nil {
+		t.Fatal(err)
+	}
+	cands := sel.Candidates
+	if len(cands) != 2 || cands[0].C != 1 || cands[1].C != 100 {
+		t.Fatalf("candidates %+v, want C = 1 and 100", cands)
+	}
+	best := 0
+	for i, c := range cands {
+		if c.DualityGap == nil || !(*c.DualityGap <= 1e-6) || c.Iterations < 1 {
+			t.Errorf("candidate C = %g: duality gap %v after %d iterations", c.C, c.DualityGap, c.Iterations)
+		}
+		if c.ValError < cands[best].ValError {
+			best = i
+		}
+	}
+	if sum["chosen_c"] != cands[best].C || sum["val_error"] != cands[best].ValError {
+		t.Errorf("chose C = %v (validation %v), the table's best is %+v", sum["chosen_c"], sum["val_error"], cands[best])
+	}
 }

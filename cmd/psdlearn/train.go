@@ -28,31 +28,41 @@ func init() {
 // trainSummary is the JSON output of psdlearn train. Errors are fractions in
 // [0, 1]; null stands for "not applicable".
 type trainSummary struct {
-	Algo               string    `json:"algo"`
-	Backend            string    `json:"backend"`
-	Data               string    `json:"data"`
-	Split              string    `json:"split,omitempty"`
-	NTrain             int       `json:"n_train"`
-	NVal               int       `json:"n_val"`
-	NTest              int       `json:"n_test"`
-	InputDim           int       `json:"input_dim"`
-	Dim                int       `json:"dim"`
-	Rank               int       `json:"rank"`
-	K                  int       `json:"k"`
-	Triplets           int       `json:"triplets"`
-	Iterations         int       `json:"iterations"`
-	TrainSeconds       float64   `json:"train_seconds"`
-	TotalSeconds       float64   `json:"total_seconds"`
-	Objective          any       `json:"objective"`
-	DualityGap         any       `json:"duality_gap"`
-	ChosenC            any       `json:"chosen_c"`
-	ValError           any       `json:"val_error"`
-	TestError          float64   `json:"test_error"`
-	EuclideanTestError float64   `json:"euclidean_test_error"`
-	EuclideanValError  any       `json:"euclidean_val_error"`
-	Model              string    `json:"model,omitempty"`
-	PeakRSSMB          float64   `json:"peak_rss_mb"`
-	Curve              []float64 `json:"-"`
+	Algo               string             `json:"algo"`
+	Backend            string             `json:"backend"`
+	Data               string             `json:"data"`
+	Split              string             `json:"split,omitempty"`
+	NTrain             int                `json:"n_train"`
+	NVal               int                `json:"n_val"`
+	NTest              int                `json:"n_test"`
+	InputDim           int                `json:"input_dim"`
+	Dim                int                `json:"dim"`
+	Rank               int                `json:"rank"`
+	K                  int                `json:"k"`
+	Triplets           int                `json:"triplets"`
+	Iterations         int                `json:"iterations"`
+	TrainSeconds       float64            `json:"train_seconds"`
+	TotalSeconds       float64            `json:"total_seconds"`
+	Objective          any                `json:"objective"`
+	DualityGap         any                `json:"duality_gap"`
+	ChosenC            any                `json:"chosen_c"`
+	ValError           any                `json:"val_error"`
+	TestError          float64            `json:"test_error"`
+	EuclideanTestError float64            `json:"euclidean_test_error"`
+	EuclideanValError  any                `json:"euclidean_val_error"`
+	Candidates         []candidateSummary `json:"candidates,omitempty"`
+	Model              string             `json:"model,omitempty"`
+	PeakRSSMB          float64            `json:"peak_rss_mb"`
+	Curve              []float64          `json:"-"`
+}
+
+// candidateSummary is one row of the model-selection table: a C value tried
+// and how its model did on the validation rows.
+type candidateSummary struct {
+	C          float64 `json:"c"`
+	ValError   any     `json:"val_error"`
+	Iterations int     `json:"iterations"`
+	DualityGap any     `json:"duality_gap"`
 }
 
 // trainFlags are the options of psdlearn train.
@@ -133,6 +143,9 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		ValError: finiteOrNil(valErr), TestError: testErr, EuclideanTestError: eucTest, EuclideanValError: finiteOrNil(rep.EuclideanValError),
 		Curve: rep.Curve,
 	}
+	for _, c := range rep.Candidates {
+		sum.Candidates = append(sum.Candidates, candidateSummary{C: c.C, ValError: finiteOrNil(c.ValError), Iterations: c.Iterations, DualityGap: finiteOrNil(c.DualityGap)})
+	}
 	if f.out != "" {
 		m := &model.Model{
 			Kind: model.KindMetric, Algo: sum.Algo, Metric: metric, Classes: tr.Classes,
@@ -178,6 +191,17 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintf(w, ", validation %.2f%%", 100*valErr)
 	}
 	fmt.Fprintf(w, "; metric rank %d\n", sum.Rank)
+	if len(rep.Candidates) > 0 {
+		fmt.Fprintf(w, "  validation error by C:")
+		for i, c := range rep.Candidates {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %g → %.2f%%", sep, c.C, 100*c.ValError)
+		}
+		fmt.Fprintln(w)
+	}
 	if sum.Model != "" {
 		fmt.Fprintf(w, "  model written to %s\n", sum.Model)
 	}
