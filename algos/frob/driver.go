@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/psdlearn/psdlearn/engine"
 )
@@ -52,6 +53,14 @@ type driverResult struct {
 	curve                   []float64 // best dual objective after every evaluation
 }
 
+// progressEvery and progressHeartbeat pace the driver's progress lines: one
+// every progressEvery evaluations, and one at the first evaluation after
+// progressHeartbeat without a line (on large MVU problems an evaluation takes
+// seconds, so 100 of them would leave a user minutes without news).
+const progressEvery = 100
+
+var progressHeartbeat = 10 * time.Second // a variable for tests
+
 // relGap is the duality gap relative to the primal value.
 func relGap(primal, dual float64) float64 {
 	return (primal - dual) / math.Max(1, math.Abs(primal))
@@ -90,6 +99,7 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 		lowF = math.Inf(1)
 	)
 	bestGap := math.Inf(1)
+	lastReport := time.Now()
 	for round := 0; round <= cfg.restarts && res.iterations < cfg.maxIter && certified == nil; round++ {
 		rctx, cancel := context.WithCancel(ctx)
 		roundEvals := 0
@@ -126,7 +136,8 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 			bestDual = math.Max(bestDual, du)
 			res.curve = append(res.curve, bestDual)
 			g := relGap(pr, du)
-			if cfg.progress != nil && evals%100 == 0 {
+			if cfg.progress != nil && (evals%progressEvery == 0 || time.Since(lastReport) >= progressHeartbeat) {
+				lastReport = time.Now()
 				cfg.progress("%s: eval %d dual %.10g primal %.10g rel.gap %.3g", cfg.label, evals, du, pr, g)
 			}
 			if g <= cfg.gapTol {

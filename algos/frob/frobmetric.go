@@ -46,7 +46,9 @@ type MetricOptions struct {
 	WorkingSet WorkingSetMode
 	// Backend runs the numerical kernels; nil means engine.Default().
 	Backend engine.Backend
-	// Progress, if non-nil, receives progress lines.
+	// Progress, if non-nil, receives progress lines: one every 100 dual
+	// evaluations, or sooner once 10 s have passed without one, and one
+	// per L-BFGS-B round.
 	Progress func(format string, args ...any)
 }
 

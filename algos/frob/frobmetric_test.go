@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/psdlearn/psdlearn/algos/constraints"
 	"github.com/psdlearn/psdlearn/algos/data"
@@ -290,6 +291,26 @@ func TestLearnNewtonPolish(t *testing.T) {
 				t.Errorf("polished metric differs from the L-BFGS-B solution")
 			}
 		})
+	}
+}
+
+// TestProgressHeartbeat: with the heartbeat at zero every exact evaluation
+// reports, not just every 100th.
+func TestProgressHeartbeat(t *testing.T) {
+	defer func(h time.Duration) { progressHeartbeat = h }(progressHeartbeat)
+	progressHeartbeat = 0
+	d, ts := smallSet(t, "wine")
+	evalLines := 0
+	res, err := Learn(context.Background(), d.X, ts, MetricOptions{C: 100, Progress: func(format string, _ ...any) {
+		if strings.Contains(format, "eval %d") {
+			evalLines++
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Evaluations < 20 || evalLines < res.Evaluations/2 {
+		t.Errorf("%d evaluation lines for %d evaluations, want one per exact evaluation", evalLines, res.Evaluations)
 	}
 }
 
