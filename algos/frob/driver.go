@@ -31,6 +31,9 @@ type dualProblem struct {
 	// last evaluation, whose cached point then carries no certificate.
 	setCutoff func(f float64)
 	bounded   func() bool
+	// status, if non-nil, describes the cached point beyond its objectives
+	// (for example its constraint violation) for the progress lines.
+	status func() string
 }
 
 // driverConfig holds the stopping rules common to both solvers.
@@ -60,6 +63,14 @@ type driverResult struct {
 const progressEvery = 100
 
 var progressHeartbeat = 10 * time.Second // a variable for tests
+
+// describe returns ", " and the status of the cached point, or "".
+func (p dualProblem) describe() string {
+	if p.status == nil {
+		return ""
+	}
+	return ", " + p.status()
+}
 
 // relGap is the duality gap relative to the primal value.
 func relGap(primal, dual float64) float64 {
@@ -138,7 +149,7 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 			g := relGap(pr, du)
 			if cfg.progress != nil && (evals%progressEvery == 0 || time.Since(lastReport) >= progressHeartbeat) {
 				lastReport = time.Now()
-				cfg.progress("%s: eval %d dual %.10g primal %.10g rel.gap %.3g", cfg.label, evals, du, pr, g)
+				cfg.progress("%s: eval %d dual %.10g primal %.10g rel.gap %.3g%s", cfg.label, evals, du, pr, g, p.describe())
 			}
 			if g <= cfg.gapTol {
 				certified = append([]float64(nil), x...)
@@ -222,7 +233,7 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 			certified = u
 		}
 		if cfg.progress != nil {
-			cfg.progress("%s: round %d stopped (%s) after %d iterations, %d evaluations: dual %.10g rel.gap %.3g", cfg.label, round, res.reason, res.iterations, res.evaluations, du, g)
+			cfg.progress("%s: round %d stopped (%s) after %d iterations, %d evaluations: dual %.10g rel.gap %.3g%s", cfg.label, round, res.reason, res.iterations, res.evaluations, du, g, p.describe())
 		}
 		if g >= bestGap*(1-1e-3) && r.Iterations <= 1 {
 			break // a fresh start no longer makes progress

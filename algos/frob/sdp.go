@@ -247,6 +247,7 @@ func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error)
 	prob := dualProblem{lower: lower, upper: upper, eval: ev.eval, certificate: certificate, merit: merit,
 		setCutoff: func(f float64) { ev.cutoff = f },
 		bounded:   func() bool { return ev.bounded },
+		status:    func() string { return fmt.Sprintf("max violation %.3g", ev.maxViol) },
 	}
 	steps := orInt(opt.NewtonSteps, 50)
 	newtonOK := steps > 0 && n <= newtonMaxN

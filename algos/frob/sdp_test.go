@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -95,9 +97,20 @@ func TestSDPTraceConstraint(t *testing.T) {
 		for _, b := range backends(t) {
 			for _, method := range []Method{Dense, Sparse} {
 				t.Run(tc.name+"/"+b.Name()+"/"+method.String(), func(t *testing.T) {
-					sol, err := SolveSDP(context.Background(), p, SDPOptions{Method: method, Backend: b, InitRank: 2})
+					var stopped string // the last round's progress line
+					progress := func(format string, args ...any) {
+						if line := fmt.Sprintf(format, args...); strings.Contains(line, "stopped") {
+							stopped = line
+						}
+					}
+					sol, err := SolveSDP(context.Background(), p, SDPOptions{Method: method, Backend: b, InitRank: 2, Progress: progress})
 					if err != nil {
 						t.Fatal(err)
+					}
+					// The progress line reports the violation of the certified point.
+					_, after, ok := strings.Cut(stopped, "max violation ")
+					if v, err := strconv.ParseFloat(after, 64); !ok || err != nil || v > 1e-6 || v < 0 {
+						t.Errorf("last round line %q: want a max violation in [0, 1e-6]", stopped)
 					}
 					if !sol.Certified || math.Abs(sol.RelGap) > 1e-6 || sol.MaxViolation > 1e-6 {
 						t.Errorf("not certified: rel. gap %.3g, violation %.3g (%s)", sol.RelGap, sol.MaxViolation, sol.Reason)
