@@ -7,6 +7,24 @@ package lp
 #include <float.h>
 #include <stdlib.h>
 #include <coin/Clp_C_Interface.h>
+
+// psd_initial_solve is Clp_initialSolve (CLP's default solve) without CLP's
+// SIGINT handler: by default initialSolve installs one with signal() for the
+// length of the solve, pointing at a process-wide static model. That takes
+// Ctrl-C away from the Go program (CLP swallows it as "stop iterating"),
+// and with concurrent models the save and restore of the handler race, so a
+// handler for a freed model can be left installed. Special option 2 = 1
+// turns the handler off.
+static int psd_initial_solve(Clp_Simplex *model) {
+	Clp_Solve *options = ClpSolve_new();
+	if (options == NULL) {
+		return -1;
+	}
+	ClpSolve_setSpecialOption(options, 2, 1, 0);
+	int r = Clp_initialSolveWithOptions(model, options);
+	ClpSolve_delete(options);
+	return r;
+}
 */
 import "C"
 
@@ -15,7 +33,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"time"
 	"unsafe"
 )
 
@@ -169,6 +186,13 @@ func (m *clpModel) addColumns(cols []Column) error {
 	return nil
 }
 
+// clpChunk is the simplex iteration budget of one CLP call. A CLP call cannot
+// be interrupted, so Solve runs CLP in calls of at most clpChunk iterations,
+// each continuing from the basis the previous one left, and checks ctx
+// between them. The budget is a count, not a time, so the pivots (and the
+// results) do not depend on the machine's speed.
+const clpChunk = 500
+
 func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 	if m.closed() {
 		return Solution{}, ErrClosed
@@ -177,17 +201,35 @@ func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 		return Solution{}, fmt.Errorf("lp native: %w", err)
 	}
 	ptr := m.h.ptr
-	if dl, ok := ctx.Deadline(); ok {
-		C.Clp_setMaximumSeconds(ptr, C.double(math.Max(time.Until(dl).Seconds(), 1e-3)))
-	} else {
-		C.Clp_setMaximumSeconds(ptr, -1)
-	}
-	if m.solved {
-		// Warm start: the old basis is primal feasible with the new columns at
-		// their bounds, so primal simplex continues from it.
-		C.Clp_primal(ptr, 0)
-	} else {
-		C.Clp_initialSolve(ptr)
+	C.Clp_setMaximumSeconds(ptr, -1)
+	iters := 0
+	for call := 0; ; call++ {
+		C.Clp_setMaximumIterations(ptr, C.int(clpChunk))
+		switch {
+		case call == 0 && !m.solved:
+			if C.psd_initial_solve(ptr) < 0 {
+				return Solution{}, fmt.Errorf("lp native: ClpSolve_new failed")
+			}
+		case C.Clp_primalFeasible(ptr) == 0 && C.Clp_dualFeasible(ptr) != 0:
+			// The next chunk of an interrupted dual simplex (in this Solve
+			// or in a cancelled one).
+			C.Clp_dual(ptr, 0)
+		default:
+			// A warm start (the old optimal basis stays primal feasible
+			// when columns are added) or the next chunk of a primal
+			// simplex: primal simplex continues from the basis left.
+			C.Clp_primal(ptr, 0)
+		}
+		n := int(C.Clp_getIterationCount(ptr))
+		iters += n
+		if C.Clp_status(ptr) != 3 || ctx.Err() != nil {
+			break
+		}
+		if n == 0 {
+			// A chunk without a pivot would repeat forever.
+			m.solved = false
+			return Solution{Status: Failed, Iterations: iters}, statusError("native", Failed)
+		}
 	}
 	status := Failed
 	switch C.Clp_status(ptr) {
@@ -198,18 +240,23 @@ func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 	case 2:
 		status = Unbounded
 	case 3:
-		status = IterationLimit
+		status = NotSolved // stopped between chunks: ctx is done
 	}
 	if status == Optimal && C.Clp_secondaryStatus(ptr) >= 2 && C.Clp_secondaryStatus(ptr) <= 4 {
-		// Optimal for the scaled problem only: polish without scaling.
+		// Optimal for the scaled problem only: polish without scaling (a
+		// few pivots, so without an iteration budget).
+		C.Clp_setMaximumIterations(ptr, C.int(math.MaxInt32))
 		C.Clp_scaling(ptr, 0)
 		C.Clp_primal(ptr, 0)
+		iters += int(C.Clp_getIterationCount(ptr))
 		if C.Clp_status(ptr) != 0 {
 			status = Failed
 		}
 	}
-	m.solved = status == Optimal
-	sol := Solution{Status: status, Iterations: int(C.Clp_getIterationCount(ptr))}
+	// A basis exists after any completed call; an interrupted solve leaves a
+	// basis that primal simplex can continue from as well.
+	m.solved = status == Optimal || status == NotSolved
+	sol := Solution{Status: status, Iterations: iters}
 	if status == Optimal {
 		nr, nc := len(m.p.RowLower), m.ncols
 		sol.Objective = float64(C.Clp_getObjValue(ptr))

@@ -23,7 +23,9 @@
 // tag) drives COIN-OR CLP through its C interface <coin/Clp_C_Interface.h>:
 // the first solve is CLP's default (dual simplex after presolve) and a re-solve
 // after AddColumns runs primal simplex from the previous basis, which stays
-// primal feasible when columns are added. Go, always compiled, is a dense
+// primal feasible when columns are added. CLP's own SIGINT handler is turned
+// off, so signals stay with the Go program and concurrent models do not race
+// on it. Go, always compiled, is a dense
 // revised simplex method for bounded variables in pure Go (see Go) with the
 // same warm start; its duals are those of the optimal basis. Both are checked
 // against each other, against known optima and against the optimality
@@ -124,9 +126,12 @@ type Model interface {
 	// ErrUnbounded or ErrNotSolved. On cancellation it returns an error
 	// wrapping ctx.Err() with the Solution reached: the pure-Go simplex checks
 	// ctx before every pivot and stops with Status NotSolved and the pivots
-	// made; the native CLP simplex is not interruptible, so ctx is checked
-	// only before and after its solve (whose Solution is returned), and a
-	// deadline becomes its time limit.
+	// made; a CLP call cannot be interrupted, so the native solver runs CLP
+	// in calls of at most 500 simplex iterations, each continuing from the
+	// basis of the last, checks ctx between them and stops with Status
+	// NotSolved and the pivots made. The next Solve of a native model
+	// continues from the basis reached; a Go model starts again from its
+	// last optimal basis.
 	Solve(ctx context.Context) (Solution, error)
 	// Close releases the resources of the model; it is safe to call twice.
 	// Using a closed Model returns ErrClosed.
