@@ -136,8 +136,8 @@ type Backend interface {
 	// LP returns the backend's linear-programming solver (COIN-OR CLP for
 	// native, a dense revised simplex with warm starts for go, meant for
 	// problems of up to a few hundred rows). The go simplex checks the
-	// context of a solve before every pivot, CLP after every 500 simplex
-	// iterations (see lp.Model).
+	// context of a solve before every pivot; CLP only before and after the
+	// solve, with a deadline as its time limit (see lp.Model).
 	LP() LPSolver
 
 	// BLAS returns the BLAS implementation of the backend for level-3 work in

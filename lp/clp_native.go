@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"time"
 	"unsafe"
 )
 
@@ -186,13 +187,6 @@ func (m *clpModel) addColumns(cols []Column) error {
 	return nil
 }
 
-// clpChunk is the simplex iteration budget of one CLP call. A CLP call cannot
-// be interrupted, so Solve runs CLP in calls of at most clpChunk iterations,
-// each continuing from the basis the previous one left, and checks ctx
-// between them. The budget is a count, not a time, so the pivots (and the
-// results) do not depend on the machine's speed.
-const clpChunk = 500
-
 func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 	if m.closed() {
 		return Solution{}, ErrClosed
@@ -201,35 +195,17 @@ func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 		return Solution{}, fmt.Errorf("lp native: %w", err)
 	}
 	ptr := m.h.ptr
-	C.Clp_setMaximumSeconds(ptr, -1)
-	iters := 0
-	for call := 0; ; call++ {
-		C.Clp_setMaximumIterations(ptr, C.int(clpChunk))
-		switch {
-		case call == 0 && !m.solved:
-			if C.psd_initial_solve(ptr) < 0 {
-				return Solution{}, fmt.Errorf("lp native: ClpSolve_new failed")
-			}
-		case C.Clp_primalFeasible(ptr) == 0 && C.Clp_dualFeasible(ptr) != 0:
-			// The next chunk of an interrupted dual simplex (in this Solve
-			// or in a cancelled one).
-			C.Clp_dual(ptr, 0)
-		default:
-			// A warm start (the old optimal basis stays primal feasible
-			// when columns are added) or the next chunk of a primal
-			// simplex: primal simplex continues from the basis left.
-			C.Clp_primal(ptr, 0)
-		}
-		n := int(C.Clp_getIterationCount(ptr))
-		iters += n
-		if C.Clp_status(ptr) != 3 || ctx.Err() != nil {
-			break
-		}
-		if n == 0 {
-			// A chunk without a pivot would repeat forever.
-			m.solved = false
-			return Solution{Status: Failed, Iterations: iters}, statusError("native", Failed)
-		}
+	if dl, ok := ctx.Deadline(); ok {
+		C.Clp_setMaximumSeconds(ptr, C.double(math.Max(time.Until(dl).Seconds(), 1e-3)))
+	} else {
+		C.Clp_setMaximumSeconds(ptr, -1)
+	}
+	if m.solved {
+		// Warm start: the old basis is primal feasible with the new columns at
+		// their bounds, so primal simplex continues from it.
+		C.Clp_primal(ptr, 0)
+	} else if C.psd_initial_solve(ptr) < 0 {
+		return Solution{}, fmt.Errorf("lp native: ClpSolve_new failed")
 	}
 	status := Failed
 	switch C.Clp_status(ptr) {
@@ -240,23 +216,18 @@ func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 	case 2:
 		status = Unbounded
 	case 3:
-		status = NotSolved // stopped between chunks: ctx is done
+		status = IterationLimit
 	}
 	if status == Optimal && C.Clp_secondaryStatus(ptr) >= 2 && C.Clp_secondaryStatus(ptr) <= 4 {
-		// Optimal for the scaled problem only: polish without scaling (a
-		// few pivots, so without an iteration budget).
-		C.Clp_setMaximumIterations(ptr, C.int(math.MaxInt32))
+		// Optimal for the scaled problem only: polish without scaling.
 		C.Clp_scaling(ptr, 0)
 		C.Clp_primal(ptr, 0)
-		iters += int(C.Clp_getIterationCount(ptr))
 		if C.Clp_status(ptr) != 0 {
 			status = Failed
 		}
 	}
-	// A basis exists after any completed call; an interrupted solve leaves a
-	// basis that primal simplex can continue from as well.
-	m.solved = status == Optimal || status == NotSolved
-	sol := Solution{Status: status, Iterations: iters}
+	m.solved = status == Optimal
+	sol := Solution{Status: status, Iterations: int(C.Clp_getIterationCount(ptr))}
 	if status == Optimal {
 		nr, nc := len(m.p.RowLower), m.ncols
 		sol.Objective = float64(C.Clp_getObjValue(ptr))

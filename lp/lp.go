@@ -126,12 +126,9 @@ type Model interface {
 	// ErrUnbounded or ErrNotSolved. On cancellation it returns an error
 	// wrapping ctx.Err() with the Solution reached: the pure-Go simplex checks
 	// ctx before every pivot and stops with Status NotSolved and the pivots
-	// made; a CLP call cannot be interrupted, so the native solver runs CLP
-	// in calls of at most 500 simplex iterations, each continuing from the
-	// basis of the last, checks ctx between them and stops with Status
-	// NotSolved and the pivots made. The next Solve of a native model
-	// continues from the basis reached; a Go model starts again from its
-	// last optimal basis.
+	// made; the native CLP simplex is not interruptible, so ctx is checked
+	// only before and after its solve (whose Solution is returned), and a
+	// deadline becomes its time limit.
 	Solve(ctx context.Context) (Solution, error)
 	// Close releases the resources of the model; it is safe to call twice.
 	// Using a closed Model returns ErrClosed.

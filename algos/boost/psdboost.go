@@ -40,9 +40,9 @@ import (
 // the best), with Stop = StopCancelled, SDPGap NaN if that iterate was not
 // priced yet, and no terms if no LP was solved — and an error wrapping
 // ctx.Err(). The context is checked before every iteration and inside the
-// eigensolver and the LP solver, so it returns within one iteration, or
-// within 500 simplex iterations of CLP, the native LP solver (about half a
-// second on a 20,000-row master LP).
+// eigensolver and the LP solver, so it returns within one iteration (the
+// native LP solver, CLP, notices a cancellation only when its solve ends; a
+// deadline becomes its time limit).
 func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*Result, error) {
 	if err := validate(x, ts); err != nil {
 		return nil, err
