@@ -41,8 +41,15 @@ func register(c command) {
 }
 
 func main() {
+	// A first Ctrl-C cancels the run (solvers return their best iterate); once
+	// it has, stop restores the default handling, so a second one exits at
+	// once even while a native call that cannot be interrupted is running.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	os.Exit(runMain(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
