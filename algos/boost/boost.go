@@ -206,7 +206,10 @@ func (s Stop) String() string {
 // the history of the run.
 type Result struct {
 	V *mat.Dense // D×J, unit columns (nil when J = 0)
-	W []float64  // J non-negative weights
+	W []float64  // J non-negative weights, in the units of the data
+	// Scale is the data's RMS deviation s (data.RMSDeviation): the run
+	// learned on x/s, and every other field below is in those units.
+	Scale float64
 
 	Iterations int
 	Stop       Stop

@@ -23,7 +23,7 @@ const (
 	lineSearchMaxSteps = 200
 )
 
-// BoostMetric learns X = Σ_j w_j v_j v_jᵀ by minimising the exponential loss
+// boostMetric learns X = Σ_j w_j v_j v_jᵀ by minimising the exponential loss
 // log Σ_r exp(−ρ_r) + ν·1ᵀw or the logistic loss Σ_r log(1 + exp(−ρ_r)) + ν·1ᵀw
 // of the margins ρ = H w over w ≥ 0, adding one rank-one term per iteration:
 // the leading eigenvector v of Â(u) for the triplet weights u of the current
@@ -44,7 +44,7 @@ const (
 // the best), with Stop = StopCancelled; no terms if none completed — and an
 // error wrapping ctx.Err(). The context is checked before every iteration and
 // inside the eigensolver and L-BFGS-B, so it returns within one iteration.
-func BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*Result, error) {
+func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*Result, error) {
 	if err := validate(x, ts); err != nil {
 		return nil, err
 	}

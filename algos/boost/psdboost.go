@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// PSDBoost solves the trace-one hinge-loss SDP
+// psdBoost solves the trace-one hinge-loss SDP
 //
 //	max ρ − C Σ_r ξ_r  s.t.  ⟨A_r, X⟩ ≥ ρ − ξ_r, ξ ≥ 0, X ⪰ 0, tr X = 1
 //
@@ -43,7 +43,7 @@ import (
 // eigensolver and the LP solver, so it returns within one iteration (the
 // native LP solver, CLP, notices a cancellation only when its solve ends; a
 // deadline becomes its time limit).
-func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*Result, error) {
+func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Options) (*Result, error) {
 	if err := validate(x, ts); err != nil {
 		return nil, err
 	}

@@ -267,8 +267,12 @@ func ExamplePSDBoost() {
 		fmt.Println(err)
 		return
 	}
+	// PSDBoost solves the trace-one problem on x/s (s = res.Scale) and
+	// returns X in the units of x: s²X is the trace-one optimum, and s²π its
+	// margin in the units of x.
 	xm := res.Matrix(2)
+	s2 := res.Scale * res.Scale
 	fmt.Printf("%s after %d iteration(s); margin π = %.4f; X = [%.4f %.4f; %.4f %.4f]\n",
-		res.Stop, res.Iterations, res.Pi, xm.At(0, 0), xm.At(0, 1), xm.At(1, 0), xm.At(1, 1))
+		res.Stop, res.Iterations, s2*res.Pi, s2*xm.At(0, 0), s2*xm.At(0, 1), s2*xm.At(1, 0), s2*xm.At(1, 1))
 	// Output: converged after 2 iteration(s); margin π = 3.6213; X = [0.8536 -0.3536; -0.3536 0.1464]
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/algos/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"
 )
@@ -63,6 +64,12 @@ type MetricResult struct {
 	L *mat.Dense
 	// Scale is the t of M = t·X(u*); 1 at an exact dual optimum.
 	Scale float64
+	// DataScale is the data's RMS deviation s (data.RMSDeviation). Learn
+	// solves the problem on x/s and returns M and L in the units of x
+	// (M = M̃/s², L = L̃/s for the solution M̃ on x/s); C, U, the objective
+	// values and the margins are those of x/s, so they do not depend on the
+	// data's units.
+	DataScale float64
 	// U is the dual solution u*, in [0, C/m].
 	U []float64
 	// Primal is ½‖X*‖²_F + (C/m) Σ max(0, 1 − ⟨A_r, X*⟩); Dual is
@@ -104,6 +111,13 @@ var ErrInput = errors.New("frob: invalid input")
 // x is the n×D training data, ts the triplets on its rows. Learn uses the
 // pair graph of ts, so it must not run concurrently with another user of ts.
 //
+// The problem is scale-free by construction: Learn solves it for the
+// normalised data x/s, s = data.RMSDeviation(x) (MetricResult.DataScale),
+// and returns the metric in the units of x. Multiplying the data by c
+// multiplies M by 1/c² and changes nothing else; C means the same thing for
+// pixel intensities and for standardised features (for standardised data
+// s = 1, up to constant features).
+//
 // L-BFGS-B works on the Jacobi-scaled multipliers v_r = ‖A_r‖_F·u_r, and the
 // primal recovered from an inexact u is scaled optimally along its ray (see
 // MetricResult.M); both only change how fast the certificate is reached.
@@ -121,6 +135,25 @@ func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Me
 	if err := checkMetricInput(x, ts, opt); err != nil {
 		return nil, err
 	}
+	xs, s, err := data.Normalize(x)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	res, err := learnNormalized(ctx, xs, ts, opt)
+	if res != nil {
+		res.DataScale = s
+		if res.M != nil {
+			res.M.ScaleSym(1/(s*s), res.M)
+		}
+		if res.L != nil {
+			res.L.Scale(1/s, res.L)
+		}
+	}
+	return res, err
+}
+
+// learnNormalized is Learn on the normalised data x/s.
+func learnNormalized(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) (*MetricResult, error) {
 	switch opt.WorkingSet {
 	case WorkingSetOn:
 		return learnWorkingSet(ctx, x, ts, opt)

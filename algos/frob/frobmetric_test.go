@@ -349,6 +349,19 @@ func TestLearnCancelMidRun(t *testing.T) {
 // is PSD, and returns the explicit relative gap.
 func checkCertificate(t *testing.T, x *mat.Dense, ts *constraints.TripletSet, res *MetricResult, c float64) float64 {
 	t.Helper()
+	// Learn solves the problem on x/s (s the data's RMS deviation) and
+	// returns M in the units of x: the certificate is that of x/s and M·s².
+	s := naiveRMSDeviation(x)
+	if math.Abs(res.DataScale-s) > 1e-12*s {
+		t.Errorf("DataScale %.17g, RMS deviation of the data %.17g", res.DataScale, s)
+	}
+	var xs mat.Dense
+	xs.Scale(1/res.DataScale, x)
+	x = &xs
+	mres := *res
+	mres.M = mat.NewSymDense(res.M.SymmetricDim(), nil)
+	mres.M.ScaleSym(res.DataScale*res.DataScale, res.M)
+	res = &mres
 	pos, dual := explicitDual(x, ts, res.U)
 	primal, _ := explicitPrimal(x, ts, res.M, c)
 	g := (primal - dual) / math.Max(1, math.Abs(primal))
@@ -367,4 +380,22 @@ func checkCertificate(t *testing.T, x *mat.Dense, ts *constraints.TripletSet, re
 		t.Errorf("M has eigenvalue %g", vals[0])
 	}
 	return g
+}
+
+// naiveRMSDeviation is √(Σ_ij (x_ij − μ_j)² / (n·d)) computed directly.
+func naiveRMSDeviation(x *mat.Dense) float64 {
+	n, d := x.Dims()
+	var ss float64
+	for j := 0; j < d; j++ {
+		var mu float64
+		for i := 0; i < n; i++ {
+			mu += x.At(i, j)
+		}
+		mu /= float64(n)
+		for i := 0; i < n; i++ {
+			e := x.At(i, j) - mu
+			ss += e * e
+		}
+	}
+	return math.Sqrt(ss / float64(n*d))
 }

@@ -1,0 +1,89 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrNoSpread is wrapped by RMSDeviation and Normalize when every row of the
+// data is the same point: there is no distance to learn a metric from.
+var ErrNoSpread = errors.New("data: all points are identical")
+
+// RMSDeviation returns the root mean square deviation of the entries of x
+// from their column means,
+//
+//	s = √( Σ_ij (x_ij − μ_j)² / (n·d) ),
+//
+// the data's own length scale: 1 for standardised data without constant
+// features, and c·s for the data multiplied by c. It is computed without
+// overflow or underflow for any finite x (the entries are first divided by
+// the largest magnitude). It fails on non-finite entries and, wrapping
+// ErrNoSpread, when all rows are equal.
+func RMSDeviation(x *mat.Dense) (float64, error) {
+	if x == nil {
+		return 0, fmt.Errorf("data: RMS deviation of a nil matrix")
+	}
+	n, d := x.Dims()
+	raw := x.RawMatrix()
+	var amax float64
+	for i := 0; i < n; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			if !finite(v) {
+				return 0, fmt.Errorf("data: RMS deviation: x[%d,%d] = %v", i, j, v)
+			}
+			amax = math.Max(amax, math.Abs(v))
+		}
+	}
+	if amax == 0 {
+		return 0, fmt.Errorf("%w (%d×%d zeros)", ErrNoSpread, n, d)
+	}
+	inv := 1 / amax
+	if math.IsInf(inv, 0) { // amax subnormal
+		inv = math.Ldexp(1, -math.Ilogb(amax))
+	}
+	mean := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			mean[j] += v * inv
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	var ss float64
+	for i := 0; i < n; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			e := v*inv - mean[j]
+			ss += e * e
+		}
+	}
+	s := math.Sqrt(ss/float64(n*d)) / inv
+	if !(s > 0) {
+		return 0, fmt.Errorf("%w (%d rows)", ErrNoSpread, n)
+	}
+	return s, nil
+}
+
+// Normalize returns x/s in a new matrix and s = RMSDeviation(x). The metric
+// learners train on x/s, so the same data at any scale gives the same
+// problem: a metric M̃ learned on x/s is the metric M = M̃/s² on x
+// (distances (a−b)ᵀM(a−b) are unchanged), and its factor L̃ is L = L̃/s.
+func Normalize(x *mat.Dense) (*mat.Dense, float64, error) {
+	s, err := RMSDeviation(x)
+	if err != nil {
+		return nil, 0, err
+	}
+	n, d := x.Dims()
+	out := mat.NewDense(n, d, nil)
+	raw, o := x.RawMatrix(), out.RawMatrix()
+	for i := 0; i < n; i++ {
+		src, dst := raw.Data[i*raw.Stride:i*raw.Stride+d], o.Data[i*o.Stride:i*o.Stride+d]
+		for j, v := range src {
+			dst[j] = v / s
+		}
+	}
+	return out, s, nil
+}
