@@ -114,18 +114,34 @@ func KNNBLAS(impl lapack.BLAS, q, ref *mat.Dense, k int, self bool) (*Neighbors,
 				for i := 0; i < m; i++ {
 					h := &heaps[i]
 					qi := q0 + i
+					qn := qnorm[qi]
 					row := prod[i*nc : i*nc+nc]
+					rn := rnorm[r0:r1]
+					// worst is the largest candidate distance once the heap
+					// is full: a farther reference is rejected by one
+					// comparison, without a call (most of them are).
+					worst := math.Inf(1)
+					if len(*h) == cand {
+						worst = (*h)[0].dist
+					}
 					for j, dot := range row {
+						dist := qn + rn[j] - 2*dot
+						if dist > worst {
+							continue
+						}
 						rj := r0 + j
 						if self && rj == qi {
 							continue
 						}
-						dist := qnorm[qi] + rnorm[rj] - 2*dot
 						if len(*h) < cand {
 							heap.Push(h, cand2{dist, rj})
+							if len(*h) == cand {
+								worst = (*h)[0].dist
+							}
 						} else if c := (cand2{dist, rj}); c.less((*h)[0]) {
 							(*h)[0] = c
 							heap.Fix(h, 0)
+							worst = (*h)[0].dist
 						}
 					}
 				}
@@ -152,11 +168,9 @@ func KNNBLAS(impl lapack.BLAS, q, ref *mat.Dense, k int, self bool) (*Neighbors,
 			}
 		}
 	}
-	if impl == lapack.GoBLAS {
-		ParallelRows(nblocks, nq*nr*d, work)
-	} else {
-		work(0, nblocks)
-	}
+	// Query blocks are independent: both backends run them on all cores
+	// (the native BLAS is single-threaded, see lapack.SetBLASThreads).
+	ParallelRows(nblocks, nq*nr*d, work)
 	return out, nil
 }
 

@@ -13,8 +13,10 @@ import (
 )
 
 // DefaultCs is the list of C values the frobmetric trainer chooses among on
-// the validation set when none is given.
-var DefaultCs = []float64{1, 10, 100, 1000, 10000}
+// the validation set when none is given: the grid on which the reference
+// letters figure (2.84%) was measured. C is in the units of the normalised
+// data (see Learn), so the same list serves data of any scale.
+var DefaultCs = []float64{0.1, 1, 10, 100}
 
 func init() { train.Register("frobmetric", trainFrobMetric) }
 

@@ -50,7 +50,14 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	os.Exit(runMain(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	stopProfile, err := startProfile()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "psdlearn:", err)
+		os.Exit(2)
+	}
+	status := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stopProfile()
+	os.Exit(status)
 }
 
 // runMain runs one command line and returns the exit status.
