@@ -11,8 +11,10 @@ import (
 	"github.com/psdlearn/psdlearn/algos/data"
 	"github.com/psdlearn/psdlearn/algos/eval"
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -216,4 +218,52 @@ func metricError(t *testing.T, b engine.Backend, m *mat.SymDense, tr, te *data.D
 		t.Fatal(err)
 	}
 	return e
+}
+
+// TestScaleInvarianceKernels checks the kernel learners that take raw data:
+// SimpleNPKL builds its kNN graph from the data (0/1 weights, or a heat
+// kernel whose width is the mean neighbour distance), so multiplying iris by
+// a factor leaves the graph, the learned kernel and the clustering
+// unchanged, on both backends. With 0/1 weights the graph is only the choice
+// of neighbours, and any factor gives the same clusterings. With heat
+// weights a factor that is not a power of two moves the weights, and so the
+// kernel, in the last bit, and k-means (the best of its restarts, a discrete
+// choice) can then land in another partition: heat weights are checked with
+// powers of two, for which data.Normalize-style scaling is exact.
+func TestScaleInvarianceKernels(t *testing.T) {
+	d, err := datasets.Open("iris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bname := range engine.Names() {
+		b, _ := engine.Get(bname)
+		for _, w := range []sparse.Weighting{sparse.Binary, sparse.Heat} {
+			run := func(x *mat.Dense) *npkl.ClusterReport {
+				t.Helper()
+				rep, err := npkl.Cluster(context.Background(), x, d.Y, npkl.ClusterOptions{
+					Neighbors: 5, Graph: sparse.GraphOptions{Weight: w}, Runs: 3, Seed: 3,
+					Learn: npkl.Options{Backend: b},
+				})
+				if err != nil {
+					t.Fatalf("%s: %v", bname, err)
+				}
+				return rep
+			}
+			ref := run(d.X)
+			factors := []float64{1e-6, 1.0 / 3, 255, 1e6}
+			if w == sparse.Heat {
+				factors = []float64{0x1p-20, 0x1p-2, 0x1p8, 0x1p20}
+			}
+			for _, c := range factors {
+				var xc mat.Dense
+				xc.Scale(c, d.X)
+				got := run(&xc)
+				for i := range ref.Runs {
+					if got.Runs[i].Accuracy != ref.Runs[i].Accuracy {
+						t.Errorf("%s, weights %v, factor %g, run %d: accuracy %.4f, unscaled %.4f", bname, w, c, i+1, got.Runs[i].Accuracy, ref.Runs[i].Accuracy)
+					}
+				}
+			}
+		}
+	}
 }
