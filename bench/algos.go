@@ -30,7 +30,9 @@ import (
 // SimpleNPKL clustering all 20,000 points, and DefiniteBoost and MEG on a
 // 200-object subset of the training rows, since both keep dense N×N
 // matrices (see letters.go). The letters cases take minutes each. The MVU
-// cases unroll Swiss rolls of 2,000 and 20,000 points (see mvu.go).
+// cases unroll Swiss rolls of 2,000 and 20,000 points (see mvu.go). The
+// fashion cases run BoostMetric and FrobMetric on Fashion-MNIST when the
+// Debian package dataset-fashion-mnist is installed (see FashionCases).
 func AlgoCases(seed uint64) []Case {
 	var cases []Case
 	for _, c := range []struct {
@@ -122,6 +124,7 @@ func AlgoCases(seed uint64) []Case {
 		}})
 	}
 	cases = append(cases, lettersCases(seed)...)
+	cases = append(cases, FashionCases(seed, DefaultFashion)...)
 	return append(cases, mvuCases(seed)...)
 }
 

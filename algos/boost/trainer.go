@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/psdlearn/psdlearn/algos/train"
 	"github.com/psdlearn/psdlearn/engine"
@@ -60,10 +61,14 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 		}
 	}
 	var res *Result
+	t0 := time.Now()
 	if o.Passes > 1 {
 		res, err = MultiPass(ctx, in.Train.X, in.Train.Y, kOf(in), o.Passes, in.Triplets, opt)
 	} else {
 		res, err = BoostMetric(ctx, in.Train.X, in.Triplets, opt)
+	}
+	if res != nil {
+		out.Solves = append(out.Solves, train.Solve{C: math.NaN(), Seconds: time.Since(t0).Seconds(), Iterations: res.Iterations, Converged: converged(res) && err == nil, Reason: res.Stop.String()})
 	}
 	if err != nil {
 		if ctx.Err() != nil && res != nil {
@@ -73,6 +78,9 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 		return out, err
 	}
 	fillOutput(&out, res, in.Train.Dim())
+	if !out.Converged {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("boostmetric %s/%s: not converged (%s) after %d iterations", opt.Loss, opt.Mode, res.Stop, res.Iterations))
+	}
 	if in.Val != nil && in.Val.Len() > 0 {
 		if out.ValError, err = resultKNNError(opt.Backend, res, in, kOf(in)); err != nil {
 			return out, err
@@ -93,6 +101,18 @@ func fillOutput(out *train.Output, res *Result, d int) {
 	if !math.IsNaN(res.DualityGap) {
 		out.DualityGap = res.DualityGap
 	}
+	out.Converged = converged(res)
+	out.Reason = res.Stop.String()
+}
+
+// converged reports whether a run stopped by its own criterion: no term
+// improves the objective (StopConverged), or, with the exponential loss, the
+// objective is unbounded below because the triplets are separable
+// (StopUnbounded: there is no optimum to certify; the metric's direction is
+// learned, its scale is arbitrary). Iteration limits, PSDBoost stalls and
+// cancellations are not convergence.
+func converged(res *Result) bool {
+	return res.Stop == StopConverged || res.Stop == StopUnbounded
 }
 
 // trainPSDBoost is the "psdboost" trainer (hinge loss by column generation).
@@ -138,7 +158,11 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 				in.Progress("psdboost C=%.4g: iter %d  π %.10g  λmax %.10g  gap %.3g  w %.4g", c, it.Iter, it.Pi, it.Lambda, it.Lambda-it.Pi, it.Weight)
 			}
 		}
+		t0 := time.Now()
 		res, err := PSDBoost(ctx, in.Train.X, in.Triplets, opt)
+		if res != nil {
+			out.Solves = append(out.Solves, train.Solve{C: c, Seconds: time.Since(t0).Seconds(), Iterations: res.Iterations, Converged: converged(res) && err == nil, Reason: res.Stop.String()})
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				switch {
@@ -153,6 +177,9 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 				}
 			}
 			return out, fmt.Errorf("psdboost C=%g: %w", c, err)
+		}
+		if !converged(res) {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("psdboost C=%g: not converged (%s) after %d iterations, λmax − π = %.3g", c, res.Stop, res.Iterations, res.SDPGap))
 		}
 		valErr := math.NaN()
 		if in.Val != nil && in.Val.Len() > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/psdlearn/psdlearn/algos/eval"
 	"github.com/psdlearn/psdlearn/algos/train"
@@ -25,10 +26,18 @@ func init() { train.Register("frobmetric", trainFrobMetric) }
 // one with the lowest k-NN error on the validation rows; ties keep the
 // smaller C. The test rows are never seen. When ctx is cancelled the output
 // holds the best metric so far (if any) next to the error.
+//
+// Every solve that stops without its certificate (relative duality gap above
+// DefaultGapTol) adds a warning with its reason; Converged is the chosen
+// solve's certificate. Options.Iters bounds the L-BFGS-B iterations and the
+// Newton polish steps of each solve.
 func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) {
-	out := train.Output{DualityGap: math.NaN(), ValError: math.NaN(), ChosenC: math.NaN()}
+	out := train.Output{DualityGap: math.NaN(), ValError: math.NaN(), ChosenC: math.NaN(), GapTol: DefaultGapTol}
 	if in.Train == nil || in.Train.X == nil || in.Triplets == nil {
 		return out, fmt.Errorf("%w: frobmetric needs training data and triplets", ErrInput)
+	}
+	if in.Options.Iters < 0 {
+		return out, fmt.Errorf("%w: iteration limit %d, want > 0 (or 0 for the default)", ErrInput, in.Options.Iters)
 	}
 	cs := append([]float64(nil), in.Options.C...)
 	if len(cs) == 0 {
@@ -55,13 +64,21 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 	)
 	for _, c := range cs {
 		opt := MetricOptions{C: c, MaxIter: in.Options.Iters, WorkingSet: ws, Backend: b, Progress: in.Progress}
+		if in.Options.Iters > 0 {
+			// The limit bounds the Newton polish too, not only L-BFGS-B.
+			opt.NewtonSteps = min(defaultNewtonSteps, in.Options.Iters)
+		}
 		if prev != nil {
 			opt.U0 = make([]float64, len(prev))
 			for i, v := range prev {
 				opt.U0[i] = v * c / prevC
 			}
 		}
+		t0 := time.Now()
 		res, err := Learn(ctx, in.Train.X, in.Triplets, opt)
+		if res != nil {
+			out.Solves = append(out.Solves, train.Solve{C: c, Seconds: time.Since(t0).Seconds(), Iterations: res.Iterations, Converged: res.Certified && err == nil, Reason: res.Reason})
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				// Cancelled: hand back the best metric so far, the best
@@ -77,6 +94,10 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 			return out, fmt.Errorf("frobmetric C=%g: %w", c, err)
 		}
 		prev, prevC = res.U, c
+		if !res.Certified {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("frobmetric C=%g: not certified (%s): relative duality gap %.3g above the tolerance %.3g after %d iterations",
+				c, res.Reason, res.RelGap, DefaultGapTol, res.Iterations))
+		}
 		valErr := math.NaN()
 		if in.Val != nil && in.Val.Len() > 0 {
 			valErr, err = metricKNNError(b, res.L, in.Train.X, in.Train.Y, in.Val.X, in.Val.Y, k)
@@ -89,7 +110,7 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 				c, res.Iterations, res.Primal, res.RelGap, res.Reason, k, valErr)
 		}
 		if len(cs) > 1 {
-			out.Candidates = append(out.Candidates, train.Candidate{C: c, ValError: valErr, Iterations: res.Iterations, DualityGap: res.RelGap})
+			out.Candidates = append(out.Candidates, train.Candidate{C: c, ValError: valErr, Iterations: res.Iterations, DualityGap: res.RelGap, Converged: res.Certified})
 		}
 		if best == nil || valErr < bestErr {
 			best, bestErr = res, valErr
@@ -111,7 +132,13 @@ func fillOutput(out *train.Output, best *MetricResult, valErr float64) {
 		out.ValError = math.NaN()
 	}
 	out.Curve = best.Curve
+	out.Converged = best.Certified
+	out.Reason = best.Reason
 }
+
+// defaultNewtonSteps is the Newton polish's step budget when
+// MetricOptions.NewtonSteps is zero (see learnWhole).
+const defaultNewtonSteps = 30
 
 // metricKNNError is the k-NN error of the rows of testX (labels testY)
 // classified by the rows of trainX in the metric M = L Lᵀ, i.e. by Euclidean

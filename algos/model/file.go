@@ -41,6 +41,9 @@ type Model struct {
 	Kernel     *Kernel        // set when Kind == KindKernel
 	Classes    []string       // class names of the training data, if known
 	Info       map[string]any // run summary (options, chosen C, errors, …)
+	// Certificate, if non-nil, records whether the solve that learned the
+	// model converged (nil in files written before it was recorded).
+	Certificate *Certificate
 }
 
 // Prepare runs the model's preprocessing on raw data x (n×InputDim) and
@@ -102,6 +105,8 @@ type fileJSON struct {
 	Kernel     *kernelJSON    `json:"kernel,omitempty"`
 	Classes    []string       `json:"classes,omitempty"`
 	Info       map[string]any `json:"info,omitempty"`
+	// Certificate is additive: files without it load as before.
+	Certificate *Certificate `json:"certificate,omitempty"`
 }
 
 func rowsOf(a mat.Matrix) [][]float64 {
@@ -158,7 +163,7 @@ func (m *Model) Save(w io.Writer) error {
 	if err := m.validate(); err != nil {
 		return err
 	}
-	f := fileJSON{Format: Format, Version: Version, Kind: m.Kind, Algo: m.Algo, Preprocess: m.Preprocess, Classes: m.Classes, Info: sanitize(m.Info)}
+	f := fileJSON{Format: Format, Version: Version, Kind: m.Kind, Algo: m.Algo, Preprocess: m.Preprocess, Classes: m.Classes, Info: sanitize(m.Info), Certificate: m.Certificate}
 	if m.Metric != nil {
 		f.Metric = &metricJSON{Dim: m.Metric.Dim(), M: rowsOf(m.Metric.M)}
 	}
@@ -289,7 +294,7 @@ func Load(r io.Reader) (*Model, error) {
 	if f.Version != Version {
 		return nil, fmt.Errorf("%w: model file version %d, this psdlearn reads version %d", ErrInvalid, f.Version, Version)
 	}
-	m := &Model{Kind: f.Kind, Algo: f.Algo, Preprocess: f.Preprocess, Classes: f.Classes, Info: f.Info}
+	m := &Model{Kind: f.Kind, Algo: f.Algo, Preprocess: f.Preprocess, Classes: f.Classes, Info: f.Info, Certificate: f.Certificate}
 	if f.Metric != nil {
 		sym, err := symFromRows(f.Metric.M, f.Metric.Dim)
 		if err != nil {

@@ -43,6 +43,49 @@ type Report struct {
 	Candidates                          []Candidate   // model selection (see Output.Candidates)
 	Metric                              *model.Metric // in the preprocessed space
 	Pipeline                            *data.Pipeline
+	// Converged, Reason, GapTol and Warnings are the trainer's (see
+	// Output); a trainer that reports no certificate gets a warning saying
+	// so, and a cancelled run is never Converged.
+	Converged bool
+	Reason    string
+	GapTol    float64
+	Warnings  []string
+	// Phases is where the time went.
+	Phases Phases
+}
+
+// Phases are the wall times of the stages of an experiment, in seconds.
+// Load is left to the caller, which loads the data before RunExperiment.
+// Train covers every solve and the validation evaluations inside the
+// trainer; Solves breaks the solves down (one per C value tried).
+type Phases struct {
+	Load       float64 `json:"load"`
+	Preprocess float64 `json:"preprocess"`
+	Triplets   float64 `json:"triplets"`
+	Train      float64 `json:"train"`
+	Solves     []Solve `json:"solves"`
+	Evaluation float64 `json:"evaluation"`
+}
+
+// finish fills the certificate fields of r from the trainer's output.
+func (r *Report) finish(out Output, cancelled bool) {
+	r.Converged, r.Reason, r.GapTol = out.Converged && !cancelled, out.Reason, out.GapTol
+	if !(r.GapTol > 0) { // unset: no tolerance to report
+		r.GapTol = math.NaN()
+	}
+	r.Warnings = append([]string(nil), out.Warnings...)
+	r.Phases.Solves = out.Solves
+	switch {
+	case cancelled:
+		r.Reason = "cancelled"
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s: interrupted: the model is the best found before the cancellation, not certified", r.Algo))
+	case !r.Converged && len(r.Warnings) == 0:
+		reason := out.Reason
+		if reason == "" {
+			reason = "the trainer reported no certificate"
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s: not converged (%s)", r.Algo, reason))
+	}
 }
 
 // RunExperiment runs e and evaluates the learned metric.
@@ -80,6 +123,8 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 	if progress == nil {
 		progress = func(string, ...any) {}
 	}
+	var ph Phases
+	tPre := time.Now()
 	pipe, err := data.FitPipeline(b, e.Train.X, e.Standardize, e.PCA)
 	if err != nil {
 		return nil, fmt.Errorf("train: preprocessing: %w", err)
@@ -98,10 +143,13 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 			return nil, err
 		}
 	}
+	ph.Preprocess = time.Since(tPre).Seconds()
+	tTrip := time.Now()
 	ts, err := constraints.TripletsBLAS(b.BLAS(), tr.X, tr.Y, k)
 	if err != nil {
 		return nil, fmt.Errorf("train: triplets: %w", err)
 	}
+	ph.Triplets = time.Since(tTrip).Seconds()
 	progress("train: %d triplets on %d points", ts.Len(), tr.Len())
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("train: %w", err)
@@ -118,8 +166,10 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 		K: k, Triplets: ts.Len(), Iterations: out.Iterations, TrainSeconds: time.Since(t0).Seconds(),
 		Objective: out.Objective, DualityGap: out.DualityGap, ChosenC: out.ChosenC,
 		ValError: math.NaN(), EuclideanValError: math.NaN(), Curve: out.Curve, Pipeline: pipe,
-		Candidates: out.Candidates,
+		Candidates: out.Candidates, Phases: ph,
 	}
+	r.Phases.Train = r.TrainSeconds
+	r.finish(out, err != nil && ctx.Err() != nil)
 	if err != nil {
 		err = fmt.Errorf("train: %s: %w", e.Algo, err)
 		if ctx.Err() == nil || out.M == nil || out.M.SymmetricDim() != tr.Dim() {
@@ -141,6 +191,8 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 		return nil, fmt.Errorf("train: %s: learned matrix: %w", e.Algo, err)
 	}
 	r.Rank = r.Metric.Rank()
+	tEval := time.Now()
+	defer func() { r.Phases.Evaluation = time.Since(tEval).Seconds() }()
 	if r.TestError, err = eval.MetricKNNError(b, r.Metric, tr.X, tr.Y, test.X, test.Y, k); err != nil {
 		return nil, fmt.Errorf("train: evaluation: %w", err)
 	}

@@ -21,12 +21,15 @@ import (
 // Options are the algorithm flags of `psdlearn train`. Zero values mean "the
 // algorithm's default".
 type Options struct {
-	Loss   string    // exp | logistic | hinge
-	Mode   string    // stagewise | corrective
-	Passes int       // multi-pass BoostMetric
-	Iters  int       // maximum iterations (rank-one terms, solver iterations)
-	Nu     float64   // BoostMetric ν
-	C      []float64 // regularisation values; several are chosen among on the validation set
+	Loss   string // exp | logistic | hinge
+	Mode   string // stagewise | corrective
+	Passes int    // multi-pass BoostMetric
+	// Iters bounds the iterations of every phase of a solve (rank-one
+	// terms, L-BFGS-B iterations, Newton polish steps). Zero selects the
+	// algorithm's default; a negative value is an error.
+	Iters int
+	Nu    float64   // BoostMetric ν
+	C     []float64 // regularisation values; several are chosen among on the validation set
 	// WorkingSet is FrobMetric's working-set strategy: "" or "auto" (on from
 	// frob.WorkingSetMinTriplets triplets), "on" or "off".
 	WorkingSet string
@@ -57,6 +60,31 @@ type Output struct {
 	// Candidates lists every value the trainer chose among on the
 	// validation set, in the order tried (nil when there was no choice).
 	Candidates []Candidate
+	// Converged reports that the solve of the returned model reached its
+	// certificate (duality gap within GapTol, or the method's own stopping
+	// rule); false after an iteration or evaluation cap, a stalled line
+	// search or a cancellation.
+	Converged bool
+	// Reason says why the solve of the returned model stopped.
+	Reason string
+	// GapTol is the tolerance the certificate DualityGap is held to, NaN
+	// when the algorithm has no duality certificate.
+	GapTol float64
+	// Warnings are one-line messages about the run — one for every solve
+	// that stopped without its certificate, with the reason — that callers
+	// should show the user.
+	Warnings []string
+	// Solves lists every solve in the order run, with its wall time.
+	Solves []Solve
+}
+
+// Solve is one solver run of a trainer (one per C value tried).
+type Solve struct {
+	C          float64 `json:"c"` // NaN when the algorithm has no C
+	Seconds    float64 `json:"seconds"`
+	Iterations int     `json:"iterations"`
+	Converged  bool    `json:"converged"`
+	Reason     string  `json:"reason,omitempty"`
 }
 
 // Candidate is one regularisation value tried during model selection and
@@ -66,6 +94,7 @@ type Candidate struct {
 	ValError   float64 // validation k-NN error in [0,1], NaN if not evaluated
 	Iterations int
 	DualityGap float64 // relative; NaN when the algorithm has no certificate
+	Converged  bool    // the solve reached its certificate
 }
 
 // Trainer learns a metric.

@@ -277,3 +277,19 @@ func finiteOrNil(v float64) any {
 	}
 	return v
 }
+
+// exitInterrupted is the exit status of a command stopped by Ctrl-C
+// (128 + SIGINT, the shell's convention).
+const exitInterrupted = 130
+
+// exitStatus is an error that sets the process's exit status. When
+// reported is true the command has already printed its output (a summary
+// under --json), so only a line on stderr is added.
+type exitStatus struct {
+	code     int
+	err      error
+	reported bool
+}
+
+func (e *exitStatus) Error() string { return e.err.Error() }
+func (e *exitStatus) Unwrap() error { return e.err }

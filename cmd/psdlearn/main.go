@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -82,6 +83,15 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) (stat
 		return reportError(env, fmt.Errorf("unknown command %q (run 'psdlearn help')", args[0]))
 	}
 	if err := c.run(ctx, env, args[1:]); err != nil {
+		var es *exitStatus
+		if errors.As(err, &es) {
+			if es.reported {
+				fmt.Fprintf(stderr, "psdlearn: %s\n", strings.ReplaceAll(es.Error(), "\n", " "))
+			} else {
+				reportError(env, es.err)
+			}
+			return es.code
+		}
 		return reportError(env, err)
 	}
 	return 0

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"strings"
@@ -53,7 +55,15 @@ type trainSummary struct {
 	Candidates         []candidateSummary `json:"candidates,omitempty"`
 	Model              string             `json:"model,omitempty"`
 	PeakRSSMB          float64            `json:"peak_rss_mb"`
-	Curve              []float64          `json:"-"`
+	// Converged is the certificate of the returned model; Warnings say why
+	// a solve stopped without one (also printed on stderr).
+	Converged bool     `json:"converged"`
+	Warnings  []string `json:"warnings"`
+	// Interrupted: the run was cancelled (Ctrl-C) and the model is the best
+	// one found before; the test evaluation is skipped (null).
+	Interrupted bool         `json:"interrupted"`
+	Phases      train.Phases `json:"phases"`
+	Curve       []float64    `json:"-"`
 }
 
 // candidateSummary is one row of the model-selection table: a C value tried
@@ -63,6 +73,7 @@ type candidateSummary struct {
 	ValError   any     `json:"val_error"`
 	Iterations int     `json:"iterations"`
 	DualityGap any     `json:"duality_gap"`
+	Converged  bool    `json:"converged"`
 }
 
 // trainFlags are the options of psdlearn train.
@@ -93,7 +104,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.opts.Loss, "loss", "", "loss: exp|logistic|hinge (algorithm default if empty)")
 	fs.StringVar(&f.opts.Mode, "mode", "", "mode: stagewise|corrective")
 	fs.IntVar(&f.opts.Passes, "passes", 0, "number of passes (multi-pass BoostMetric)")
-	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations")
+	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included (> 0; default: the algorithm's)")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
 	fs.StringVar(&f.opts.WorkingSet, "working-set", "", "FrobMetric working set: auto|on|off (default auto: on from 20,000 triplets)")
 	fs.StringVar(&f.cList, "C", "", "regularisation C, or a comma-separated list chosen on the validation set")
@@ -105,6 +116,11 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	if f.k < 1 || f.pca < 0 {
 		return fmt.Errorf("train: --k must be ≥ 1 and --pca ≥ 0")
+	}
+	itersGiven := false
+	fs.Visit(func(fl *flag.Flag) { itersGiven = itersGiven || fl.Name == "iters" })
+	if itersGiven && f.opts.Iters <= 0 {
+		return fmt.Errorf("train: --iters %d: the iteration limit must be > 0 (omit it for the algorithm's default)", f.opts.Iters)
 	}
 	var err error
 	if f.opts.C, err = parseNumberList("C", f.cList); err != nil {
@@ -118,21 +134,39 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	progress := newProgress(env)
+	if trainProgressHook != nil {
+		throttled := progress
+		progress = func(format string, args ...any) {
+			trainProgressHook(fmt.Sprintf(format, args...))
+			throttled(format, args...)
+		}
+	}
 
 	// Data and splits.
+	tLoad := time.Now()
 	tr, val, test, splitDesc, err := trainSplits(f)
 	if err != nil {
 		return err
 	}
+	loadSeconds := time.Since(tLoad).Seconds()
 	progress("train: %s: %d train, %d validation, %d test points, %d features", f.dataSpec, tr.Len(), val.Len(), test.Len(), tr.Dim())
 
 	rep, err := train.RunExperiment(ctx, train.Experiment{
 		Algo: f.algo, Train: tr, Val: val, Test: test, Standardize: f.standardize, PCA: f.pca,
 		K: f.k, Seed: f.seed, Backend: b, Options: f.opts, Progress: progress,
 	})
-	if err != nil {
+	// A cancellation (Ctrl-C) with a metric in hand keeps the finished
+	// work: the model is written, marked interrupted and not converged, the
+	// summary printed, and the exit status is 130.
+	interrupted := err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) && rep != nil && rep.Metric != nil
+	if err != nil && !interrupted {
+		if ctx.Err() != nil {
+			return &exitStatus{code: exitInterrupted, err: err}
+		}
 		return err
 	}
+	runErr := err
+	rep.Phases.Load = loadSeconds
 	metric, pipe := rep.Metric, rep.Pipeline
 	testErr, eucTest, valErr := rep.TestError, rep.EuclideanTestErr, rep.ValError
 	sum := trainSummary{
@@ -141,10 +175,14 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		K: rep.K, Triplets: rep.Triplets, Iterations: rep.Iterations, TrainSeconds: rep.TrainSeconds,
 		Objective: finiteOrNil(rep.Objective), DualityGap: finiteOrNil(rep.DualityGap), ChosenC: finiteOrNil(rep.ChosenC),
 		ValError: finiteOrNil(valErr), TestError: testErr, EuclideanTestError: eucTest, EuclideanValError: finiteOrNil(rep.EuclideanValError),
-		Curve: rep.Curve,
+		Curve: rep.Curve, Converged: rep.Converged, Warnings: append([]string{}, rep.Warnings...), Interrupted: interrupted,
+		Phases: rep.Phases,
 	}
 	for _, c := range rep.Candidates {
-		sum.Candidates = append(sum.Candidates, candidateSummary{C: c.C, ValError: finiteOrNil(c.ValError), Iterations: c.Iterations, DualityGap: finiteOrNil(c.DualityGap)})
+		sum.Candidates = append(sum.Candidates, candidateSummary{C: c.C, ValError: finiteOrNil(c.ValError), Iterations: c.Iterations, DualityGap: finiteOrNil(c.DualityGap), Converged: c.Converged})
+	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", strings.ReplaceAll(w, "\n", " "))
 	}
 	if f.out != "" {
 		m := &model.Model{
@@ -156,6 +194,11 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 				"chosen_c": rep.ChosenC, "iterations": rep.Iterations, "objective": rep.Objective,
 				"duality_gap": rep.DualityGap, "val_error": valErr, "test_error": testErr,
 				"euclidean_test_error": eucTest, "backend": b.Name(), "triplets": rep.Triplets,
+				"interrupted": interrupted,
+			},
+			Certificate: &model.Certificate{
+				Converged: rep.Converged, Gap: rep.DualityGap, Tolerance: rep.GapTol, Reason: rep.Reason,
+				Interrupted: interrupted, Warnings: rep.Warnings,
 			},
 		}
 		if !pipe.Empty() {
@@ -168,6 +211,23 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	sum.TotalSeconds = time.Since(start).Seconds()
 	sum.PeakRSSMB = peakRSSMB()
+	if err := printTrainSummary(env, f, rep, sum); err != nil {
+		return err
+	}
+	if interrupted {
+		return &exitStatus{code: exitInterrupted, err: runErr, reported: true}
+	}
+	return nil
+}
+
+// trainProgressHook, if non-nil, receives every progress message of
+// psdlearn train unthrottled (tests use it to act at a given stage).
+var trainProgressHook func(msg string)
+
+// printTrainSummary prints the summary of a train run: one JSON object
+// under --json, else a few lines of text.
+func printTrainSummary(env *cmdEnv, f trainFlags, rep *train.Report, sum trainSummary) error {
+	testErr, eucTest, valErr := rep.TestError, rep.EuclideanTestErr, rep.ValError
 	if env.json {
 		return emitJSON(env, sum)
 	}
@@ -186,11 +246,29 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if !math.IsNaN(rep.ChosenC) {
 		fmt.Fprintf(w, ", C = %g", rep.ChosenC)
 	}
-	fmt.Fprintf(w, "\n  %d-NN test error %.2f%% (Euclidean %.2f%%)", f.k, 100*testErr, 100*eucTest)
+	if sum.Interrupted {
+		fmt.Fprintf(w, "\n  interrupted: the model is the best found so far, not converged; test evaluation skipped")
+	} else {
+		fmt.Fprintf(w, "\n  %d-NN test error %.2f%% (Euclidean %.2f%%)", f.k, 100*testErr, 100*eucTest)
+	}
 	if !math.IsNaN(valErr) {
 		fmt.Fprintf(w, ", validation %.2f%%", 100*valErr)
 	}
-	fmt.Fprintf(w, "; metric rank %d\n", sum.Rank)
+	fmt.Fprintf(w, "; metric rank %d", sum.Rank)
+	if !sum.Converged {
+		fmt.Fprintf(w, "; NOT converged")
+	}
+	fmt.Fprintln(w)
+	ph := sum.Phases
+	fmt.Fprintf(w, "  phases: load %.2f s, preprocess %.2f s, triplets %.2f s, train %.2f s", ph.Load, ph.Preprocess, ph.Triplets, ph.Train)
+	for _, s := range ph.Solves {
+		if math.IsNaN(s.C) {
+			fmt.Fprintf(w, " (solve %.2f s)", s.Seconds)
+		} else {
+			fmt.Fprintf(w, " (C = %g: %.2f s)", s.C, s.Seconds)
+		}
+	}
+	fmt.Fprintf(w, ", evaluation %.2f s\n", ph.Evaluation)
 	if len(rep.Candidates) > 0 {
 		fmt.Fprintf(w, "  validation error by C:")
 		for i, c := range rep.Candidates {

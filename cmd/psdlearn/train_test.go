@@ -292,6 +292,8 @@ func TestTrainErrors(t *testing.T) {
 		{"pca too big", []string{"--algo", "identity-test", "--data", "builtin:iris", "--pca", "9"}, "", "9 components outside [1, 4]"},
 		{"indefinite", []string{"--algo", "indefinite-test", "--data", "builtin:iris"}, "", "not positive semidefinite"},
 		{"bad flag", []string{"--algo", "identity-test", "--bogus"}, "", "flag provided but not defined"},
+		{"negative iters", []string{"--algo", "frobmetric", "--data", "builtin:iris", "--iters", "-1"}, "", "--iters -1: the iteration limit must be > 0"},
+		{"zero iters", []string{"--algo", "boostmetric", "--data", "builtin:iris", "--iters", "0"}, "", "--iters 0: the iteration limit must be > 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.env != "" {
