@@ -62,7 +62,10 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		return nil, fmt.Errorf("%w: ν = %g must be positive and finite", ErrInvalid, nu)
 	}
 	iters := opt.Iters
-	if iters <= 0 {
+	if iters < 0 {
+		return nil, fmt.Errorf("%w: Iters = %d, want ≥ 0 (0 selects the default)", ErrInvalid, iters)
+	}
+	if iters == 0 {
 		iters = defaultIters
 	}
 	tol := opt.Tol

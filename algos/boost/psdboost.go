@@ -63,7 +63,10 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		return nil, fmt.Errorf("%w: ε = %g", ErrInvalid, eps)
 	}
 	iters := opt.Iters
-	if iters <= 0 {
+	if iters < 0 {
+		return nil, fmt.Errorf("%w: Iters = %d, want ≥ 0 (0 selects the default)", ErrInvalid, iters)
+	}
+	if iters == 0 {
 		iters = defaultPSDIters
 	}
 	b := engine.Or(opt.Backend)

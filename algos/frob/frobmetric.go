@@ -24,7 +24,8 @@ type MetricOptions struct {
 	// GapTol is the relative duality gap (primal − dual)/max(1, |primal|) at
 	// which the solve stops. Zero selects DefaultGapTol.
 	GapTol float64
-	// MaxIter bounds the L-BFGS-B iterations over all rounds. Zero selects 20000.
+	// MaxIter bounds the L-BFGS-B iterations over all rounds, and the
+	// Newton polish's steps. Zero selects 20000; negative is an error.
 	MaxIter int
 	// Memory is the number of L-BFGS-B correction pairs. Zero selects 10.
 	Memory int
@@ -188,6 +189,9 @@ func checkMetricInput(x *mat.Dense, ts *constraints.TripletSet, opt MetricOption
 	if err := checkFiniteDense("data", x); err != nil {
 		return err
 	}
+	if opt.MaxIter < 0 {
+		return fmt.Errorf("%w: MaxIter = %d, want ≥ 0 (0 selects the default)", ErrInput, opt.MaxIter)
+	}
 	if opt.U0 != nil && len(opt.U0) != m {
 		return fmt.Errorf("%w: U0 has %d entries for %d triplets", ErrInput, len(opt.U0), m)
 	}
@@ -227,6 +231,9 @@ func learnWhole(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, o
 	}
 	target := orFloat(opt.GapTol, DefaultGapTol)
 	steps := orInt(opt.NewtonSteps, 30)
+	if opt.MaxIter > 0 && steps > opt.MaxIter {
+		steps = opt.MaxIter // MaxIter bounds every phase, the polish included
+	}
 	handover := math.Max(target, opt.HandoverGap)
 	cfg := driverConfig{
 		maxIter:  orInt(opt.MaxIter, 20000),
