@@ -9,6 +9,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/constraints"
 	"github.com/psdlearn/psdlearn/algos/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -48,6 +49,9 @@ type MetricOptions struct {
 	WorkingSet WorkingSetMode
 	// Backend runs the numerical kernels; nil means engine.Default().
 	Backend engine.Backend
+	// fixed, if non-nil, holds multipliers at the upper bound outside the
+	// triplets (a working-set round, see learnWorkingSet).
+	fixed *fixedPart
 	// Progress, if non-nil, receives progress lines: one every 100 dual
 	// evaluations, or sooner once 10 s have passed without one, and one
 	// per L-BFGS-B round.
@@ -220,6 +224,7 @@ func learnWhole(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, o
 	b := engine.Or(opt.Backend)
 	cm := opt.C / float64(m)
 	ev := newMetricEval(b, x, ts, cm)
+	ev.fixed = opt.fixed
 	lower := make([]float64, m)
 	upper := make([]float64, m)
 	u0 := make([]float64, m)
@@ -411,6 +416,25 @@ type metricEval struct {
 	scale  float64   // t of the recovered primal t·X(u), set by certificate
 	sumU   float64
 	half   float64 // ½‖X‖²_F = ½ Σ λ²
+	// fixed, if non-nil, adds the multipliers held at the upper bound
+	// outside ts; fixedMargin is Σ_{r∈F} ⟨A_r, X⟩ at the cached point.
+	fixed       *fixedPart
+	fixedMargin float64
+}
+
+// fixedPart is a set F of triplets whose multipliers a working-set round
+// holds at the upper bound C/m: B = (C/m)·Σ_{r∈F} A_r = (C/m)·Xᵀ L_F X and
+// Count = |F|. With it the restricted dual is
+//
+//	max_{0 ≤ u ≤ C/m} Σ_r u_r + (C/m)|F| − ½‖(Σ_r u_r A_r + B)_+‖²_F,
+//
+// the dual of min_{X⪰0} ½‖X‖²_F + (C/m)[Σ_r (1 − ⟨A_r,X⟩)_+ + Σ_{F} (1 − ⟨A_r,X⟩)],
+// and its points are feasible points of the full dual with the same value.
+// The fixed triplets enter the gap only through ⟨B, X⟩, so a round never
+// touches their pairs.
+type fixedPart struct {
+	B     *mat.SymDense
+	Count int
 }
 
 // eval returns −dual(u) and its gradient ⟨A_r, X(u)⟩ − 1.
@@ -421,6 +445,9 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 	}
 	if err := e.b.WeightedGram(e.g, e.x, graph); err != nil {
 		return 0, fmt.Errorf("frob: weighted Gram: %w", err)
+	}
+	if e.fixed != nil {
+		e.g.AddSym(e.g, e.fixed.B)
 	}
 	// Â = −G, so (Â)_− = −(G)_+: only the positive eigenpairs of G are needed.
 	eig, err := e.b.SymEig(e.g, engine.PositivePart(0), true)
@@ -462,7 +489,23 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 		e.sumU += v
 		grad[i] = e.margin[i] - 1
 	}
-	return e.half - e.sumU, nil
+	if e.fixed == nil {
+		return e.half - e.sumU, nil
+	}
+	// Σ_{r∈F} ⟨A_r, X⟩ = ⟨B, X⟩/(C/m), X = V Λ Vᵀ: one D×D×r product.
+	var bx float64
+	if r > 0 {
+		br, vr := e.fixed.B.RawSymmetric(), e.vec.RawMatrix()
+		w := make([]float64, e.d*r)
+		e.b.BLAS().Dsymm(blas.Left, blas.Upper, e.d, r, 1, br.Data, br.Stride, vr.Data, vr.Stride, 0, w, r)
+		for i := 0; i < e.d; i++ {
+			for j := 0; j < r; j++ {
+				bx += e.lam[j] * w[i*r+j] * vr.Data[i*vr.Stride+j]
+			}
+		}
+	}
+	e.fixedMargin = bx / e.cm
+	return e.half - e.sumU - e.cm*float64(e.fixed.Count), nil
 }
 
 // certificate returns the primal value of the recovered solution t·X(u),
@@ -472,6 +515,11 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 // while u is still inexact (X(u) then violates many margins by a little).
 // At the dual optimum t = 1.
 func (e *metricEval) certificate() (primal, dual float64) {
+	if e.fixed != nil {
+		n := float64(e.fixed.Count)
+		e.scale, primal = primalScaleFixed(e.margin, e.half, e.cm, e.fixedMargin, n, &e.bpBuf)
+		return primal, e.sumU + e.cm*n - e.half
+	}
 	e.scale, primal = primalScale(e.margin, e.half, e.cm, &e.bpBuf)
 	return primal, e.sumU - e.half
 }
@@ -488,6 +536,14 @@ func (e *metricEval) certificate() (primal, dual float64) {
 // cannot hold the minimiser, so the expected cost is a few passes over the
 // margins. buf is scratch space reused across calls.
 func primalScale(margin []float64, half, cm float64, buf *[]float64) (t, primal float64) {
+	return primalScaleFixed(margin, half, cm, 0, 0, buf)
+}
+
+// primalScaleFixed is primalScale with the linear terms of a fixed set F of
+// nFixed triplets whose margins sum to lin (see fixedPart):
+//
+//	P(t) = t²·half + cm Σ_r max(0, 1 − t·margin_r) + cm(nFixed − t·lin).
+func primalScaleFixed(margin []float64, half, cm, lin, nFixed float64, buf *[]float64) (t, primal float64) {
 	value := func(t float64) float64 {
 		var hinge float64
 		for _, v := range margin {
@@ -495,14 +551,16 @@ func primalScale(margin []float64, half, cm float64, buf *[]float64) (t, primal 
 				hinge += 1 - tv
 			}
 		}
-		return t*t*half + cm*hinge
+		return t*t*half + cm*hinge + cm*(nFixed-t*lin)
 	}
 	if !(half > 0) {
 		return 1, value(1)
 	}
 	// Margins ≤ 0 stay in the hinge for every t ≥ 0; positive margins leave
 	// it at their breakpoints 1/margin_r.
-	var neg, pos float64
+	// neg gathers the slope terms active for every t ≥ 0: the margins ≤ 0
+	// and the fixed set's sum.
+	neg, pos := lin, 0.0
 	for _, v := range margin {
 		if v <= 0 {
 			neg += v
@@ -510,7 +568,8 @@ func primalScale(margin []float64, half, cm float64, buf *[]float64) (t, primal 
 			pos += v
 		}
 	}
-	lo, hi := 0.0, cm*pos/(2*half) // P′(hi) ≥ 0: at most every positive margin is active
+	// P′(hi) ≥ 0: at most every positive margin is active.
+	lo, hi := 0.0, cm*(pos+math.Max(neg, 0))/(2*half)
 	if !(hi > 0) {
 		return 0, value(0)
 	}

@@ -100,6 +100,9 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	var (
 		grad          = make([]float64, m)
 		inW           = make([]bool, m)
+		inF           = make([]bool, m) // held at the upper bound
+		lastTol       = math.Inf(1)     // the last round's gap tolerance
+		grownLast     = -1              // triplets the last classification added
 		sizeW         int
 		curve         []float64
 		bestDual      = math.Inf(-1)
@@ -173,22 +176,42 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 				reason = "iteration limit"
 				break
 			}
-			// Grow W by the triplets that are or may become active.
-			grown := 0
+			// Grow W by the triplets that are or may become active, and
+			// hold at the upper bound (F) those whose margin stays well
+			// below 1: most triplets of real kNN data are violated by
+			// every metric, and a round then never touches their pairs.
+			grown, held := 0, 0
+			atUpper := cm * (1 - 1e-12)
 			for r, v := range full.margin {
-				if !inW[r] && (u[r] > 0 || full.scale*v < 1+wsSlack) {
+				mv := full.scale * v
+				switch {
+				case inF[r] && mv >= 1-wsSlack:
+					inF[r], inW[r] = false, true // released
+					grown++
+				case !inF[r] && u[r] >= atUpper && mv < 1-wsSlack:
+					if inW[r] {
+						inW[r] = false
+						sizeW--
+					}
+					inF[r] = true
+				case !inW[r] && !inF[r] && (u[r] > 0 || mv < 1+wsSlack):
 					inW[r] = true
 					grown++
 				}
+				if inF[r] {
+					held++
+				}
 			}
 			sizeW += grown
-			progress("%s: working set round %d: %d of %d triplets (+%d), dual %.10g rel.gap %.3g", label, rounds, sizeW, m, grown, dual, g)
+			grownLast = grown
+			progress("%s: working set round %d: %d of %d triplets free (+%d), %d held at C/m, dual %.10g rel.gap %.3g", label, rounds, sizeW, m, grown, held, dual, g)
 			switch {
 			case float64(sizeW) > wsMaxFraction*float64(m) && phases < wsMaxPhases:
 				pendingWhole = true
 				sizeW = 0
 				clear(inW)
-			case float64(sizeW) > wsMaxFraction*float64(m) || grown == 0 || rounds >= wsMaxRounds:
+				clear(inF)
+			case float64(sizeW) > wsMaxFraction*float64(m) || (grown == 0 && lastTol <= target/4) || rounds >= wsMaxRounds:
 				// The restricted solves no longer close the gap: finish
 				// over all the triplets.
 				wholeFinished, pendingWhole = true, true
@@ -235,7 +258,15 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 		// round, while one solved to the final accuracy on a working set
 		// that is still growing is wasted.
 		roundTol := math.Max(target/4, relGap(primal, dual)/100)
-		res, err := solveRestricted(ctx, x, ts, inW, u, cm, opt, roundTol, maxIter-iters)
+		if grownLast == 0 {
+			roundTol = target / 4 // nothing new to learn from: finish W
+		}
+		lastTol = roundTol
+		fixed, err := fixedTerm(full, inF, cm)
+		if err != nil {
+			return nil, err
+		}
+		res, err := solveRestricted(ctx, x, ts, inW, u, cm, opt, fixed, roundTol, maxIter-iters)
 		if res != nil {
 			absorb(res)
 		}
@@ -253,7 +284,7 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 // inW[r] (u_r = 0 elsewhere, box C/m = cm) from u, on the rows of x those
 // triplets touch, and writes the solution into u. The returned result is
 // the restricted one (its counts and curve), or nil if nothing ran.
-func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, inW []bool, u []float64, cm float64, opt MetricOptions, gapTol float64, maxIter int) (*MetricResult, error) {
+func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, inW []bool, u []float64, cm float64, opt MetricOptions, fixed *fixedPart, gapTol float64, maxIter int) (*MetricResult, error) {
 	idx := make([]int, 0, 1024) // triplets of W
 	for r, in := range inW {
 		if in {
@@ -297,6 +328,7 @@ func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	so.U0 = u0
 	so.GapTol = gapTol
 	so.MaxIter = maxIter
+	so.fixed = fixed
 	if so.HandoverGap == 0 {
 		// On real kNN triplets the restricted dual keeps tens of thousands
 		// of multipliers at the box's bounds and L-BFGS-B's tail is long:
@@ -311,12 +343,44 @@ func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	}
 	res, err := learnWhole(ctx, xs, sub, so)
 	if res != nil {
+		held := make([]bool, len(u))
+		for r := range u {
+			held[r] = u[r] >= cm*(1-1e-12) && !inW[r]
+		}
 		for r := range u {
 			u[r] = 0
+			if fixed != nil && held[r] {
+				u[r] = cm
+			}
 		}
 		for k, r := range idx {
 			u[r] = math.Min(res.U[k], cm)
 		}
 	}
 	return res, err
+}
+
+// fixedTerm returns the fixed part of a round: B = cm·Xᵀ L_F X over the
+// triplets with inF, and |F|; nil when F is empty.
+func fixedTerm(full *metricEval, inF []bool, cm float64) (*fixedPart, error) {
+	w := make([]float64, len(inF))
+	n := 0
+	for r, in := range inF {
+		if in {
+			w[r] = cm
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	graph, err := full.ts.Graph(w)
+	if err != nil {
+		return nil, fmt.Errorf("frob: working set: %w", err)
+	}
+	b := mat.NewSymDense(full.d, nil)
+	if err := full.b.WeightedGram(b, full.x, graph); err != nil {
+		return nil, fmt.Errorf("frob: working set: weighted Gram: %w", err)
+	}
+	return &fixedPart{B: b, Count: n}, nil
 }
