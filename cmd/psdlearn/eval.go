@@ -65,6 +65,9 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	if *split != "" && *ref != "" {
 		return fmt.Errorf("eval: give --split or --ref, not both")
 	}
+	if *k < 1 || *runs < 1 || *clusters < 0 {
+		return fmt.Errorf("eval: --k %d, --runs %d, --clusters %d: want --k and --runs ≥ 1 and --clusters ≥ 0 (0: the number of classes)", *k, *runs, *clusters)
+	}
 	b, err := resolveBackend(*backend)
 	if err != nil {
 		return err

@@ -106,6 +106,9 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if f.k < 1 || f.pca < 0 {
 		return fmt.Errorf("train: --k must be ≥ 1 and --pca ≥ 0")
 	}
+	if err := checkNonNegative("train", map[string]int{"iters": f.opts.Iters, "passes": f.opts.Passes}); err != nil {
+		return err
+	}
 	var err error
 	if f.opts.C, err = parseNumberList("C", f.cList); err != nil {
 		return err
