@@ -3,6 +3,7 @@ package boost
 import (
 	"fmt"
 
+	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/lp"
 )
 
@@ -17,6 +18,32 @@ const MaxC = lp.MaxValue
 func checkC(c float64) error {
 	if !(c <= MaxC) {
 		return fmt.Errorf("%w: C = %g exceeds the largest value the LP solvers accept, %g (boost.MaxC)", ErrInvalid, c, float64(MaxC))
+	}
+	return nil
+}
+
+// Memory estimates the bytes BoostMetric or PSDBoost needs for n points with
+// d features, m triplets and at most iters rank-one terms (0: the default
+// iteration limit of PSDBoost, the larger one): the D×D Gram matrix and its
+// eigendecomposition when the dense eigensolver is used (about 3·D²), else
+// the Lanczos basis (about 40·D); the data and its projections (2·N·D);
+// every term's direction and margins, and for PSDBoost its LP column
+// (about D + 3·m per term); and the per-triplet vectors (about 20·m).
+func Memory(n, d, m, iters int, dense bool) float64 {
+	if iters <= 0 {
+		iters = max(defaultIters, defaultPSDIters)
+	}
+	b := limits.Words(2, n, d) + limits.Words(20, m) + limits.Words(iters, d) + limits.Words(3, iters, m)
+	if dense {
+		return b + limits.Words(3, d, d)
+	}
+	return b + limits.Words(40, d)
+}
+
+// checkMemory applies limits.Check to Memory, before the pricer allocates.
+func checkMemory(n, d, m, iters int, dense bool) error {
+	if err := limits.Check(fmt.Sprintf("boosting on %d points × %d features (%d triplets, up to %d terms)", n, d, m, iters), Memory(n, d, m, iters, dense)); err != nil {
+		return fmt.Errorf("boost: %w", err)
 	}
 	return nil
 }

@@ -121,6 +121,9 @@ func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Me
 	if err := checkMetricInput(x, ts, opt); err != nil {
 		return nil, err
 	}
+	if err := checkMetricLimits(x, ts, opt); err != nil {
+		return nil, err
+	}
 	switch opt.WorkingSet {
 	case WorkingSetOn:
 		return learnWorkingSet(ctx, x, ts, opt)

@@ -28,6 +28,9 @@ func RBFKernel(x *mat.Dense, gamma float64) (*mat.SymDense, error) {
 		return nil, fmt.Errorf("%w: RBF gamma %v", ErrInvalid, gamma)
 	}
 	n, _ := x.Dims()
+	if err := checkMemory(fmt.Sprintf("an RBF kernel on %d objects", n), KernelMemory(n)); err != nil {
+		return nil, err
+	}
 	d2, err := sqDists(x)
 	if err != nil {
 		return nil, err
@@ -149,6 +152,9 @@ func SampleDistances(u mat.Symmetric, T int, noise float64, seed uint64) (*DistS
 	}
 	if T < 0 || noise < 0 || !finite(noise) {
 		return nil, fmt.Errorf("%w: %d examples with noise %v", ErrInvalid, T, noise)
+	}
+	if err := checkMemory(fmt.Sprintf("a sequence of %d distance examples", T), SequenceMemory(T)); err != nil {
+		return nil, err
 	}
 	n := u.SymmetricDim()
 	rng := rand.New(rand.NewPCG(seed, pcgStream))
