@@ -68,6 +68,9 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 		return nil, errAt(name, line, 0, "", "%v", err)
 	}
 	dim := ncol - 1
+	if opt.MaxFeatures > 0 && dim > opt.MaxFeatures {
+		return nil, limitErr(errAt(name, line, 0, "", "%d features exceed the limit of %d (LoadOptions.MaxFeatures)", dim, opt.MaxFeatures))
+	}
 	maxEl := opt.maxElements()
 
 	var vals []float64

@@ -158,6 +158,9 @@ func parseIDX(ib, lb []byte, iname, lname string, opt LoadOptions) (*Dataset, er
 	if dim == 0 {
 		return nil, errOffset(iname, 8, "IDX images with 0 features (dimensions %v)", idims)
 	}
+	if opt.MaxFeatures > 0 && dim > opt.MaxFeatures {
+		return nil, limitErr(errOffset(iname, 8, "IDX images of %d features (dimensions %v) exceed the limit of %d features (LoadOptions.MaxFeatures)", dim, idims, opt.MaxFeatures))
+	}
 	vals := make([]float64, n*dim)
 	esz := idxSize(it)
 	for i := range vals {

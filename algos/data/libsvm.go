@@ -71,6 +71,9 @@ func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 				if j > maxEl {
 					return nil, limitErr(errAt(name, lineNo, t.col, "", "index %d exceeds the limit of %d values (LoadOptions.MaxElements)", j, maxEl))
 				}
+				if opt.MaxFeatures > 0 && j > opt.MaxFeatures {
+					return nil, limitErr(errAt(name, lineNo, t.col, "", "index %d exceeds the limit of %d features (LoadOptions.MaxFeatures)", j, opt.MaxFeatures))
+				}
 				seen = append(seen, indexAt{j, t.col})
 				v, err := parseValue(vs)
 				if err != nil {

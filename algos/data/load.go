@@ -32,6 +32,12 @@ type LoadOptions struct {
 	// decompression (0 means DefaultMaxInputBytes), so that a small
 	// compressed file cannot expand without bound.
 	MaxInputBytes int64
+	// MaxFeatures caps the number of features (0: no cap beyond
+	// MaxElements). Metric learning needs D×D matrices, so a caller that
+	// will learn or apply a metric can refuse a file with too many features
+	// as soon as its header or first out-of-range index is read, before the
+	// data matrix is allocated.
+	MaxFeatures int
 }
 
 // DefaultMaxElements is the default cap on rows×features (2³⁰ float64s, 8 GiB).

@@ -76,7 +76,7 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := loadData(*spec, labelCol)
+	d, err := loadDataFeatures(*spec, labelCol, m.InputDim(), "the input dimension of the model")
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 		}
 		sum.Mode = "split"
 	case refSpec != "":
-		r, err := loadData(refSpec, labelCol)
+		r, err := loadDataFeatures(refSpec, labelCol, m.InputDim(), "the input dimension of the model")
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +82,90 @@ func TestHostileCLP(t *testing.T) {
 			{"psdboost --C 1e25 " + backend, []string{"train", "--algo", "psdboost", "--data", "builtin:iris", "--C", "1e25", "--backend", backend}, "C = 1e+25"},
 			{"boostmetric --loss hinge --C 1e25 " + backend, []string{"train", "--algo", "boostmetric", "--loss", "hinge", "--data", "builtin:iris", "--C", "1e25", "--backend", backend}, "1e+25"},
 		})
+	}
+}
+
+// writeFile writes content to name in dir and returns the path.
+func writeFile(t *testing.T, dir, name string, content []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// gzipRepeat returns gzip data expanding to head followed by line repeated
+// until size bytes.
+func gzipRepeat(t *testing.T, head, line string, size int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	w.Write([]byte(head))
+	chunk := []byte(strings.Repeat(line, 1<<16/len(line)))
+	for n := 0; n < size; n += len(chunk) {
+		w.Write(chunk)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestHostileResources runs the resource reproducers of issue 21 items 2, 4,
+// 5 and 6 through the CLI: each is refused quickly with a one-line error
+// naming the limit or the overflow.
+func TestHostileResources(t *testing.T) {
+	// A fixed memory limit (the default is half of this machine's memory):
+	// 8 GiB fits D×D metrics up to 16,384 features.
+	t.Setenv("PSDLEARN_MAX_MEMORY", "8GiB")
+	dir := t.TempDir()
+	var wide strings.Builder
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&wide, "%d 1:%f 2:%f 4194304:%f\n", i%3, float64(i)/30, float64(i%7)/7, float64(i%5)/5)
+	}
+	widePath := writeFile(t, dir, "wide.libsvm", []byte(wide.String()))
+	wide2 := strings.ReplaceAll(wide.String(), "4194304:", "20000:")
+	wide2Path := writeFile(t, dir, "wide2.libsvm", []byte(wide2))
+	var huge strings.Builder
+	huge.WriteString("a,b,c,d,label\n")
+	for i := 0; i < 30; i++ {
+		v := []float64{6e307, -6e307, 5e307}
+		fmt.Fprintf(&huge, "%g,%g,%g,%g,%d\n", v[i%3], v[(i+1)%3], v[(i+2)%3], 1.0, i%3)
+	}
+	hugePath := writeFile(t, dir, "huge.csv", []byte(huge.String()))
+	modelPath := filepath.Join(dir, "iris.json")
+	var out, errOut bytes.Buffer
+	if status := runMain(context.Background(), []string{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--C", "1", "--split", "0.5,0.5", "--out", modelPath}, &out, &errOut); status != 0 {
+		t.Fatalf("training the iris model: %s", errOut.String())
+	}
+	csvBomb := writeFile(t, dir, "bomb.csv.gz", gzipRepeat(t, "a,b,label\n", "0,0,1\n", 64<<20))
+	svmBomb := writeFile(t, dir, "bomb.libsvm.gz", gzipRepeat(t, "", "1\n", 64<<20))
+	cases := []hostileCase{
+		{"kernel meg --steps 2e9", []string{"kernel", "--algo", "meg", "--steps", "2000000000"}, "--max-memory"},
+		{"csv gzip bomb", []string{"train", "--algo", "frobmetric", "--data", csvBomb, "--max-input", "16MB"}, "--max-input"},
+		{"libsvm gzip bomb", []string{"train", "--algo", "frobmetric", "--data", svmBomb, "--max-input", "16MB"}, "--max-input"},
+		{"csv gzip bomb, memory", []string{"train", "--algo", "frobmetric", "--data", csvBomb, "--max-memory", "100MB"}, "--max-memory"},
+		{"eval near-overflow data", []string{"eval", "--model", modelPath, "--data", hugePath}, "overflow"},
+		{"train near-overflow data", []string{"train", "--algo", "frobmetric", "--data", hugePath, "--C", "1"}, "overflow"},
+		{"bad --max-memory", []string{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--max-memory", "-1GB"}, "max-memory"},
+		{"tiny --max-memory", []string{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--C", "1", "--max-memory", "1KB"}, "--max-memory"},
+	}
+	for _, backend := range []string{"native", "go"} {
+		if _, err := resolveBackend(backend); err != nil {
+			continue
+		}
+		for _, algo := range []string{"frobmetric", "boostmetric", "psdboost"} {
+			cases = append(cases,
+				hostileCase{algo + " wide " + backend, []string{"train", "--algo", algo, "--data", widePath, "--backend", backend}, "--max-memory"},
+				hostileCase{algo + " wide 20000 " + backend, []string{"train", "--algo", algo, "--data", wide2Path, "--backend", backend}, "--max-memory"})
+		}
+	}
+	runHostile(t, cases)
+	// The limit flags are per command line: a following command has the defaults again.
+	out.Reset()
+	errOut.Reset()
+	if status := runMain(context.Background(), []string{"eval", "--model", modelPath, "--data", "builtin:iris"}, &out, &errOut); status != 0 {
+		t.Fatalf("eval after --max-memory 1KB: %s", errOut.String())
 	}
 }

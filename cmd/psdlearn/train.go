@@ -214,12 +214,12 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 // trainSplits loads the data and returns train, validation (possibly nil)
 // and test parts, with a description of the split.
 func trainSplits(f trainFlags) (tr, val, test *data.Dataset, desc string, err error) {
-	d, err := loadData(f.dataSpec, f.labelCol)
+	d, err := loadMetricData(f.dataSpec, f.labelCol)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
 	if f.testSpec != "" {
-		test, err = loadData(f.testSpec, f.labelCol)
+		test, err = loadMetricData(f.testSpec, f.labelCol)
 		if err != nil {
 			return nil, nil, nil, "", err
 		}
