@@ -2,6 +2,7 @@ package boost
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/lp"
@@ -13,11 +14,14 @@ import (
 // objective coefficient of 1e25 or more).
 const MaxC = lp.MaxValue
 
-// checkC rejects a PSDBoost C beyond MaxC (NaN and infinities included),
-// before any LP is built.
-func checkC(c float64) error {
+// checkPSDOptions rejects a PSDBoost C beyond MaxC (NaN and infinities
+// included) and an infinite ε, before any LP is built.
+func checkPSDOptions(c, eps float64) error {
 	if !(c <= MaxC) {
 		return fmt.Errorf("%w: C = %g exceeds the largest value the LP solvers accept, %g (boost.MaxC)", ErrInvalid, c, float64(MaxC))
+	}
+	if math.IsInf(eps, 0) {
+		return fmt.Errorf("%w: ε = %g, want a finite tolerance", ErrInvalid, eps)
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func PSDBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 	if c == 0 {
 		c = 1 / (defaultViolFrac * float64(m))
 	}
-	if err := checkC(c); err != nil {
+	if err := checkPSDOptions(c, opt.Eps); err != nil {
 		return nil, err
 	}
 	if !(c*float64(m) >= 1) || math.IsInf(c, 0) {

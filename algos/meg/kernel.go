@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -76,6 +77,12 @@ func MedianGamma(x *mat.Dense) (float64, error) {
 // sqDists returns the n×n row-major matrix of squared distances of the rows of x.
 func sqDists(x *mat.Dense) ([]float64, error) {
 	n, p := x.Dims()
+	if err := engine.CheckDistances("data", x); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err := checkMemory(fmt.Sprintf("squared distances of %d objects", n), limits.Words(n, n)); err != nil {
+		return nil, err
+	}
 	out := make([]float64, n*n)
 	for a := 0; a < n; a++ {
 		ra := x.RawRowView(a)
