@@ -6,26 +6,6 @@ import (
 	"io"
 )
 
-// Resource limits of the loaders. A few bytes of input can describe a huge
-// data set — a gzip bomb, an IDX header declaring 2³² images, a LIBSVM
-// index of 4,194,304 — so every loader enforces two caps, both set in
-// LoadOptions, and reports an error wrapping ErrLimit (and ErrFormat) when
-// one is reached:
-//
-//   - MaxElements (default DefaultMaxElements, 2³⁰ values, 8 GiB of
-//     float64) caps rows × features of the data matrix, and with it the
-//     parsers' own working memory, which stays within a small multiple of
-//     the cap: CSV values, LIBSVM non-zeros and rows, IDX bodies. IDX
-//     headers are checked before their bodies are read.
-//   - MaxInputBytes (default DefaultMaxInputBytes, 4 GiB) caps the bytes read
-//     from one input after decompression, so a gzip bomb stops at the cap
-//     instead of filling the memory or running for minutes. Text kept
-//     while parsing (one line, the label strings) is bounded by it.
-//
-// The psdlearn command derives MaxElements from its memory limit
-// (--max-memory, see package limits) and sets MaxInputBytes with
-// --max-input.
-
 // DefaultMaxInputBytes is the default cap on the bytes read from one input
 // after decompression.
 const DefaultMaxInputBytes int64 = 4 << 30

@@ -198,3 +198,34 @@ func slicesEqual(a, b []float64) bool {
 	}
 	return true
 }
+
+// TestMaxFeatures checks that every loader refuses more features than
+// LoadOptions.MaxFeatures with ErrLimit, and accepts exactly as many.
+func TestMaxFeatures(t *testing.T) {
+	lb := idxFile(idxUint8, []int{2}, []float64{0, 1})
+	for _, tc := range []struct {
+		name  string
+		parse func(max int) error
+	}{
+		{"csv", func(max int) error {
+			_, err := ParseCSV(strings.NewReader("a,b,c,l\n1,2,3,x\n4,5,6,y\n"), "f", LoadOptions{MaxFeatures: max})
+			return err
+		}},
+		{"libsvm", func(max int) error {
+			_, err := ParseLIBSVM(strings.NewReader("1 1:1 3:2\n2 2:1\n"), "f", LoadOptions{MaxFeatures: max})
+			return err
+		}},
+		{"idx", func(max int) error {
+			im := idxFile(idxUint8, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6})
+			_, err := ParseIDX(bytes.NewReader(im), bytes.NewReader(lb), "f", LoadOptions{MaxFeatures: max})
+			return err
+		}},
+	} {
+		if err := tc.parse(3); err != nil {
+			t.Errorf("%s: 3 features with MaxFeatures 3: %v", tc.name, err)
+		}
+		if err := tc.parse(2); !errors.Is(err, ErrLimit) {
+			t.Errorf("%s: 3 features with MaxFeatures 2: error %v, want ErrLimit", tc.name, err)
+		}
+	}
+}
