@@ -17,9 +17,9 @@
 //  2. the environment variable PSDLEARN_MAX_MEMORY, a byte count such as
 //     "8GiB", "500MB" or "1e9";
 //  3. DefaultMaxMemory: half of the machine's memory (MemTotal of
-//     /proc/meminfo), or of the address-space or data-segment limit of the
-//     process (ulimit -v, ulimit -d) when lower; 8 GiB where none of them can
-//     be read.
+//     /proc/meminfo), or of the data-segment limit (ulimit -d) or of the
+//     address space left under ulimit -v when lower; 8 GiB where none of
+//     them can be read. It is computed once, at the first use.
 //
 // The value "0" (flag or variable) means the default; "unlimited" turns the
 // check off. Estimates are deliberately rough upper bounds on the dominant
@@ -84,8 +84,9 @@ var (
 )
 
 // DefaultMaxMemory returns the default limit: half of the smallest of the
-// machine's total memory and the process's address-space and data limits,
-// or 8 GiB when none of them can be read.
+// machine's total memory, the process's data limit and the address space
+// left under its address-space limit, or 8 GiB when none of them can be
+// read.
 func DefaultMaxMemory() int64 {
 	defaultOnce.Do(func() {
 		avail := systemMemory()

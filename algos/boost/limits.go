@@ -31,13 +31,15 @@ func checkPSDOptions(c, eps float64) error {
 // iteration limit of PSDBoost, the larger one): the D×D Gram matrix and its
 // eigendecomposition when the dense eigensolver is used (about 3·D²), else
 // the Lanczos basis (about 40·D); the data and its projections (2·N·D);
-// every term's direction and margins, and for PSDBoost its LP column
-// (about D + 3·m per term); and the per-triplet vectors (about 20·m).
+// every term's direction and margins (D + m per term; PSDBoost's LP column,
+// held by the LP solver, adds about as much again as the margins, which
+// is left out so that long runs that stop early are not refused); and the
+// per-triplet vectors (about 20·m).
 func Memory(n, d, m, iters int, dense bool) float64 {
 	if iters <= 0 {
 		iters = max(defaultIters, defaultPSDIters)
 	}
-	b := limits.Words(2, n, d) + limits.Words(20, m) + limits.Words(iters, d) + limits.Words(3, iters, m)
+	b := limits.Words(2, n, d) + limits.Words(20, m) + limits.Words(iters, d) + limits.Words(iters, m)
 	if dense {
 		return b + limits.Words(3, d, d)
 	}

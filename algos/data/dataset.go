@@ -15,7 +15,7 @@
 //     longest line: CSV values, LIBSVM non-zeros and rows (label-only lines
 //     count), IDX bodies. IDX headers are checked before their bodies are
 //     read, and a body is never read past its declared size.
-//   - MaxInputBytes, default DefaultMaxInputBytes (4 GiB), caps the bytes
+//   - MaxInputBytes, default DefaultMaxInputBytes (1 GiB), caps the bytes
 //     read from one input after gzip decompression.
 //   - MaxFeatures, default none, caps the feature count as soon as a header
 //     or an index reveals it; metric learning needs D×D matrices, so callers

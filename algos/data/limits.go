@@ -8,7 +8,7 @@ import (
 
 // DefaultMaxInputBytes is the default cap on the bytes read from one input
 // after decompression.
-const DefaultMaxInputBytes int64 = 4 << 30
+const DefaultMaxInputBytes int64 = 1 << 30
 
 // ErrLimit is wrapped by the errors about input beyond LoadOptions.MaxElements
 // or LoadOptions.MaxInputBytes.

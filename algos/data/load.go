@@ -29,8 +29,9 @@ type LoadOptions struct {
 	// working memory (see ErrLimit).
 	MaxElements int
 	// MaxInputBytes caps the bytes read from one input after gzip
-	// decompression (0 means DefaultMaxInputBytes), so that a small
-	// compressed file cannot expand without bound.
+	// decompression (0 means DefaultMaxInputBytes, 1 GiB), so that a small
+	// compressed file cannot expand without bound; parsing runs at 50–100
+	// MB/s, so the default also bounds the time spent on a bomb.
 	MaxInputBytes int64
 	// MaxFeatures caps the number of features (0: no cap beyond
 	// MaxElements). Metric learning needs D×D matrices, so a caller that

@@ -139,13 +139,13 @@ func TestHostileResources(t *testing.T) {
 	if status := runMain(context.Background(), []string{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--C", "1", "--split", "0.5,0.5", "--out", modelPath}, &out, &errOut); status != 0 {
 		t.Fatalf("training the iris model: %s", errOut.String())
 	}
-	csvBomb := writeFile(t, dir, "bomb.csv.gz", gzipRepeat(t, "a,b,label\n", "0,0,1\n", 64<<20))
-	svmBomb := writeFile(t, dir, "bomb.libsvm.gz", gzipRepeat(t, "", "1\n", 64<<20))
+	csvBomb := writeFile(t, dir, "bomb.csv.gz", gzipRepeat(t, "a,b,label\n", "0,0,1\n", 32<<20))
+	svmBomb := writeFile(t, dir, "bomb.libsvm.gz", gzipRepeat(t, "", "1\n", 32<<20))
 	cases := []hostileCase{
 		{"kernel meg --steps 2e9", []string{"kernel", "--algo", "meg", "--steps", "2000000000"}, "--max-memory"},
-		{"csv gzip bomb", []string{"train", "--algo", "frobmetric", "--data", csvBomb, "--max-input", "16MB"}, "--max-input"},
-		{"libsvm gzip bomb", []string{"train", "--algo", "frobmetric", "--data", svmBomb, "--max-input", "16MB"}, "--max-input"},
-		{"csv gzip bomb, memory", []string{"train", "--algo", "frobmetric", "--data", csvBomb, "--max-memory", "100MB"}, "--max-memory"},
+		{"csv gzip bomb", []string{"train", "--algo", "frobmetric", "--data", csvBomb, "--max-input", "2MB"}, "--max-input"},
+		{"libsvm gzip bomb", []string{"train", "--algo", "frobmetric", "--data", svmBomb, "--max-input", "2MB"}, "--max-input"},
+		{"csv gzip bomb, memory", []string{"train", "--algo", "frobmetric", "--data", csvBomb, "--max-memory", "64MB"}, "--max-memory"},
 		{"eval near-overflow data", []string{"eval", "--model", modelPath, "--data", hugePath}, "overflow"},
 		{"train near-overflow data", []string{"train", "--algo", "frobmetric", "--data", hugePath, "--C", "1"}, "overflow"},
 		{"bad --max-memory", []string{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--max-memory", "-1GB"}, "max-memory"},

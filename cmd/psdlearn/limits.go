@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -34,16 +35,24 @@ func checkNonNegative(cmd string, flags map[string]int) error {
 var maxInput int64
 
 // parseElementBytes is the memory the loaders may use per value of the data
-// matrix while parsing (the matrix, growth of the value buffer, sparse
-// entries): the element cap given to the loaders is the memory limit divided
-// by it.
-const parseElementBytes = 32
+// matrix while parsing: the matrix, the doubling growth of the value buffer,
+// sparse entries or per-row labels and offsets (16 bytes a row), and the
+// garbage collector's headroom. The element cap given to the loaders is the
+// memory limit divided by it.
+const parseElementBytes = 64
+
+// minSoftLimit is the smallest memory limit also given to the garbage
+// collector as its soft limit (runtime/debug.SetMemoryLimit); below it a run
+// is refused by the estimates long before the heap matters, and a tiny soft
+// limit would only make the collector run without pause.
+const minSoftLimit = 256 << 20
 
 // resourceFlags defines --max-memory and --max-input on fs, after resetting
 // both limits to their defaults: each command line starts from the
 // defaults, also when commands run one after another in one process.
 func resourceFlags(fs *flag.FlagSet) {
 	limits.SetMaxMemory(0)
+	debug.SetMemoryLimit(math.MaxInt64)
 	maxInput = 0
 	fs.Func("max-memory", "largest estimated memory a run may use, e.g. 16GiB or unlimited (default: $"+limits.EnvMaxMemory+", else half of the machine's memory)", func(s string) error {
 		n, err := limits.ParseBytes(s)
@@ -53,7 +62,7 @@ func resourceFlags(fs *flag.FlagSet) {
 		limits.SetMaxMemory(n)
 		return nil
 	})
-	fs.Func("max-input", "largest size of an input file after gzip decompression, e.g. 10GiB (default 4GiB)", func(s string) error {
+	fs.Func("max-input", "largest size of an input file after gzip decompression, e.g. 10GiB (default 1GiB)", func(s string) error {
 		n, err := limits.ParseBytes(s)
 		if err != nil {
 			return err
@@ -95,6 +104,11 @@ func loadOptions(labelCol string) (data.LoadOptions, error) {
 	mem, err := limits.MaxMemory()
 	if err != nil {
 		return data.LoadOptions{}, err
+	}
+	if mem != limits.Unlimited && mem >= minSoftLimit {
+		// Let the garbage collector work harder near the limit rather than
+		// let the heap grow to twice the live data.
+		debug.SetMemoryLimit(mem)
 	}
 	maxEl := data.DefaultMaxElements
 	if mem/parseElementBytes < int64(maxEl) {
