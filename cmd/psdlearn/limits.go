@@ -47,12 +47,16 @@ const parseElementBytes = 64
 // limit would only make the collector run without pause.
 const minSoftLimit = 256 << 20
 
+// startSoftLimit is the garbage collector's soft limit at start-up
+// ($GOMEMLIMIT, or none), restored for every command line.
+var startSoftLimit = debug.SetMemoryLimit(-1)
+
 // resourceFlags defines --max-memory and --max-input on fs, after resetting
 // both limits to their defaults: each command line starts from the
 // defaults, also when commands run one after another in one process.
 func resourceFlags(fs *flag.FlagSet) {
 	limits.SetMaxMemory(0)
-	debug.SetMemoryLimit(math.MaxInt64)
+	debug.SetMemoryLimit(startSoftLimit)
 	maxInput = 0
 	fs.Func("max-memory", "largest estimated memory a run may use, e.g. 16GiB or unlimited (default: $"+limits.EnvMaxMemory+", else half of the machine's memory)", func(s string) error {
 		n, err := limits.ParseBytes(s)
@@ -105,7 +109,7 @@ func loadOptions(labelCol string) (data.LoadOptions, error) {
 	if err != nil {
 		return data.LoadOptions{}, err
 	}
-	if mem != limits.Unlimited && mem >= minSoftLimit {
+	if mem != limits.Unlimited && mem >= minSoftLimit && mem < startSoftLimit {
 		// Let the garbage collector work harder near the limit rather than
 		// let the heap grow to twice the live data.
 		debug.SetMemoryLimit(mem)
