@@ -230,6 +230,12 @@ func validateRows(lo, hi []float64) error {
 		if math.IsNaN(lo[i]) || math.IsNaN(hi[i]) || math.IsInf(lo[i], 1) || math.IsInf(hi[i], -1) || lo[i] > hi[i] {
 			return fmt.Errorf("%w: row %d has bounds [%g, %g]", ErrInvalidArgument, i, lo[i], hi[i])
 		}
+		if err := checkBound(fmt.Sprintf("row %d lower bound", i), lo[i]); err != nil {
+			return err
+		}
+		if err := checkBound(fmt.Sprintf("row %d upper bound", i), hi[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -241,6 +247,15 @@ func validateColumn(j int, c Column, nrows int) error {
 	}
 	if math.IsNaN(c.Lower) || math.IsNaN(c.Upper) || math.IsInf(c.Lower, 1) || math.IsInf(c.Upper, -1) || c.Lower > c.Upper {
 		return fmt.Errorf("%w: column %d has bounds [%g, %g]", ErrInvalidArgument, j, c.Lower, c.Upper)
+	}
+	if err := checkValue(fmt.Sprintf("column %d objective", j), c.Obj); err != nil {
+		return err
+	}
+	if err := checkBound(fmt.Sprintf("column %d lower bound", j), c.Lower); err != nil {
+		return err
+	}
+	if err := checkBound(fmt.Sprintf("column %d upper bound", j), c.Upper); err != nil {
+		return err
 	}
 	if len(c.Rows) != len(c.Vals) {
 		return fmt.Errorf("%w: column %d has %d row indices and %d values", ErrInvalidArgument, j, len(c.Rows), len(c.Vals))
@@ -256,6 +271,9 @@ func validateColumn(j int, c Column, nrows int) error {
 		seen[r] = struct{}{}
 		if v := c.Vals[k]; math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("%w: column %d: coefficient in row %d is %g", ErrInvalidArgument, j, r, v)
+		}
+		if err := checkValue(fmt.Sprintf("column %d coefficient in row %d", j, r), c.Vals[k]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -55,6 +55,9 @@ func newPricer(b engine.Backend, x *mat.Dense, ts *constraints.TripletSet, opt O
 	if d < 3 {
 		p.dense = true // Lanczos needs k < D with room for a Krylov basis
 	}
+	if err := checkMemory(n, d, ts.Len(), opt.Iters, p.dense); err != nil {
+		return nil, err
+	}
 	if p.dense {
 		p.gram = mat.NewSymDense(d, nil)
 		return p, nil

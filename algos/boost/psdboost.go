@@ -52,6 +52,9 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 	if c == 0 {
 		c = 1 / (defaultViolFrac * float64(m))
 	}
+	if err := checkPSDOptions(c, opt.Eps); err != nil {
+		return nil, err
+	}
 	if !(c*float64(m) >= 1) || math.IsInf(c, 0) {
 		return nil, fmt.Errorf("%w: C = %g is below 1/m = %g for %d triplets (the LP is unbounded)", ErrInvalid, c, 1/float64(m), m)
 	}

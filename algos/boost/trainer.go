@@ -223,6 +223,9 @@ func baseOptions(in train.Input) (Options, error) {
 	if in.Options.Iters < 0 {
 		return Options{}, fmt.Errorf("%w: --iters %d", ErrInvalid, in.Options.Iters)
 	}
+	if in.Options.Passes < 0 {
+		return Options{}, fmt.Errorf("%w: --passes %d", ErrInvalid, in.Options.Passes)
+	}
 	return Options{Iters: in.Options.Iters, Backend: engine.Or(in.Backend), Seed: in.Seed}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -52,6 +53,9 @@ func TripletsBLAS(impl BLAS, x *mat.Dense, y []int, k int) (*TripletSet, error) 
 				return nil, fmt.Errorf("%w: x[%d,%d] = %v", ErrInvalid, i, j, v)
 			}
 		}
+	}
+	if err := engine.CheckDistances("data", x); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	members, err := classMembers(y)
 	if err != nil {

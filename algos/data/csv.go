@@ -19,9 +19,10 @@ import (
 //
 // It rejects empty input, a header without data rows, ragged rows, missing
 // values, unparsable numbers, NaN and ±Inf, each with a *ParseError naming
-// the line and column.
+// the line and column, and input beyond opt.MaxElements or
+// opt.MaxInputBytes with one that also wraps ErrLimit.
 func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(newCapReader(r, name, opt.maxInputBytes()))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
@@ -67,6 +68,9 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 		return nil, errAt(name, line, 0, "", "%v", err)
 	}
 	dim := ncol - 1
+	if opt.MaxFeatures > 0 && dim > opt.MaxFeatures {
+		return nil, limitErr(errAt(name, line, 0, "", "%d features exceed the limit of %d (LoadOptions.MaxFeatures)", dim, opt.MaxFeatures))
+	}
 	maxEl := opt.maxElements()
 
 	var vals []float64
@@ -77,7 +81,7 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 			return errAt(name, line, min(len(rec), ncol)+1, "", "ragged row: %d fields, the header has %d", len(rec), ncol)
 		}
 		if (n+1)*dim > maxEl {
-			return errAt(name, line, 0, "", "more than %d values (LoadOptions.MaxElements)", maxEl)
+			return limitErr(errAt(name, line, 0, "", "more than %d values (LoadOptions.MaxElements)", maxEl))
 		}
 		for j, f := range rec {
 			if j == lab {

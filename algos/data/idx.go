@@ -2,7 +2,6 @@ package data
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -48,16 +47,12 @@ func idxSize(t byte) int {
 // naming the file and byte offset.
 func ParseIDX(images, labels io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 	read := func(r io.Reader, which string) ([]byte, error) {
-		br := bufio.NewReader(r)
-		zr, err := maybeGzip(br, name+" ("+which+")")
+		file := name + " (" + which + ")"
+		zr, err := maybeGzip(bufio.NewReader(r), file, opt.maxInputBytes())
 		if err != nil {
 			return nil, err
 		}
-		var buf bytes.Buffer
-		if _, err := io.Copy(&buf, zr); err != nil {
-			return nil, errOffset(name+" ("+which+")", int64(buf.Len()), "read: %v", err)
-		}
-		return buf.Bytes(), nil
+		return readIDX(zr, file, opt.maxElements())
 	}
 	ib, err := read(images, "images")
 	if err != nil {
@@ -102,7 +97,7 @@ func idxHeader(b []byte, file string, maxEl int) (byte, []int, []byte, error) {
 		dims[i] = int(v)
 		total *= uint64(v)
 		if total > uint64(maxEl) {
-			return 0, nil, nil, errOffset(file, int64(4+4*i), "IDX dimensions %v exceed the limit of %d values (LoadOptions.MaxElements)", dims[:i+1], maxEl)
+			return 0, nil, nil, limitErr(errOffset(file, int64(4+4*i), "IDX dimensions %v exceed the limit of %d values (LoadOptions.MaxElements)", dims[:i+1], maxEl))
 		}
 	}
 	data := b[4+4*nd:]
@@ -162,6 +157,9 @@ func parseIDX(ib, lb []byte, iname, lname string, opt LoadOptions) (*Dataset, er
 	}
 	if dim == 0 {
 		return nil, errOffset(iname, 8, "IDX images with 0 features (dimensions %v)", idims)
+	}
+	if opt.MaxFeatures > 0 && dim > opt.MaxFeatures {
+		return nil, limitErr(errOffset(iname, 8, "IDX images of %d features (dimensions %v) exceed the limit of %d features (LoadOptions.MaxFeatures)", dim, idims, opt.MaxFeatures))
 	}
 	vals := make([]float64, n*dim)
 	esz := idxSize(it)

@@ -2,7 +2,9 @@ package data
 
 import (
 	"bufio"
+	"cmp"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,13 +19,14 @@ import (
 //
 // It rejects empty input, files without any feature, malformed tokens,
 // indices ≤ 0 or repeated in a line, NaN and ±Inf values, each with a
-// *ParseError naming the line and byte column.
+// *ParseError naming the line and byte column, and input beyond
+// opt.MaxElements or opt.MaxInputBytes with one that also wraps ErrLimit.
 func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 	type entry struct {
 		j int
 		v float64
 	}
-	br := bufio.NewReaderSize(r, 1<<16)
+	br := bufio.NewReaderSize(newCapReader(r, name, opt.maxInputBytes()), 1<<16)
 	maxEl := opt.maxElements()
 	var (
 		ptr     = []int{0}
@@ -31,7 +34,7 @@ func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 		enc     labelEncoder
 		dim     int
 		lineNo  int
-		seen    = map[int]bool{}
+		seen    []indexAt // the indices of the current line, to find repeats
 	)
 	for {
 		line, err := br.ReadString('\n')
@@ -52,7 +55,7 @@ func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 			if strings.Contains(lab.s, ":") {
 				return nil, errAt(name, lineNo, lab.col, "", "line starts with %q: want a label before the index:value pairs", lab.s)
 			}
-			clear(seen)
+			seen = seen[:0]
 			for _, t := range toks[1:] {
 				is, vs, ok := strings.Cut(t.s, ":")
 				if !ok {
@@ -66,12 +69,12 @@ func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 					return nil, errAt(name, lineNo, t.col, "", "index %q: want an integer ≥ 1", is)
 				}
 				if j > maxEl {
-					return nil, errAt(name, lineNo, t.col, "", "index %d exceeds the limit of %d values (LoadOptions.MaxElements)", j, maxEl)
+					return nil, limitErr(errAt(name, lineNo, t.col, "", "index %d exceeds the limit of %d values (LoadOptions.MaxElements)", j, maxEl))
 				}
-				if seen[j] {
-					return nil, errAt(name, lineNo, t.col, "", "index %d repeated in the line", j)
+				if opt.MaxFeatures > 0 && j > opt.MaxFeatures {
+					return nil, limitErr(errAt(name, lineNo, t.col, "", "index %d exceeds the limit of %d features (LoadOptions.MaxFeatures)", j, opt.MaxFeatures))
 				}
-				seen[j] = true
+				seen = append(seen, indexAt{j, t.col})
 				v, err := parseValue(vs)
 				if err != nil {
 					return nil, errAt(name, lineNo, t.col+len(is)+1, "", "index %d: %v", j, err)
@@ -83,10 +86,16 @@ func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 					entries = append(entries, entry{j - 1, v})
 				}
 			}
+			if j, col, dup := firstRepeat(seen); dup {
+				return nil, errAt(name, lineNo, col, "", "index %d repeated in the line", j)
+			}
 			enc.add(lab.s)
 			ptr = append(ptr, len(entries))
 			if n := len(ptr) - 1; n*dim > maxEl {
-				return nil, errAt(name, lineNo, 0, "", "%d rows × %d features exceed the limit of %d values (LoadOptions.MaxElements)", n, dim, maxEl)
+				return nil, limitErr(errAt(name, lineNo, 0, "", "%d rows × %d features exceed the limit of %d values (LoadOptions.MaxElements)", n, dim, maxEl))
+			}
+			if len(ptr)-1 > maxEl { // label-only lines: every row will hold at least one value
+				return nil, rowLimit(name, lineNo, maxEl)
 			}
 		}
 		if err == io.EOF {
@@ -134,4 +143,29 @@ func fieldsWithCol(line string) []token {
 		}
 	}
 	return out
+}
+
+// indexAt is a feature index of a LIBSVM line and the column of its token.
+type indexAt struct{ j, col int }
+
+// firstRepeat returns the index repeated in a line whose repetition comes
+// first in the line, and the column of that repetition. Sorting the line's
+// indices takes 16 bytes per token, where a set would take several times
+// more on a line of millions of tokens.
+func firstRepeat(s []indexAt) (j, col int, dup bool) {
+	if len(s) < 2 {
+		return 0, 0, false
+	}
+	slices.SortFunc(s, func(a, b indexAt) int {
+		if a.j != b.j {
+			return cmp.Compare(a.j, b.j)
+		}
+		return cmp.Compare(a.col, b.col)
+	})
+	for k := 1; k < len(s); k++ {
+		if s[k].j == s[k-1].j && (!dup || s[k].col < col) {
+			j, col, dup = s[k].j, s[k].col, true
+		}
+	}
+	return j, col, dup
 }

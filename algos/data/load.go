@@ -2,7 +2,6 @@ package data
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -26,8 +25,20 @@ type LoadOptions struct {
 	// MaxElements caps rows×features of a loaded data matrix (0 means
 	// DefaultMaxElements). Sparse LIBSVM files and IDX headers can describe
 	// huge dense matrices in a few bytes; the cap turns that into an error
-	// instead of an out-of-memory crash.
+	// instead of an out-of-memory crash. It also bounds the parsers' own
+	// working memory (see ErrLimit).
 	MaxElements int
+	// MaxInputBytes caps the bytes read from one input after gzip
+	// decompression (0 means DefaultMaxInputBytes, 1 GiB), so that a small
+	// compressed file cannot expand without bound; parsing runs at 50–100
+	// MB/s, so the default also bounds the time spent on a bomb.
+	MaxInputBytes int64
+	// MaxFeatures caps the number of features (0: no cap beyond
+	// MaxElements). Metric learning needs D×D matrices, so a caller that
+	// will learn or apply a metric can refuse a file with too many features
+	// as soon as its header or first out-of-range index is read, before the
+	// data matrix is allocated.
+	MaxFeatures int
 }
 
 // DefaultMaxElements is the default cap on rows×features (2³⁰ float64s, 8 GiB).
@@ -55,6 +66,8 @@ type ParseError struct {
 	Field  string // the CSV column name, when known
 	Offset int64
 	Msg    string
+
+	limit bool // the input exceeds a resource limit: also wraps ErrLimit
 }
 
 func (e *ParseError) Error() string {
@@ -81,8 +94,14 @@ func (e *ParseError) Error() string {
 	return b.String()
 }
 
-// Unwrap makes every ParseError match ErrFormat.
-func (e *ParseError) Unwrap() error { return ErrFormat }
+// Unwrap makes every ParseError match ErrFormat, and those about a resource
+// limit (LoadOptions.MaxElements, MaxInputBytes) match ErrLimit too.
+func (e *ParseError) Unwrap() []error {
+	if e.limit {
+		return []error{ErrFormat, ErrLimit}
+	}
+	return []error{ErrFormat}
+}
 
 func errAt(file string, line, col int, field, format string, args ...any) *ParseError {
 	return &ParseError{File: file, Line: line, Column: col, Field: field, Offset: -1, Msg: fmt.Sprintf(format, args...)}
@@ -216,13 +235,14 @@ func baseName(path string) string {
 	}
 }
 
-// openMaybeGzip opens path and transparently decompresses gzip content.
-func openMaybeGzip(path string) (io.ReadCloser, error) {
+// openMaybeGzip opens path and transparently decompresses gzip content,
+// reading at most max bytes after decompression.
+func openMaybeGzip(path string, max int64) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}
-	r, err := maybeGzip(bufio.NewReaderSize(f, 1<<16), path)
+	r, err := maybeGzip(bufio.NewReaderSize(f, 1<<16), path, max)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -233,21 +253,22 @@ func openMaybeGzip(path string) (io.ReadCloser, error) {
 	}{r, f}, nil
 }
 
-// maybeGzip returns a decompressing reader when br starts with the gzip magic.
-func maybeGzip(br *bufio.Reader, name string) (io.Reader, error) {
+// maybeGzip returns a decompressing reader when br starts with the gzip
+// magic. Either way the reader fails after max bytes (see capReader).
+func maybeGzip(br *bufio.Reader, name string, max int64) (io.Reader, error) {
 	head, _ := br.Peek(2)
 	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, errOffset(name, 0, "bad gzip header: %v", err)
 		}
-		return zr, nil
+		return newCapReader(zr, name, max), nil
 	}
-	return br, nil
+	return newCapReader(br, name, max), nil
 }
 
 func loadFile(path, format string, opt LoadOptions) (*Dataset, error) {
-	rc, err := openMaybeGzip(path)
+	rc, err := openMaybeGzip(path, opt.maxInputBytes())
 	if err != nil {
 		return nil, err
 	}
@@ -268,16 +289,12 @@ func loadFile(path, format string, opt LoadOptions) (*Dataset, error) {
 
 func loadIDXFiles(images, labels string, opt LoadOptions) (*Dataset, error) {
 	read := func(path string) ([]byte, error) {
-		rc, err := openMaybeGzip(path)
+		rc, err := openMaybeGzip(path, opt.maxInputBytes())
 		if err != nil {
 			return nil, err
 		}
 		defer rc.Close()
-		var buf bytes.Buffer
-		if _, err := io.Copy(&buf, rc); err != nil {
-			return nil, errOffset(path, int64(buf.Len()), "read: %v", err)
-		}
-		return buf.Bytes(), nil
+		return readIDX(rc, path, opt.maxElements())
 	}
 	ib, err := read(images)
 	if err != nil {

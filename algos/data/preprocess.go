@@ -33,25 +33,10 @@ func FitStandardizer(x *mat.Dense) (*Standardizer, error) {
 	if err := checkFinite(x, "standardize"); err != nil {
 		return nil, err
 	}
-	s := &Standardizer{Mean: make([]float64, d), Scale: make([]float64, d)}
+	s := &Standardizer{Mean: columnMeans(x), Scale: make([]float64, d)}
 	raw := x.RawMatrix()
-	for i := 0; i < n; i++ {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-			s.Mean[j] += v
-		}
-	}
-	for j := range s.Mean {
-		s.Mean[j] /= float64(n)
-	}
-	ss := make([]float64, d)
-	for i := 0; i < n; i++ {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-			e := v - s.Mean[j]
-			ss[j] += e * e
-		}
-	}
-	for j := range ss {
-		sd := math.Sqrt(ss[j] / float64(n))
+	for j := range s.Scale {
+		sd := columnDeviation(raw, n, j, s.Mean[j])
 		if sd <= constTol*math.Max(1, math.Abs(s.Mean[j])) {
 			sd = 1
 		}
@@ -77,7 +62,7 @@ func (s *Standardizer) Apply(x *mat.Dense) (*mat.Dense, error) {
 	for i := 0; i < n; i++ {
 		src, dst := raw.Data[i*raw.Stride:i*raw.Stride+d], o.Data[i*o.Stride:i*o.Stride+d]
 		for j, v := range src {
-			dst[j] = (v - s.Mean[j]) / s.Scale[j]
+			dst[j] = centre(v, s.Mean[j], s.Scale[j])
 		}
 	}
 	return out, nil
@@ -144,16 +129,8 @@ func FitPCA(b engine.Backend, x *mat.Dense, d int) (*PCA, error) {
 	if err := checkFinite(x, "pca"); err != nil {
 		return nil, err
 	}
-	mean := make([]float64, dim)
+	mean := columnMeans(x)
 	raw := x.RawMatrix()
-	for i := 0; i < n; i++ {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+dim] {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
 	xc := make([]float64, n*dim)
 	for i := 0; i < n; i++ {
 		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+dim] {
@@ -163,6 +140,9 @@ func FitPCA(b engine.Backend, x *mat.Dense, d int) (*PCA, error) {
 	cov := mat.NewSymDense(dim, nil)
 	cr := cov.RawSymmetric()
 	b.BLAS().Dsyrk(blas.Upper, blas.Trans, dim, n, 1/float64(n), xc, dim, 0, cr.Data, cr.Stride)
+	if err := checkCovariance(cov); err != nil {
+		return nil, err
+	}
 	eig, err := b.SymEig(cov, engine.TopK(dim, d), true)
 	if err != nil {
 		return nil, fmt.Errorf("data: pca: %w", err)
@@ -233,7 +213,7 @@ func (p *PCA) check() error {
 			return fmt.Errorf("data: pca: non-finite component")
 		}
 	}
-	return nil
+	return checkPCAShape(p)
 }
 
 type pcaJSON struct {

@@ -29,11 +29,16 @@ func ParseSplit(s string) (SplitSpec, error) {
 	}
 	if rest, ok := strings.CutPrefix(s, "rows:"); ok {
 		var rows []int
+		sum := 0
 		for _, f := range strings.Split(rest, ",") {
 			v, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || v <= 0 {
 				return SplitSpec{}, fmt.Errorf("data: split %q: row count %q is not a positive integer", s, f)
 			}
+			if v > math.MaxInt-sum {
+				return SplitSpec{}, fmt.Errorf("data: split %q: row counts overflow an int", s)
+			}
+			sum += v
 			rows = append(rows, v)
 		}
 		return SplitSpec{Rows: rows}, nil
@@ -163,15 +168,20 @@ func SplitRows(d *Dataset, counts []int) ([]*Dataset, error) {
 	if len(counts) == 0 {
 		return nil, fmt.Errorf("data: split: no row counts")
 	}
+	// Every count is checked against the rows left before it is added, so the
+	// running total never exceeds d.Len() and cannot overflow.
 	total := 0
 	for _, c := range counts {
 		if c <= 0 {
 			return nil, fmt.Errorf("data: split rows %v: count %d is not positive", counts, c)
 		}
+		if c > d.Len()-total {
+			if c > math.MaxInt-total {
+				return nil, fmt.Errorf("data: split rows %v: the row counts overflow an int, data set %q has %d rows", counts, d.Name, d.Len())
+			}
+			return nil, fmt.Errorf("data: split rows %v: %d rows requested, data set %q has %d", counts, total+c, d.Name, d.Len())
+		}
 		total += c
-	}
-	if total > d.Len() {
-		return nil, fmt.Errorf("data: split rows %v: %d rows requested, data set %q has %d", counts, total, d.Name, d.Len())
 	}
 	out := make([]*Dataset, len(counts))
 	lo := 0

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/psdlearn/psdlearn/algos/model"
+	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -51,6 +52,9 @@ func KMeans(ctx context.Context, x *mat.Dense, k int, opt KMeansOptions) (*KMean
 				return nil, fmt.Errorf("%w: x[%d,%d] = %v", ErrInvalid, i, j, v)
 			}
 		}
+	}
+	if err := engine.CheckDistances("data", x); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	restarts, maxIter := opt.Restarts, opt.MaxIter
 	if restarts <= 0 {

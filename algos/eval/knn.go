@@ -138,6 +138,12 @@ func checkKNN(trainX *mat.Dense, trainY []int, testX *mat.Dense, k int) error {
 			return fmt.Errorf("%w: training label %d of point %d is negative", ErrInvalid, y, i)
 		}
 	}
+	if err := engine.CheckDistances("training data", trainX); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err := engine.CheckDistances("test data", testX); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	return nil
 }
 

@@ -140,6 +140,9 @@ func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Me
 	if err := checkMetricInput(x, ts, opt); err != nil {
 		return nil, err
 	}
+	if err := checkMetricLimits(x, ts, opt); err != nil {
+		return nil, err
+	}
 	xs, s, err := data.Normalize(x)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)

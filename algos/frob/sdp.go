@@ -475,6 +475,9 @@ func compileSDP(p *SDP, opt SDPOptions) (*sdpEval, error) {
 	}
 	ev.initRank = min(ev.initRank, ev.maxRank)
 	ev.k = ev.initRank
+	if err := checkSDPMemory(n, len(p.Constraints), ev.initRank, ev.method); err != nil {
+		return nil, err
+	}
 
 	// Sparsity pattern of C + Σ A_i (entries and small rank-ones).
 	cols := make([][]int, n)

@@ -51,6 +51,9 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 	if k <= 0 {
 		k = 3
 	}
+	if in.Options.Iters < 0 {
+		return out, fmt.Errorf("%w: --iters %d: want a positive limit, or 0 for the default", ErrInput, in.Options.Iters)
+	}
 	ws, err := ParseWorkingSet(in.Options.WorkingSet)
 	if err != nil {
 		return out, err

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,6 +29,9 @@ func RBFKernel(x *mat.Dense, gamma float64) (*mat.SymDense, error) {
 		return nil, fmt.Errorf("%w: RBF gamma %v", ErrInvalid, gamma)
 	}
 	n, _ := x.Dims()
+	if err := checkMemory(fmt.Sprintf("an RBF kernel on %d objects", n), KernelMemory(n)); err != nil {
+		return nil, err
+	}
 	d2, err := sqDists(x)
 	if err != nil {
 		return nil, err
@@ -73,6 +77,12 @@ func MedianGamma(x *mat.Dense) (float64, error) {
 // sqDists returns the n×n row-major matrix of squared distances of the rows of x.
 func sqDists(x *mat.Dense) ([]float64, error) {
 	n, p := x.Dims()
+	if err := engine.CheckDistances("data", x); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err := checkMemory(fmt.Sprintf("squared distances of %d objects", n), limits.Words(n, n)); err != nil {
+		return nil, err
+	}
 	out := make([]float64, n*n)
 	for a := 0; a < n; a++ {
 		ra := x.RawRowView(a)
@@ -149,6 +159,9 @@ func SampleDistances(u mat.Symmetric, T int, noise float64, seed uint64) (*DistS
 	}
 	if T < 0 || noise < 0 || !finite(noise) {
 		return nil, fmt.Errorf("%w: %d examples with noise %v", ErrInvalid, T, noise)
+	}
+	if err := checkMemory(fmt.Sprintf("a sequence of %d distance examples", T), SequenceMemory(T)); err != nil {
+		return nil, err
 	}
 	n := u.SymmetricDim()
 	rng := rand.New(rand.NewPCG(seed, pcgStream))

@@ -88,6 +88,9 @@ func NewLearner(d int, opt LearnerOptions) (*Learner, error) {
 	if d <= 0 {
 		return nil, fmt.Errorf("%w: dimension %d", ErrInvalid, d)
 	}
+	if err := checkMemory(fmt.Sprintf("a MEG learner on %d×%d matrices", d, d), LearnerMemory(d)); err != nil {
+		return nil, err
+	}
 	eta := opt.Eta
 	if eta == 0 {
 		if !(opt.R > 0) || !(opt.C > 0) || math.IsNaN(opt.C) || math.IsInf(opt.R, 0) {

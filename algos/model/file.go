@@ -278,7 +278,7 @@ func (m *Model) SaveFile(path string) error {
 }
 
 // Load reads a model file. It rejects other formats and versions, unknown
-// fields, ragged or non-square matrices, non-symmetric metrics (beyond
+// fields, anything but white space after the JSON object, ragged or non-square matrices, non-symmetric metrics (beyond
 // Tolerance), non-finite numbers and matrices that are not PSD within
 // Tolerance; the factor L of a metric is recomputed with engine.Default().
 func Load(r io.Reader) (*Model, error) {
@@ -287,6 +287,9 @@ func Load(r io.Reader) (*Model, error) {
 	var f fileJSON
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("model: decode: %w", err)
+	}
+	if err := checkTrailing(dec); err != nil {
+		return nil, err
 	}
 	if f.Format != Format {
 		return nil, fmt.Errorf("%w: format %q, want %q", ErrInvalid, f.Format, Format)
@@ -367,7 +370,7 @@ func symFromRows(rows [][]float64, dim int) (*mat.SymDense, error) {
 			if math.Abs(a-b) > Tolerance*big {
 				return nil, fmt.Errorf("%w: metric is not symmetric: M[%d][%d] = %v, M[%d][%d] = %v", ErrInvalid, i, j, a, j, i, b)
 			}
-			s.SetSym(i, j, 0.5*(a+b))
+			s.SetSym(i, j, a/2+b/2) // (a+b)/2 overflows for entries near MaxFloat64
 		}
 	}
 	return s, nil

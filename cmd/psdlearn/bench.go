@@ -32,6 +32,9 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := parseFlags(fs, "bench", args); err != nil {
 		return err
 	}
+	if *runs < 1 || *maxSize < 0 {
+		return fmt.Errorf("bench: --runs %d, --max-size %d: want --runs ≥ 1 and --max-size ≥ 0 (0: no limit)", *runs, *maxSize)
+	}
 	cases, ok := benchSuites[*suite]
 	if !ok {
 		return fmt.Errorf("bench: unknown suite %q (available: %s)", *suite, strings.Join(sortedKeys(benchSuites), ", "))
@@ -47,6 +50,9 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	results, err := bench.Run(ctx, *suite, cases(*seed), bench.Options{Backends: bs, Runs: *runs, MaxSize: *maxSize, Case: *caseFilter, NoWarmup: !*warmup, Progress: newProgress(env)})
 	if err != nil {
 		return err
+	}
+	if len(results) == 0 {
+		return fmt.Errorf("bench: no case of suite %q matches --case %q and --max-size %d", *suite, *caseFilter, *maxSize)
 	}
 	var plots []string
 	if *plotDir != "" {

@@ -114,6 +114,12 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
+	if !(*ratio > 0 && *ratio <= 1) {
+		return fmt.Errorf("cluster: --ratio %v: want a fraction in (0, 1]", *ratio)
+	}
+	if !(*fraction > 0 && *fraction <= 1) || !(*holdOut >= 0 && *holdOut < 1) {
+		return fmt.Errorf("cluster: --fraction must lie in (0, 1] and --holdout in [0, 1)")
+	}
 	if *k < 1 || *runs < 1 || *restarts < 1 || *iters < 1 || *clusters < 0 || *maxRank < 0 || *rank < 0 || !(*bcap > 0) || *eta < 0 || *eigTol < 0 || !(*alpha0 > 0) {
 		return fmt.Errorf("cluster: --k, --runs, --restarts and --iters must be positive, --B and --alpha0 positive, --clusters, --rank, --max-rank, --eta and --eig-tol non-negative")
 	}

@@ -27,6 +27,7 @@ func newFlagSet(env *cmdEnv, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("psdlearn "+name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	fs.BoolVar(&env.json, "json", env.json, "print exactly one JSON object on stdout when done")
+	resourceFlags(fs)
 	return fs
 }
 
@@ -210,9 +211,20 @@ func newProgress(env *cmdEnv) func(format string, args ...any) {
 // idx:IMAGES:LABELS, or builtin:NAME (the embedded data sets). labelCol
 // selects the label column of a CSV file (name or 0-based index; "" = last).
 func loadData(spec, labelCol string) (*data.Dataset, error) {
-	d, err := data.Load(spec, data.LoadOptions{LabelCol: labelCol})
+	return loadDataFeatures(spec, labelCol, 0, "")
+}
+
+// loadDataFeatures is loadData refusing more than maxFeatures features (0:
+// no cap beyond the element cap); why explains the cap in the error.
+func loadDataFeatures(spec, labelCol string, maxFeatures int, why string) (*data.Dataset, error) {
+	opt, err := loadOptions(labelCol)
 	if err != nil {
 		return nil, err
+	}
+	opt.MaxFeatures = maxFeatures
+	d, err := data.Load(spec, opt)
+	if err != nil {
+		return nil, limitHint(err, why)
 	}
 	if d.Len() == 0 {
 		return nil, fmt.Errorf("%s: no data", spec)

@@ -128,6 +128,15 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	if dims < 1 {
 		return fmt.Errorf("embed: --dims %d: want at least 1", dims)
 	}
+	if k < 1 {
+		return fmt.Errorf("embed: --k %d: want at least 1 neighbour", k)
+	}
+	if iters < 0 {
+		return fmt.Errorf("embed: --iters %d: want a positive limit, or 0 for the default", iters)
+	}
+	if relaxIters < -1 {
+		return fmt.Errorf("embed: --relax-iters %d: want ≥ 0, or -1 for none", relaxIters)
+	}
 	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) {
 		return fmt.Errorf("embed: --sigma %v: want a finite σ > 0, or 0 to choose it", sigma)
 	}

@@ -65,6 +65,9 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	if *split != "" && *ref != "" {
 		return fmt.Errorf("eval: give --split or --ref, not both")
 	}
+	if *k < 1 || *runs < 1 || *clusters < 0 {
+		return fmt.Errorf("eval: --k %d, --runs %d, --clusters %d: want --k and --runs ≥ 1 and --clusters ≥ 0 (0: the number of classes)", *k, *runs, *clusters)
+	}
 	b, err := resolveBackend(*backend)
 	if err != nil {
 		return err
@@ -73,7 +76,7 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := loadData(*spec, labelCol)
+	d, err := loadDataFeatures(*spec, labelCol, m.InputDim(), "the input dimension of the model")
 	if err != nil {
 		return err
 	}
@@ -147,7 +150,7 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 		}
 		sum.Mode = "split"
 	case refSpec != "":
-		r, err := loadData(refSpec, labelCol)
+		r, err := loadDataFeatures(refSpec, labelCol, m.InputDim(), "the input dimension of the model")
 		if err != nil {
 			return err
 		}

@@ -122,6 +122,9 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if itersGiven && f.opts.Iters <= 0 {
 		return fmt.Errorf("train: --iters %d: the iteration limit must be > 0 (omit it for the algorithm's default)", f.opts.Iters)
 	}
+	if err := checkNonNegative("train", map[string]int{"iters": f.opts.Iters, "passes": f.opts.Passes}); err != nil {
+		return err
+	}
 	var err error
 	if f.opts.C, err = parseNumberList("C", f.cList); err != nil {
 		return err
@@ -289,12 +292,12 @@ func printTrainSummary(env *cmdEnv, f trainFlags, rep *train.Report, sum trainSu
 // trainSplits loads the data and returns train, validation (possibly nil)
 // and test parts, with a description of the split.
 func trainSplits(f trainFlags) (tr, val, test *data.Dataset, desc string, err error) {
-	d, err := loadData(f.dataSpec, f.labelCol)
+	d, err := loadMetricData(f.dataSpec, f.labelCol)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
 	if f.testSpec != "" {
-		test, err = loadData(f.testSpec, f.labelCol)
+		test, err = loadMetricData(f.testSpec, f.labelCol)
 		if err != nil {
 			return nil, nil, nil, "", err
 		}

@@ -47,7 +47,7 @@ func runTransform(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := loadData(*spec, labelCol)
+	d, err := loadDataFeatures(*spec, labelCol, m.InputDim(), "the input dimension of the model")
 	if err != nil {
 		return err
 	}

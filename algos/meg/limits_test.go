@@ -1,0 +1,35 @@
+package meg
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/psdlearn/psdlearn/limits"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestMemoryLimit is issue 21 item 5 at the library level: 2·10⁹ distance
+// examples allocated 16 bytes each up front and the process died out of
+// memory in 0.02 s. The sequence, the RBF kernel and the learner now check
+// their size first.
+func TestMemoryLimit(t *testing.T) {
+	defer limits.SetMaxMemory(limits.SetMaxMemory(1 << 30))
+	u := mat.NewSymDense(3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
+	start := time.Now()
+	if seq, err := SampleDistances(u, 2000000000, 0, 1); !errors.Is(err, limits.ErrMemory) || seq != nil {
+		t.Fatalf("2e9 steps: error %v, want ErrMemory", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("refusal took %v", took)
+	}
+	if seq, err := SampleDistances(u, 1000, 0, 1); err != nil || seq.Len() != 1000 {
+		t.Fatalf("1000 steps: %v", err)
+	}
+	if _, err := NewLearner(100000, LearnerOptions{Eta: 0.1}); !errors.Is(err, limits.ErrMemory) {
+		t.Errorf("learner on 10⁵×10⁵ matrices: %v", err)
+	}
+	if _, err := RBFKernel(mat.NewDense(20000, 1, nil), 1); !errors.Is(err, limits.ErrMemory) {
+		t.Errorf("RBF kernel on 20,000 objects: %v", err)
+	}
+}

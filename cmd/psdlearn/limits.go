@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/limits"
+)
+
+// checkNonNegative rejects negative values of integer flags whose zero
+// selects a default: a negative limit is a usage error, never replaced by the
+// default silently. flags maps flag names (without dashes) to their values.
+func checkNonNegative(cmd string, flags map[string]int) error {
+	names := make([]string, 0, len(flags))
+	for n := range flags {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if v := flags[n]; v < 0 {
+			return fmt.Errorf("%s: --%s %d: want a positive value, or 0 for the default", cmd, n, v)
+		}
+	}
+	return nil
+}
+
+// maxInput is the --max-input value of the current command line (0: the
+// data package's default).
+var maxInput int64
+
+// parseElementBytes is the memory the loaders may use per value of the data
+// matrix while parsing: the matrix, the doubling growth of the value buffer,
+// sparse entries or per-row labels and offsets (16 bytes a row), and the
+// garbage collector's headroom. The element cap given to the loaders is the
+// memory limit divided by it.
+const parseElementBytes = 64
+
+// minSoftLimit is the smallest memory limit also given to the garbage
+// collector as its soft limit (runtime/debug.SetMemoryLimit); below it a run
+// is refused by the estimates long before the heap matters, and a tiny soft
+// limit would only make the collector run without pause.
+const minSoftLimit = 256 << 20
+
+// startSoftLimit is the garbage collector's soft limit at start-up
+// ($GOMEMLIMIT, or none), restored for every command line.
+var startSoftLimit = debug.SetMemoryLimit(-1)
+
+// resourceFlags defines --max-memory and --max-input on fs, after resetting
+// both limits to their defaults: each command line starts from the
+// defaults, also when commands run one after another in one process.
+func resourceFlags(fs *flag.FlagSet) {
+	limits.SetMaxMemory(0)
+	debug.SetMemoryLimit(startSoftLimit)
+	maxInput = 0
+	fs.Func("max-memory", "largest estimated memory a run may use, e.g. 16GiB or unlimited (default: $"+limits.EnvMaxMemory+", else half of the machine's memory)", func(s string) error {
+		n, err := limits.ParseBytes(s)
+		if err != nil {
+			return err
+		}
+		limits.SetMaxMemory(n)
+		return nil
+	})
+	fs.Func("max-input", "largest size of an input file after gzip decompression, e.g. 10GiB (default 1GiB)", func(s string) error {
+		n, err := limits.ParseBytes(s)
+		if err != nil {
+			return err
+		}
+		maxInput = n
+		return nil
+	})
+}
+
+// metricWords is the number of D×D matrices a metric run holds at once
+// (frob.MetricMemory's leading term): train refuses, while loading, data with
+// more features than fit metricWords·D² float64s in the memory limit.
+const metricWords = 4
+
+// metricMaxFeatures returns the largest D whose D×D metric matrices fit the
+// memory limit (0: no cap, the limit is off).
+func metricMaxFeatures() (int, error) {
+	mem, err := limits.MaxMemory()
+	if err != nil || mem == limits.Unlimited {
+		return 0, err
+	}
+	return max(int(math.Sqrt(float64(mem)/(8*metricWords))), 1), nil
+}
+
+// loadMetricData is loadData for data a metric will be learned on: files
+// with more features than metricMaxFeatures are refused as soon as the
+// parser sees the feature count, before the data matrix is allocated.
+func loadMetricData(spec, labelCol string) (*data.Dataset, error) {
+	maxD, err := metricMaxFeatures()
+	if err != nil {
+		return nil, err
+	}
+	return loadDataFeatures(spec, labelCol, maxD, fmt.Sprintf("what a metric's %d D×D matrices fit in the memory limit; raise it with --max-memory", metricWords))
+}
+
+// loadOptions returns the loader options of the current command line: the
+// element cap follows the memory limit, the input cap --max-input.
+func loadOptions(labelCol string) (data.LoadOptions, error) {
+	mem, err := limits.MaxMemory()
+	if err != nil {
+		return data.LoadOptions{}, err
+	}
+	if mem != limits.Unlimited && mem >= minSoftLimit && mem < startSoftLimit {
+		// Let the garbage collector work harder near the limit rather than
+		// let the heap grow to twice the live data.
+		debug.SetMemoryLimit(mem)
+	}
+	maxEl := data.DefaultMaxElements
+	if mem/parseElementBytes < int64(maxEl) {
+		maxEl = int(max(mem/parseElementBytes, 1))
+	}
+	return data.LoadOptions{LabelCol: labelCol, MaxElements: maxEl, MaxInputBytes: maxInput}, nil
+}
+
+// limitHint adds to a loader's limit error where the limit comes from and
+// how to raise it; why explains the feature cap.
+func limitHint(err error, why string) error {
+	if !errors.Is(err, data.ErrLimit) {
+		return err
+	}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "MaxInputBytes"):
+		return fmt.Errorf("%w; raise it with --max-input", err)
+	case strings.Contains(msg, "MaxFeatures"):
+		return fmt.Errorf("%w: %s", err, why)
+	default:
+		return fmt.Errorf("%w, set from the memory limit; raise it with --max-memory", err)
+	}
+}
