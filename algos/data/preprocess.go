@@ -23,7 +23,8 @@ type Standardizer struct {
 const constTol = 1e-12
 
 // FitStandardizer computes per-feature means and population standard
-// deviations of x. A constant feature (deviation ≤ 1e-12·max(1, |mean|)) gets
+// deviations of x. A constant feature (deviation ≤ 1e-12 times the
+// feature's largest magnitude, so the test does not depend on units) gets
 // scale 1, so it is centred but never divided by zero.
 func FitStandardizer(x *mat.Dense) (*Standardizer, error) {
 	if x == nil {
@@ -37,7 +38,11 @@ func FitStandardizer(x *mat.Dense) (*Standardizer, error) {
 	raw := x.RawMatrix()
 	for j := range s.Scale {
 		sd := columnDeviation(raw, n, j, s.Mean[j])
-		if sd <= constTol*math.Max(1, math.Abs(s.Mean[j])) {
+		var amax float64 // the feature's own magnitude
+		for i := 0; i < n; i++ {
+			amax = math.Max(amax, math.Abs(raw.Data[i*raw.Stride+j]))
+		}
+		if sd <= constTol*amax {
 			sd = 1
 		}
 		s.Scale[j] = sd
