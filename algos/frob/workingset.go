@@ -55,9 +55,6 @@ const (
 	// wsMaxRounds bounds the working-set rounds before the remaining work
 	// is handed to a solve over all the triplets.
 	wsMaxRounds = 30
-	// wsHandover is the relative gap at which a restricted solve hands
-	// over from L-BFGS-B to the semismooth Newton polish.
-	wsHandover = 1e-3
 )
 
 // learnWorkingSet solves FrobMetric by working sets, the shrinking of SVM
@@ -329,13 +326,6 @@ func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	so.GapTol = gapTol
 	so.MaxIter = maxIter
 	so.fixed = fixed
-	if so.HandoverGap == 0 {
-		// On real kNN triplets the restricted dual keeps tens of thousands
-		// of multipliers at the box's bounds and L-BFGS-B's tail is long:
-		// below wsHandover the semismooth Newton polish converges in far
-		// fewer evaluations (docs/frobmetric-fashion.md).
-		so.HandoverGap = wsHandover
-	}
 	if opt.Progress != nil {
 		so.Progress = func(format string, args ...any) {
 			opt.Progress("working set of %d: "+format, append([]any{len(idx)}, args...)...)
