@@ -101,7 +101,12 @@ func rosenbrockCases(ns []int) []acceptanceCase {
 					t.Errorf("f = %.15g, want %g", res.F, want)
 				}
 				for i := 0; i < n; i += 2 {
-					if res.X[i] != 0.5 || math.Abs(res.X[i+1]-0.25) > 1e-8 {
+					// Active at its bound: exactly 0.5 in the Go port; the
+					// Fortran code, whose dot products go through the
+					// machine's BLAS kernels, can stop a few ulps inside
+					// (0.49999999999999845 with OpenBLAS 0.3.21 on one
+					// AMD EPYC kind), never outside.
+					if res.X[i] > 0.5 || 0.5-res.X[i] > 1e-14 || math.Abs(res.X[i+1]-0.25) > 1e-8 {
 						t.Errorf("pair %d = (%v, %v), want (0.5, 0.25)", i/2, res.X[i], res.X[i+1])
 						break
 					}

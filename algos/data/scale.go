@@ -12,6 +12,11 @@ import (
 // data is the same point: there is no distance to learn a metric from.
 var ErrNoSpread = errors.New("data: all points are identical")
 
+// ErrScale is wrapped by Normalize when the data's scale s puts a metric in
+// the data's units, which scales as 1/s², outside the normal floating-point
+// range (s outside about [1e-154, 1e154]): rescale the data first.
+var ErrScale = errors.New("data: the data's scale puts a metric in its units outside the floating-point range")
+
 // RMSDeviation returns the root mean square deviation of the entries of x
 // from their column means,
 //
@@ -71,10 +76,15 @@ func RMSDeviation(x *mat.Dense) (float64, error) {
 // learners train on x/s, so the same data at any scale gives the same
 // problem: a metric M̃ learned on x/s is the metric M = M̃/s² on x
 // (distances (a−b)ᵀM(a−b) are unchanged), and its factor L̃ is L = L̃/s.
+// It fails, wrapping ErrScale, when M̃/s² cannot be represented: s² or 1/s²
+// outside the normal range of float64.
 func Normalize(x *mat.Dense) (*mat.Dense, float64, error) {
 	s, err := RMSDeviation(x)
 	if err != nil {
 		return nil, 0, err
+	}
+	if s2 := s * s; math.IsInf(s2, 0) || s2 < 0x1p-1022 || math.IsInf(1/s2, 0) {
+		return nil, 0, fmt.Errorf("%w: RMS deviation %g", ErrScale, s)
 	}
 	n, d := x.Dims()
 	out := mat.NewDense(n, d, nil)

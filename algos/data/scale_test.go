@@ -45,15 +45,31 @@ func TestRMSDeviation(t *testing.T) {
 		if err != nil || sc != c*s {
 			t.Errorf("factor %g: %v, %v; want exactly %v", c, sc, err, c*s)
 		}
+	}
+	for _, c := range []float64{0x1p-100, 0x1p-30, 0x1p60} {
+		var xc mat.Dense
+		xc.Scale(c, x)
 		n, _, err := Normalize(&xc)
 		n1, _, _ := Normalize(x)
 		if err != nil || !mat.Equal(n, n1) {
-			t.Errorf("factor %g: normalised data differ", c)
+			t.Errorf("factor %g: normalised data differ (%v)", c, err)
 		}
 	}
 	huge := mat.NewDense(2, 1, []float64{-1.5e308, 1.5e308})
 	if s, err := RMSDeviation(huge); err != nil || math.IsInf(s, 0) || s != 1.5e308 {
 		t.Errorf("huge data: %v, %v", s, err)
+	}
+	// A metric in the units of such data (∝ 1/s²) underflows, and one for
+	// data of scale 1e-160 overflows: Normalize refuses both.
+	for _, c := range []float64{1e160, 1e-160} {
+		var xc mat.Dense
+		xc.Scale(c, x)
+		if _, _, err := Normalize(&xc); !errors.Is(err, ErrScale) {
+			t.Errorf("scale %g: %v, want ErrScale", c, err)
+		}
+	}
+	if _, _, err := Normalize(huge); !errors.Is(err, ErrScale) {
+		t.Errorf("huge data: %v, want ErrScale", err)
 	}
 	if _, err := RMSDeviation(mat.NewDense(3, 2, []float64{7, 7, 7, 7, 7, 7})); !errors.Is(err, ErrNoSpread) {
 		t.Errorf("identical rows: %v, want ErrNoSpread", err)
