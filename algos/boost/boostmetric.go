@@ -87,10 +87,10 @@ func BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 	tripletWeights(loss, rho, u)
 	res := &Result{Pi: math.NaN(), DualityGap: math.NaN(), SDPGap: math.NaN(), Stop: StopIterations}
 	var (
-		vs     [][]float64
-		ws     []float64
-		tm     terms // the terms' margins (corrective mode)
-		rough  bool  // the weights come from a bounded corrective re-solve
+		vs    [][]float64
+		ws    []float64
+		tm    terms // the terms' margins (corrective mode)
+		rough bool  // the weights come from a bounded corrective re-solve
 	)
 	if opt.Mode == Corrective {
 		tm = newTerms(pr)
