@@ -37,8 +37,10 @@ const (
 // Newton iteration on the derivative of the objective, bracketed by
 // bisection, with all quantities in log-sum-exp form) and keeps the earlier
 // weights; corrective mode re-minimises the objective over all the weights
-// with the backend's L-BFGS-B, warm-started from the previous weights, so the
-// objective strictly decreases at every iteration.
+// with the backend's L-BFGS-B, warm-started from the previous weights and
+// the new term's line-search weight and capped at a few iterations per term
+// (the last re-solve, and one whose weights pass the stopping test, run to
+// full accuracy), so the objective strictly decreases at every iteration.
 //
 // On cancellation BoostMetric returns the best iterate so far — the metric of
 // the last completed iteration (the objective never increases, so it is also

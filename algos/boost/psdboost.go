@@ -22,9 +22,13 @@ import (
 //	max ρ − C Σ_r ξ_r  s.t.  H_r w + ξ_r − ρ ≥ 0, 1ᵀw = 1, w, ξ ≥ 0,
 //
 // solved as a minimisation by the backend's LP solver (CLP for "native",
-// gonum's simplex for "go"), warm-started after each added column. Its row
-// duals are the triplet weights u (0 ≤ u ≤ C, 1ᵀu = 1) and its optimum is
-// the dual value π = max_j Σ_r u_r H_rj of (D1). Pricing is the leading
+// the pure-Go simplex for "go") by row generation: only a working set of
+// triplets (those with small margins) has rows, every triplet whose margin
+// falls below ρ is added before the master counts as solved, and the LP is
+// warm-started after each added column or batch of rows (see master). Its
+// row duals, zero outside the working set, are the triplet weights u
+// (0 ≤ u ≤ C, 1ᵀu = 1) of the LP over all triplets and its optimum is the
+// dual value π = max_j Σ_r u_r H_rj of (D1). Pricing is the leading
 // eigenpair (λ, v) of Â(u): if λ ≤ π + ε no rank-one term has a positive
 // reduced cost and X = Σ_j w_j v_j v_jᵀ solves the SDP to within ε;
 // otherwise v vᵀ becomes a new column. (The paper solves the dual (D1) and
@@ -33,7 +37,10 @@ import (
 //
 // Result.Curve holds π after every iteration (it increases to the SDP
 // optimum), Result.DualityGap the duality gap of the last LP recomputed from
-// its solution, and Result.SDPGap the final λ − π.
+// its solution over all triplets, and Result.SDPGap the final λ − π. It
+// stops when λ ≤ π + ε (the certificate: u is feasible for the dual over
+// all triplets, so the SDP optimum lies in [π, λ]), after opt.Iters
+// iterations, or when pricing repeats a column already in the master.
 //
 // On cancellation PSDBoost returns the best iterate so far — the metric of
 // the last restricted master problem solved (π never decreases, so it is also
