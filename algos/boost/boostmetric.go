@@ -136,7 +136,7 @@ func BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 			// finish it to full accuracy, then price its duals again.
 			var unbounded bool
 			rough = false
-			ws, unbounded, _, err = correct(ctx, b, loss, tm, ws, nu, rho, correctiveFinalIter)
+			ws, unbounded, err = correct(ctx, b, loss, tm, ws, nu, rho, correctiveFinalIter)
 			if err != nil {
 				marginsOf0(tm, rho, ws)
 				if ctx.Err() != nil {
@@ -194,7 +194,7 @@ func BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 				maxIter = correctiveFinalIter
 			}
 			var nw []float64
-			nw, unbounded, _, err = correct(ctx, b, loss, tm, ws, nu, rho, maxIter)
+			nw, unbounded, err = correct(ctx, b, loss, tm, ws, nu, rho, maxIter)
 			rough = maxIter < correctiveFinalIter
 			if err != nil {
 				// Back to the last completed iteration: drop the new term
@@ -444,7 +444,7 @@ func lineSearch(loss Loss, rho, h []float64, nu float64) (float64, bool) {
 //
 // When ctx is cancelled it returns an error wrapping ctx.Err(); rho then
 // holds the margins of some trial point and w0 is unchanged.
-func correct(ctx context.Context, b engine.Backend, loss Loss, ts terms, w0 []float64, nu float64, rho []float64, maxIter int) (w []float64, unbounded, capped bool, err error) {
+func correct(ctx context.Context, b engine.Backend, loss Loss, ts terms, w0 []float64, nu float64, rho []float64, maxIter int) (w []float64, unbounded bool, err error) {
 	m := len(rho)
 	p := make([]float64, m)
 	var (
@@ -487,7 +487,7 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, ts terms, w0 []fl
 	grad := make([]float64, len(w0))
 	f0 := f(w0, grad)
 	if evalErr != nil {
-		return nil, false, false, evalErr
+		return nil, false, evalErr
 	}
 	settings := engine.MinimizeSettings{Factr: 1e4, Pgtol: 1e-10, MaxIter: maxIter}
 	if maxIter >= correctiveFinalIter {
@@ -514,17 +514,16 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, ts terms, w0 []fl
 	}
 	res, err := b.Minimize(ctx, engine.Problem{Func: f, Lower: lower}, w0, settings)
 	if evalErr != nil {
-		return nil, false, false, evalErr
+		return nil, false, evalErr
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, false, fmt.Errorf("boost: totally corrective step: %w", ctx.Err())
+			return nil, false, fmt.Errorf("boost: totally corrective step: %w", ctx.Err())
 		}
 		var nc *engine.MinimizeNotConvergedError
 		if !errors.As(err, &nc) || res.X == nil || !(res.F <= f0) {
-			return nil, false, false, fmt.Errorf("boost: totally corrective step: %w", err)
+			return nil, false, fmt.Errorf("boost: totally corrective step: %w", err)
 		}
-		capped = !unbounded
 	}
 	w = res.X
 	for j := range w {
@@ -532,9 +531,9 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, ts terms, w0 []fl
 	}
 	f(w, grad) // leaves the margins of w in rho
 	if evalErr != nil {
-		return nil, false, false, evalErr
+		return nil, false, evalErr
 	}
-	return w, unbounded, capped, nil
+	return w, unbounded, nil
 }
 
 // separates reports whether min_r g_r > ν·tr > 0 for the margins g of
