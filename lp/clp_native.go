@@ -116,6 +116,7 @@ type clpModel struct {
 	ncols   int     // columns passed to CLP so far
 	cleanup runtime.Cleanup
 	solved  bool // a basis from a previous solve exists
+	newRows bool // rows were added since that solve
 }
 
 func (m *clpModel) NumRows() int { return len(m.p.RowLower) }
@@ -187,6 +188,51 @@ func (m *clpModel) addColumns(cols []Column) error {
 	return nil
 }
 
+// AddRows passes rows to CLP, which keeps the basis with the new rows'
+// logicals basic (dual feasible: their duals are zero).
+func (m *clpModel) AddRows(rows ...Row) error {
+	if m.closed() {
+		return ErrClosed
+	}
+	n := len(rows)
+	if n == 0 {
+		return nil
+	}
+	nnz := 0
+	for k, r := range rows {
+		if err := validateRow(len(m.p.RowLower)+k, r, m.ncols); err != nil {
+			return fmt.Errorf("lp native: %w", err)
+		}
+		nnz += len(r.Cols)
+	}
+	lo := make([]C.double, n)
+	hi := make([]C.double, n)
+	start := make([]C.CoinBigIndex, n+1)
+	idx := make([]C.int, max(nnz, 1))
+	val := make([]C.double, max(nnz, 1))
+	k := 0
+	for i, r := range rows {
+		lo[i], hi[i] = clpInf(r.Lower), clpInf(r.Upper)
+		start[i] = C.CoinBigIndex(k)
+		for t, j := range r.Cols {
+			idx[k] = C.int(j)
+			val[k] = C.double(r.Vals[t])
+			k++
+		}
+		m.p.RowLower = append(m.p.RowLower, r.Lower)
+		m.p.RowUpper = append(m.p.RowUpper, r.Upper)
+	}
+	start[n] = C.CoinBigIndex(k)
+	C.Clp_addRows(m.h.ptr, C.int(n), &lo[0], &hi[0], &start[0], &idx[0], &val[0])
+	runtime.KeepAlive(lo)
+	runtime.KeepAlive(hi)
+	runtime.KeepAlive(start)
+	runtime.KeepAlive(idx)
+	runtime.KeepAlive(val)
+	m.newRows = true
+	return nil
+}
+
 func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 	if m.closed() {
 		return Solution{}, ErrClosed
@@ -200,13 +246,24 @@ func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 	} else {
 		C.Clp_setMaximumSeconds(ptr, -1)
 	}
-	if m.solved {
+	switch {
+	case m.solved && m.newRows:
+		// New rows with basic logicals keep the basis dual feasible (new
+		// columns may not be: then primal simplex finishes the job).
+		C.Clp_dual(ptr, 0)
+		if C.Clp_status(ptr) != 0 {
+			C.Clp_primal(ptr, 0)
+		}
+	case m.solved:
 		// Warm start: the old basis is primal feasible with the new columns at
 		// their bounds, so primal simplex continues from it.
 		C.Clp_primal(ptr, 0)
-	} else if C.psd_initial_solve(ptr) < 0 {
-		return Solution{}, fmt.Errorf("lp native: ClpSolve_new failed")
+	default:
+		if C.psd_initial_solve(ptr) < 0 {
+			return Solution{}, fmt.Errorf("lp native: ClpSolve_new failed")
+		}
 	}
+	m.newRows = false
 	status := Failed
 	switch C.Clp_status(ptr) {
 	case 0:

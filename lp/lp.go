@@ -93,6 +93,14 @@ func Free(obj float64, rows []int, vals []float64) Column {
 	return Column{Obj: obj, Lower: math.Inf(-1), Upper: math.Inf(1), Rows: rows, Vals: vals}
 }
 
+// Row is one constraint Lower ≤ Σ_k Vals[k]·x[Cols[k]] ≤ Upper on existing
+// columns, for Model.AddRows.
+type Row struct {
+	Lower, Upper float64
+	Cols         []int
+	Vals         []float64
+}
+
 // Problem is a linear program: the row bounds and the columns.
 type Problem struct {
 	RowLower, RowUpper []float64
@@ -121,6 +129,11 @@ type Model interface {
 	// basis with the new columns non-basic at their bounds, when the
 	// implementation supports warm starts.
 	AddColumns(cols ...Column) error
+	// AddRows appends constraints on the existing columns (row generation).
+	// The next Solve of the native model starts from the previous basis with
+	// the new rows' logicals basic, which stays dual feasible, so dual
+	// simplex continues from it; the Go model solves from scratch.
+	AddRows(rows ...Row) error
 	// Solve optimises the current problem. When the status is not Optimal it
 	// returns the Solution with that status and an error wrapping ErrInfeasible,
 	// ErrUnbounded or ErrNotSolved. On cancellation it returns an error
@@ -274,6 +287,30 @@ func validateColumn(j int, c Column, nrows int) error {
 		}
 		if err := checkValue(fmt.Sprintf("column %d coefficient in row %d", j, r), c.Vals[k]); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// validateRow checks row i against a problem with ncols columns.
+func validateRow(i int, r Row, ncols int) error {
+	if err := validateRows([]float64{r.Lower}, []float64{r.Upper}); err != nil {
+		return fmt.Errorf("%w: new row %d has bounds [%g, %g]", ErrInvalidArgument, i, r.Lower, r.Upper)
+	}
+	if len(r.Cols) != len(r.Vals) {
+		return fmt.Errorf("%w: new row %d has %d column indices and %d values", ErrInvalidArgument, i, len(r.Cols), len(r.Vals))
+	}
+	seen := make(map[int]struct{}, len(r.Cols))
+	for k, j := range r.Cols {
+		if j < 0 || j >= ncols {
+			return fmt.Errorf("%w: new row %d: column index %d outside [0,%d)", ErrInvalidArgument, i, j, ncols)
+		}
+		if _, dup := seen[j]; dup {
+			return fmt.Errorf("%w: new row %d: column %d given twice", ErrInvalidArgument, i, j)
+		}
+		seen[j] = struct{}{}
+		if v := r.Vals[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: new row %d: coefficient in column %d is %g", ErrInvalidArgument, i, j, v)
 		}
 	}
 	return nil

@@ -81,6 +81,34 @@ func (m *goModel) AddColumns(cols ...Column) error {
 	return nil
 }
 
+// AddRows appends rows; the next solve starts from scratch (the kept basis
+// inverse has the old dimension).
+func (m *goModel) AddRows(rows ...Row) error {
+	if m.closed {
+		return ErrClosed
+	}
+	for k, r := range rows {
+		if err := validateRow(len(m.p.RowLower)+k, r, len(m.p.Cols)); err != nil {
+			return fmt.Errorf("lp go: %w", err)
+		}
+	}
+	if n := len(m.p.RowLower) + len(rows); n > GoMaxRows {
+		return fmt.Errorf("lp go: %w: %d rows; the limit is %d rows, use the native (CLP) solver", ErrTooLarge, n, GoMaxRows)
+	}
+	for _, r := range rows {
+		i := len(m.p.RowLower)
+		m.p.RowLower = append(m.p.RowLower, r.Lower)
+		m.p.RowUpper = append(m.p.RowUpper, r.Upper)
+		for k, j := range r.Cols {
+			c := &m.p.Cols[j]
+			c.Rows = append(c.Rows, i)
+			c.Vals = append(c.Vals, r.Vals[k])
+		}
+	}
+	m.warm = nil
+	return nil
+}
+
 func (m *goModel) Solve(ctx context.Context) (Solution, error) {
 	if m.closed {
 		return Solution{}, ErrClosed

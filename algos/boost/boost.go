@@ -15,6 +15,14 @@
 // the pairs the triplets use. The learned metric is kept as its rank-one terms
 // Σ_j w_j v_j v_jᵀ (Result.V, Result.W).
 //
+// Stopping rules: BoostMetric stops when λmax(Â(u)) < ν + Tol·λ₁ (no new
+// term decreases the objective) or after Iters terms; its corrective
+// re-solves are warm-started and capped, the last one run to full accuracy.
+// PSDBoost stops when λmax(Â(u)) ≤ π + Eps, a certificate over all
+// triplets: its restricted master LP is solved by row generation on a
+// working set of triplets until no other triplet is violated, so its duals
+// u are feasible and optimal for the LP over all of them.
+//
 // The package registers the trainers "boostmetric" and "psdboost" with
 // algos/train.
 package boost

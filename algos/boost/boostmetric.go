@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/psdlearn/psdlearn/algos/constraints"
 	"github.com/psdlearn/psdlearn/engine"
@@ -36,8 +37,10 @@ const (
 // Newton iteration on the derivative of the objective, bracketed by
 // bisection, with all quantities in log-sum-exp form) and keeps the earlier
 // weights; corrective mode re-minimises the objective over all the weights
-// with the backend's L-BFGS-B, warm-started from the previous weights, so the
-// objective strictly decreases at every iteration.
+// with the backend's L-BFGS-B, warm-started from the previous weights and
+// the new term's line-search weight and capped at a few iterations per term
+// (the last re-solve, and one whose weights pass the stopping test, run to
+// full accuracy), so the objective strictly decreases at every iteration.
 //
 // On cancellation BoostMetric returns the best iterate so far — the metric of
 // the last completed iteration (the objective never increases, so it is also
@@ -87,13 +90,16 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 	rho := make([]float64, m)
 	u := make([]float64, m)
 	tripletWeights(loss, rho, u)
-
 	res := &Result{Pi: math.NaN(), DualityGap: math.NaN(), SDPGap: math.NaN(), Stop: StopIterations}
 	var (
-		vs [][]float64
-		ws []float64
-		hs [][]float64 // margins of every term (corrective mode)
+		vs    [][]float64
+		ws    []float64
+		tm    terms // the terms' margins (corrective mode)
+		rough bool  // the weights come from a bounded corrective re-solve
 	)
+	if opt.Mode == Corrective {
+		tm = newTerms(pr)
+	}
 	// finish stores the terms of the last completed iteration in res.
 	finish := func() {
 		// Drop terms whose weight ended at zero (corrective mode): X is unchanged.
@@ -128,6 +134,33 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		if it == 1 {
 			stopAt = nu + tol*math.Abs(lambda)
 		}
+		if lambda < stopAt && rough {
+			// The stopping test holds at weights of a bounded re-solve:
+			// finish it to full accuracy, then price its duals again.
+			var unbounded bool
+			rough = false
+			ws, unbounded, err = correct(ctx, b, loss, tm, ws, nu, rho, correctiveFinalIter)
+			if err != nil {
+				marginsOf0(tm, rho, ws)
+				if ctx.Err() != nil {
+					return cancelled(err)
+				}
+				return nil, err
+			}
+			tripletWeights(loss, rho, u)
+			res.Curve[len(res.Curve)-1] = objective(loss, rho, nu, ws)
+			if unbounded {
+				res.Stop = StopUnbounded
+				break
+			}
+			if lambda, v, err = pr.top(ctx, u); err != nil {
+				if ctx.Err() != nil {
+					return cancelled(err)
+				}
+				return nil, err
+			}
+			res.Lambda[len(res.Lambda)-1] = lambda
+		}
 		if lambda < stopAt {
 			res.Stop = StopConverged
 			break
@@ -147,17 +180,33 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 				rho[r] += weight * h[r]
 			}
 		case Corrective:
-			hs = append(hs, h)
-			ws = append(ws, 0)
+			// Warm start: the previous weights and the new term at its
+			// exact line-search weight, which is the stage-wise step, so
+			// the bounded re-solve can only improve on it.
+			weight, unbounded = lineSearch(loss, rho, h, nu)
+			tm.add(v, h)
+			ws = append(ws, weight)
+			if unbounded {
+				for r := range rho {
+					rho[r] += weight * h[r]
+				}
+				break
+			}
+			maxIter := correctiveMaxIter
+			if it == iters {
+				maxIter = correctiveFinalIter
+			}
 			var nw []float64
-			nw, unbounded, err = correct(ctx, b, loss, hs, ws, nu, rho)
+			nw, unbounded, err = correct(ctx, b, loss, tm, ws, nu, rho, maxIter)
+			rough = maxIter < correctiveFinalIter
 			if err != nil {
+				// Back to the last completed iteration: drop the new term
+				// and restore the margins of the weights before.
+				j := len(ws) - 1
+				vs, ws = vs[:j], ws[:j]
+				tm.truncate(j)
+				marginsOf0(tm, rho, ws)
 				if ctx.Err() != nil {
-					// Back to the last completed iteration: drop the new
-					// term and restore the margins of the weights before.
-					j := len(ws) - 1
-					vs, hs, ws = vs[:j], hs[:j], ws[:j]
-					marginsOf(rho, hs, ws)
 					return cancelled(err)
 				}
 				return nil, err
@@ -189,6 +238,19 @@ func ctxError(ctx context.Context, err error) error {
 		return err
 	}
 	return fmt.Errorf("boost: %w", ctx.Err())
+}
+
+// marginsOf0 restores the margins of the weights w of the terms tm in rho
+// (zero without terms), ignoring the evaluator's error: it only fails on
+// dimensions that the earlier successful evaluations have checked.
+func marginsOf0(tm terms, rho, w []float64) {
+	if len(w) == 0 {
+		for r := range rho {
+			rho[r] = 0
+		}
+		return
+	}
+	_, _ = tm.margins(rho, w)
 }
 
 // marginsOf sets rho to the margins Σ_j w_j H_j of the weights w on the
@@ -371,10 +433,12 @@ func lineSearch(loss Loss, rho, h []float64, nu float64) (float64, bool) {
 }
 
 // correct minimises the loss of ρ = Σ_j w_j H_j plus ν 1ᵀw over w ≥ 0 with
-// the backend's L-BFGS-B from w0, writes the margins of the solution into rho
-// and returns the weights. A solve that stops short of its tolerances is
-// accepted when it did not increase the objective (the line search of L-BFGS-B
-// only accepts decreasing steps).
+// the backend's L-BFGS-B from w0 (at most maxIter iterations), writes the
+// margins of the solution into rho and returns the weights. The margins and
+// the gradient come from ts (see newTerms: O(N·D² + pairs·D) per evaluation
+// for small D, whatever the number of terms). A solve that stops short of
+// its tolerances is accepted when it did not increase the objective (the
+// line search of L-BFGS-B only accepts decreasing steps).
 //
 // With the exponential loss the problem has no minimiser once some w has
 // min_r ρ_r > ν·1ᵀw (every triplet satisfied with a margin above ν per unit
@@ -383,11 +447,22 @@ func lineSearch(loss Loss, rho, h []float64, nu float64) (float64, bool) {
 //
 // When ctx is cancelled it returns an error wrapping ctx.Err(); rho then
 // holds the margins of some trial point and w0 is unchanged.
-func correct(ctx context.Context, b engine.Backend, loss Loss, hs [][]float64, w0 []float64, nu float64, rho []float64) (w []float64, unbounded bool, err error) {
+func correct(ctx context.Context, b engine.Backend, loss Loss, ts terms, w0 []float64, nu float64, rho []float64, maxIter int) (w []float64, unbounded bool, err error) {
 	m := len(rho)
 	p := make([]float64, m)
+	var (
+		evalErr error
+		lastW   []float64 // the last point evaluated
+		lastSep bool      // and whether its margins separate (exponential loss)
+	)
 	f := func(w, grad []float64) float64 {
-		tr := marginsOf(rho, hs, w)
+		tr, err := ts.margins(rho, w)
+		if err != nil {
+			evalErr = err
+			return math.NaN()
+		}
+		lastW = append(lastW[:0], w...)
+		lastSep = loss == Exp && separates(rho, tr, nu)
 		var val float64
 		switch loss {
 		case Exp:
@@ -402,27 +477,48 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, hs [][]float64, w
 				val += softplus(-q)
 			}
 		}
-		for j, hj := range hs {
-			var s float64
-			for r, v := range hj {
-				s += v * p[r]
-			}
-			grad[j] = nu - s
+		if err := ts.dots(grad, p); err != nil {
+			evalErr = err
+			return math.NaN()
+		}
+		for j := range grad {
+			grad[j] = nu - grad[j]
 		}
 		return val + nu*tr
 	}
 	lower := make([]float64, len(w0))
 	grad := make([]float64, len(w0))
 	f0 := f(w0, grad)
-	settings := engine.MinimizeSettings{Factr: 1e4, Pgtol: 1e-10, MaxIter: 2000}
+	if evalErr != nil {
+		return nil, false, evalErr
+	}
+	settings := engine.MinimizeSettings{Factr: 1e4, Pgtol: 1e-10, MaxIter: maxIter}
+	if maxIter >= correctiveFinalIter {
+		// The final solve starts from weights refined only by capped
+		// re-solves: stop it on the projected gradient, not on a small
+		// relative decrease of F.
+		settings.Factr = -1
+	}
 	if loss == Exp {
 		g := make([]float64, m)
 		settings.Callback = func(it engine.MinimizeIteration) bool {
-			unbounded = separates(hs, it.X, nu, g)
+			if slices.Equal(it.X, lastW) { // the usual case: no second evaluation
+				unbounded = lastSep
+				return !unbounded
+			}
+			tr, err := ts.margins(g, it.X)
+			if err != nil {
+				evalErr = err
+				return false
+			}
+			unbounded = separates(g, tr, nu)
 			return !unbounded
 		}
 	}
 	res, err := b.Minimize(ctx, engine.Problem{Func: f, Lower: lower}, w0, settings)
+	if evalErr != nil {
+		return nil, false, evalErr
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false, fmt.Errorf("boost: totally corrective step: %w", ctx.Err())
@@ -437,21 +533,15 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, hs [][]float64, w
 		w[j] = math.Max(w[j], 0)
 	}
 	f(w, grad) // leaves the margins of w in rho
+	if evalErr != nil {
+		return nil, false, evalErr
+	}
 	return w, unbounded, nil
 }
 
-// separates reports whether min_r (H w)_r > ν·1ᵀw > 0 (g is workspace).
-func separates(hs [][]float64, w []float64, nu float64, g []float64) bool {
-	for r := range g {
-		g[r] = 0
-	}
-	var tr float64
-	for j, h := range hs {
-		tr += w[j]
-		for r, v := range h {
-			g[r] += w[j] * v
-		}
-	}
+// separates reports whether min_r g_r > ν·tr > 0 for the margins g of
+// weights with trace tr.
+func separates(g []float64, tr, nu float64) bool {
 	if !(tr > 0) {
 		return false
 	}

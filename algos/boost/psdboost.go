@@ -22,9 +22,13 @@ import (
 //	max ρ − C Σ_r ξ_r  s.t.  H_r w + ξ_r − ρ ≥ 0, 1ᵀw = 1, w, ξ ≥ 0,
 //
 // solved as a minimisation by the backend's LP solver (CLP for "native",
-// gonum's simplex for "go"), warm-started after each added column. Its row
-// duals are the triplet weights u (0 ≤ u ≤ C, 1ᵀu = 1) and its optimum is
-// the dual value π = max_j Σ_r u_r H_rj of (D1). Pricing is the leading
+// the pure-Go simplex for "go") by row generation: only a working set of
+// triplets (those with small margins) has rows, every triplet whose margin
+// falls below ρ is added before the master counts as solved, and the LP is
+// warm-started after each added column or batch of rows (see master). Its
+// row duals, zero outside the working set, are the triplet weights u
+// (0 ≤ u ≤ C, 1ᵀu = 1) of the LP over all triplets and its optimum is the
+// dual value π = max_j Σ_r u_r H_rj of (D1). Pricing is the leading
 // eigenpair (λ, v) of Â(u): if λ ≤ π + ε no rank-one term has a positive
 // reduced cost and X = Σ_j w_j v_j v_jᵀ solves the SDP to within ε;
 // otherwise v vᵀ becomes a new column. (The paper solves the dual (D1) and
@@ -33,7 +37,10 @@ import (
 //
 // Result.Curve holds π after every iteration (it increases to the SDP
 // optimum), Result.DualityGap the duality gap of the last LP recomputed from
-// its solution, and Result.SDPGap the final λ − π.
+// its solution over all triplets, and Result.SDPGap the final λ − π. It
+// stops when λ ≤ π + ε (the certificate: u is feasible for the dual over
+// all triplets, so the SDP optimum lies in [π, λ]), after opt.Iters
+// iterations, or when pricing repeats a column already in the master.
 //
 // On cancellation PSDBoost returns the best iterate so far — the metric of
 // the last restricted master problem solved (π never decreases, so it is also
@@ -83,55 +90,39 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 	}
 	_, d := x.Dims()
 
-	// Rows 0..m−1: H_r w + ξ_r − ρ ≥ 0; row m: 1ᵀw = 1.
-	// Columns: ρ (free, cost −1), ξ_r (≥ 0, cost C), then one w_j per term.
-	prob := engine.LPProblem{RowLower: make([]float64, m+1), RowUpper: make([]float64, m+1)}
-	allRows := make([]int, m)
-	minusOnes := make([]float64, m)
-	for r := 0; r < m; r++ {
-		prob.RowUpper[r] = math.Inf(1)
-		allRows[r] = r
-		minusOnes[r] = -1
-	}
-	prob.RowLower[m], prob.RowUpper[m] = 1, 1
-	prob.Cols = append(prob.Cols, engine.LPFree(-1, allRows, minusOnes))
-	for r := 0; r < m; r++ {
-		prob.Cols = append(prob.Cols, engine.LPNonNegative(c, []int{r}, []float64{1}))
-	}
-	model, err := solver.NewModel(prob)
-	if err != nil {
-		return nil, fmt.Errorf("boost: restricted master: %w", err)
-	}
-	defer model.Close()
-
 	u := make([]float64, m)
 	for r := range u {
 		u[r] = 1 / float64(m)
 	}
 	res := &Result{Stop: StopIterations, Pi: math.NaN(), DualityGap: math.NaN(), SDPGap: math.NaN()}
 	var (
+		ms     *master
 		vs     [][]float64
-		hs     [][]float64
-		sol    engine.LPSolution // the last restricted master solution
-		solved bool              // sol holds an optimal solution
+		sol    masterSolution // the last master solution
+		solved bool           // sol holds an optimal solution
 		pi     = math.Inf(-1)
 		lambda float64
 		v      []float64
 		priced bool // lambda, v price the duals u of sol
 	)
+	defer func() {
+		if ms != nil {
+			ms.close()
+		}
+	}()
 	// finish stores the last solved restricted master problem in res.
 	finish := func() {
 		if !solved {
 			return
 		}
-		w := sol.X[1+m:] // one weight per column of the LP (vs may hold one more)
+		w := sol.w // one weight per column of the LP (vs may hold one more)
 		res.U = append([]float64(nil), u...)
 		res.Pi = pi
 		res.Objective = pi
 		if priced {
 			res.SDPGap = lambda - pi
 		}
-		res.DualityGap = lpGap(hs[:len(w)], w, u, c)
+		res.DualityGap = lpGap(ms.hs[:len(w)], w, u, c)
 		var keepV [][]float64
 		var keepW []float64
 		for j, wj := range w {
@@ -159,27 +150,21 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		if ctx.Err() != nil {
 			return cancelled(nil)
 		}
-		// Add v vᵀ as the column (H_·j, 1).
+		// Add v vᵀ as a term of the master.
 		h := make([]float64, m)
 		if err := pr.margins(h, v); err != nil {
 			return nil, err
 		}
-		rows := make([]int, 0, m+1)
-		vals := make([]float64, 0, m+1)
-		for r, hv := range h {
-			if hv != 0 {
-				rows = append(rows, r)
-				vals = append(vals, hv)
-			}
+		if ms == nil {
+			ms, err = newMaster(solver, h, c)
+		} else {
+			err = ms.addTerm(h)
 		}
-		rows = append(rows, m)
-		vals = append(vals, 1)
-		if err := model.AddColumns(engine.LPNonNegative(0, rows, vals)); err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("boost: restricted master: %w", err)
 		}
 		vs = appendTerm(vs, v)
-		hs = append(hs, h)
-		next, err := model.Solve(ctx)
+		next, err := ms.solve(ctx)
 		if err != nil {
 			err = fmt.Errorf("boost: restricted master (iteration %d): %w", it, err)
 			if ctx.Err() != nil {
@@ -188,8 +173,8 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 			return nil, err
 		}
 		sol, solved, priced = next, true, false
-		pi = -sol.Objective
-		copy(u, sol.Duals[:m])
+		pi = sol.pi
+		copy(u, sol.u)
 		res.Curve = append(res.Curve, pi)
 		res.Iterations = it
 
@@ -203,7 +188,7 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		priced = true
 		res.Lambda = append(res.Lambda, lambda)
 		if opt.Progress != nil {
-			opt.Progress(Iteration{Iter: it, Lambda: lambda, Weight: sol.X[1+m+it-1], Objective: pi, Pi: pi})
+			opt.Progress(Iteration{Iter: it, Lambda: lambda, Weight: sol.w[it-1], Objective: pi, Pi: pi})
 		}
 		if lambda <= pi+eps {
 			res.Stop = StopConverged

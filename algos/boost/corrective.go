@@ -1,0 +1,132 @@
+package boost
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Cost bounds of the totally corrective re-solves.
+const (
+	// correctiveMaxIter bounds the L-BFGS-B iterations of each re-solve
+	// between two pricing steps. Each re-solve starts from the previous
+	// weights with the new term at its exact line-search weight, so it never
+	// does worse than the stage-wise step; the cap only stops it refining
+	// weights that the next pricing step will move again. The re-solve after
+	// the last term is run to full accuracy (correctiveFinalIter).
+	correctiveMaxIter = 10
+	// correctiveFinalIter bounds the final full-accuracy re-solve.
+	correctiveFinalIter = 2000
+)
+
+// terms evaluates the margins ρ = H w of the weights w of the rank-one terms
+// found so far and the products Hᵀp of the triplet weights p with them,
+// without necessarily storing H (m×J).
+type terms interface {
+	// add appends the term v with margins h (H_r = ⟨A_r, v vᵀ⟩).
+	add(v, h []float64)
+	// truncate keeps the first j terms.
+	truncate(j int)
+	// margins writes ρ = Σ_j w_j H_j into rho and returns 1ᵀw.
+	margins(rho, w []float64) (float64, error)
+	// dots writes g_j = Σ_r p_r H_rj for every term into g.
+	dots(g, p []float64) error
+}
+
+// newTerms returns the cheaper evaluator for the pricer's problem: the D×D
+// one (cost O(N·D² + pairs·D) per evaluation, whatever the number of terms)
+// when the pricer forms dense D×D matrices anyway, and the stored margins
+// (O(m·J) per evaluation, m·J floats of memory) otherwise.
+func newTerms(pr *pricer) terms {
+	if pr.dense {
+		return &metricTerms{pr: pr, xm: mat.NewSymDense(pr.d, nil), gram: mat.NewSymDense(pr.d, nil),
+			pairs: make([]float64, len(pr.ts.Pairs))}
+	}
+	return &storedTerms{}
+}
+
+// storedTerms keeps the margins of every term.
+type storedTerms struct{ hs [][]float64 }
+
+func (s *storedTerms) add(_, h []float64) { s.hs = append(s.hs, h) }
+func (s *storedTerms) truncate(j int)     { s.hs = s.hs[:j] }
+func (s *storedTerms) margins(rho, w []float64) (float64, error) {
+	return marginsOf(rho, s.hs, w), nil
+}
+func (s *storedTerms) dots(g, p []float64) error {
+	for j, hj := range s.hs {
+		var t float64
+		for r, v := range hj {
+			t += v * p[r]
+		}
+		g[j] = t
+	}
+	return nil
+}
+
+// metricTerms works with X = Σ_j w_j v_j v_jᵀ: the margins are ⟨A_r, X⟩ from
+// the quadratic forms of X on the pairs, and Σ_r p_r H_rj = v_jᵀ Â(p) v_j
+// with Â(p) = Σ_r p_r A_r formed once (a weighted Gram matrix of the points).
+type metricTerms struct {
+	pr       *pricer
+	vs       [][]float64
+	xm, gram *mat.SymDense
+	pairs    []float64
+}
+
+func (t *metricTerms) add(v, _ []float64) { t.vs = append(t.vs, v) }
+func (t *metricTerms) truncate(j int)     { t.vs = t.vs[:j] }
+
+func (t *metricTerms) margins(rho, w []float64) (float64, error) {
+	d := t.pr.d
+	raw := t.xm.RawSymmetric()
+	for i := range raw.Data {
+		raw.Data[i] = 0
+	}
+	var tr float64
+	for j, v := range t.vs {
+		wj := w[j]
+		tr += wj
+		if wj == 0 {
+			continue
+		}
+		for a := 0; a < d; a++ {
+			s := wj * v[a]
+			row := raw.Data[a*raw.Stride:]
+			for b := a; b < d; b++ {
+				row[b] += s * v[b]
+			}
+		}
+	}
+	if err := t.pr.b.PairQuadForms(t.pairs, t.pr.x, t.xm, t.pr.ts.Pairs); err != nil {
+		return 0, fmt.Errorf("boost: margins: %w", err)
+	}
+	t.pr.ts.Margins(rho, t.pairs)
+	return tr, nil
+}
+
+func (t *metricTerms) dots(g, p []float64) error {
+	gr, err := t.pr.ts.Graph(p)
+	if err != nil {
+		return fmt.Errorf("boost: triplet weights: %w", err)
+	}
+	if err := t.pr.b.WeightedGram(t.gram, t.pr.x, gr); err != nil {
+		return fmt.Errorf("boost: %w", err)
+	}
+	d := t.pr.d
+	raw := t.gram.RawSymmetric()
+	for j, v := range t.vs {
+		// vᵀ G v from the upper triangle.
+		var s float64
+		for a := 0; a < d; a++ {
+			row := raw.Data[a*raw.Stride:]
+			var off float64
+			for b := a + 1; b < d; b++ {
+				off += row[b] * v[b]
+			}
+			s += v[a] * (row[a]*v[a] + 2*off)
+		}
+		g[j] = s
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package boost
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/psdlearn/psdlearn/lp"
+)
+
+// fullMaster is the restricted master LP over every triplet (the LP that
+// PSDBoost solved before row generation): rows 0..m−1 H_r w + ξ_r − ρ ≥ 0,
+// row m 1ᵀw = 1; columns ρ, ξ_r, w_j.
+func fullMaster(hs [][]float64, c float64) lp.Problem {
+	m := len(hs[0])
+	p := lp.Problem{RowLower: make([]float64, m+1), RowUpper: make([]float64, m+1)}
+	rows := make([]int, m)
+	neg := make([]float64, m)
+	for r := 0; r < m; r++ {
+		p.RowUpper[r] = math.Inf(1)
+		rows[r], neg[r] = r, -1
+	}
+	p.RowLower[m], p.RowUpper[m] = 1, 1
+	p.Cols = append(p.Cols, lp.Free(-1, rows, neg))
+	for r := 0; r < m; r++ {
+		p.Cols = append(p.Cols, lp.NonNegative(c, []int{r}, []float64{1}))
+	}
+	for _, h := range hs {
+		col := lp.NonNegative(0, append(append([]int(nil), rows...), m), append(append([]float64(nil), h...), 1))
+		p.Cols = append(p.Cols, col)
+	}
+	return p
+}
+
+// TestMasterRowGeneration: the master solved by row generation over a
+// working set has the optimum of the LP over all triplets (solved directly),
+// its weights w are feasible with primal value π over all triplets, its
+// triplet weights u are feasible for the full dual (0 ≤ u ≤ C, 1ᵀu = 1)
+// with dual value π (zero duality gap over the full set), and the working
+// set stays smaller than the triplet set; on both LP implementations, which
+// agree.
+func TestMasterRowGeneration(t *testing.T) {
+	const m, terms = 1500, 6
+	c := 1 / (0.05 * m)
+	rng := rand.New(rand.NewPCG(7, 8))
+	// Margins of terms that share most of their structure (as the leading
+	// eigenvectors of successive PSDBoost iterations do): a common part and
+	// a term-specific part.
+	base := make([]float64, m)
+	for r := range base {
+		base[r] = rng.NormFloat64() + 1
+	}
+	hs := make([][]float64, terms)
+	for j := range hs {
+		hs[j] = make([]float64, m)
+		for r := range hs[j] {
+			hs[j][r] = base[r] + 0.3*rng.NormFloat64()
+		}
+	}
+	full, err := lp.Solve(context.Background(), lp.Native, fullMaster(hs, c))
+	if !lp.HaveNative {
+		t.Skip("the full LP has 1,501 rows: native LP needed for the reference")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := -full.Objective
+	solvers := []lp.Solver{lp.Native, lp.Go}
+	pis := make([]float64, len(solvers))
+	for i, s := range solvers {
+		t.Run(s.Name(), func(t *testing.T) {
+			ms, err := newMaster(s, hs[0], c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ms.close()
+			var sol masterSolution
+			for j := 0; j < terms; j++ {
+				if j > 0 {
+					if err := ms.addTerm(hs[j]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if sol, err = ms.solve(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Logf("%s: π = %.15g (full LP %.15g), |W| = %d of %d, %d rounds in the last solve", s.Name(), sol.pi, want, len(ms.rows), m, sol.rounds)
+			if math.Abs(sol.pi-want) > 1e-9*(1+math.Abs(want)) {
+				t.Errorf("π = %.15g, full LP optimum %.15g", sol.pi, want)
+			}
+			if len(ms.rows) >= m/2 {
+				t.Errorf("working set of %d rows for %d triplets", len(ms.rows), m)
+			}
+			var sw, su float64
+			for _, w := range sol.w {
+				if w < 0 {
+					t.Errorf("w = %g < 0", w)
+				}
+				sw += w
+			}
+			for r, u := range sol.u {
+				if u < 0 || u > c {
+					t.Errorf("u[%d] = %g outside [0, C = %g]", r, u, c)
+				}
+				su += u
+			}
+			if math.Abs(sw-1) > 1e-9 || math.Abs(su-1) > 1e-12 {
+				t.Errorf("Σw = %.15g, Σu = %.15g, want 1", sw, su)
+			}
+			// Primal value of w and dual value of u over all triplets.
+			if p := primalValue(hs, sol.w, c, m); math.Abs(p-sol.pi) > 1e-9*(1+math.Abs(want)) {
+				t.Errorf("primal value of w over all triplets %.15g, π = %.15g", p, sol.pi)
+			}
+			if g := lpGap(hs, sol.w, sol.u, c); !(g >= -1e-12 && g <= 1e-9) {
+				t.Errorf("duality gap over all triplets %g", g)
+			}
+			pis[i] = sol.pi
+		})
+	}
+	if math.Abs(pis[0]-pis[1]) > 1e-9*(1+math.Abs(want)) {
+		t.Errorf("native π %.15g, Go π %.15g", pis[0], pis[1])
+	}
+}
+
+// TestFeasibleDuals: slightly infeasible weights are moved onto the dual
+// feasible set.
+func TestFeasibleDuals(t *testing.T) {
+	const c = 0.25
+	for _, u := range [][]float64{
+		{0.25 + 1e-10, 0.25, 0.25, 0.25 - 3e-11, -1e-12, 2e-10},
+		{0.1, 0.2, 0.25, 0.2, 0.1, 0.15 - 1e-9},
+		{0.1, 0.2, 0.25, 0.2, 0.1, 0.15 + 1e-9},
+	} {
+		feasibleDuals(u, c)
+		var s float64
+		for r, v := range u {
+			if v < 0 || v > c {
+				t.Errorf("u[%d] = %g outside [0, %g]", r, v, c)
+			}
+			s += v
+		}
+		if math.Abs(s-1) > 1e-15 {
+			t.Errorf("Σu − 1 = %g", s-1)
+		}
+	}
+}
