@@ -14,7 +14,7 @@ const (
 	// does worse than the stage-wise step; the cap only stops it refining
 	// weights that the next pricing step will move again. The re-solve after
 	// the last term is run to full accuracy (correctiveFinalIter).
-	correctiveMaxIter = 10
+	correctiveMaxIter = 5
 	// correctiveFinalIter bounds the final full-accuracy re-solve.
 	correctiveFinalIter = 2000
 )
