@@ -48,7 +48,7 @@ var demoMetricCases = []struct {
 	{"wine", "0.7,0.15,0.15", "boostmetric", train.Options{}},
 	{"wine", "0.7,0.15,0.15", "frobmetric", train.Options{}},
 	{"letters", "rows:10500,4500,5000", "boostmetric", train.Options{}},
-	{"letters", "rows:10500,4500,5000", "frobmetric", train.Options{C: []float64{1, 10, 100}}},
+	{"letters", "rows:10500,4500,5000", "frobmetric", train.Options{}}, // C among frob.DefaultCs
 }
 
 func runDemo(ctx context.Context, env *cmdEnv, args []string) error {
