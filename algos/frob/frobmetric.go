@@ -423,6 +423,7 @@ type metricEval struct {
 	// outside ts; fixedMargin is Σ_{r∈F} ⟨A_r, X⟩ at the cached point.
 	fixed       *fixedPart
 	fixedMargin float64
+	bvBuf       []float64 // scratch for B·V
 }
 
 // fixedPart is a set F of triplets whose multipliers a working-set round
@@ -499,7 +500,10 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 	var bx float64
 	if r > 0 {
 		br, vr := e.fixed.B.RawSymmetric(), e.vec.RawMatrix()
-		w := make([]float64, e.d*r)
+		if cap(e.bvBuf) < e.d*r {
+			e.bvBuf = make([]float64, e.d*r)
+		}
+		w := e.bvBuf[:e.d*r]
 		e.b.BLAS().Dsymm(blas.Left, blas.Upper, e.d, r, 1, br.Data, br.Stride, vr.Data, vr.Stride, 0, w, r)
 		for i := 0; i < e.d; i++ {
 			for j := 0; j < r; j++ {

@@ -120,3 +120,36 @@ func TestTripletNorms(t *testing.T) {
 		}
 	}
 }
+
+// TestPrimalScaleFixed checks the linear terms of a held set: P(t) gains
+// cm(n − t·lin), and the minimiser over t ≥ 0 must match a dense scan
+// refined by golden section, for lin of either sign.
+func TestPrimalScaleFixed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for _, lin := range []float64{-40, -1, 0, 2, 35} {
+		margin := make([]float64, 300)
+		for i := range margin {
+			margin[i] = 0.8 + 0.4*rng.NormFloat64()
+		}
+		half, cm, n := 0.7, 0.01, 50.0
+		value := func(t float64) float64 {
+			var h float64
+			for _, v := range margin {
+				h += math.Max(0, 1-t*v)
+			}
+			return t*t*half + cm*h + cm*(n-t*lin)
+		}
+		var buf []float64
+		got, p := primalScaleFixed(margin, half, cm, lin, n, &buf)
+		if math.Abs(p-value(got)) > 1e-12*math.Max(1, math.Abs(p)) {
+			t.Fatalf("lin %g: reported P = %v, P(t) = %v", lin, p, value(got))
+		}
+		// The convex P has no point below the reported minimum.
+		for k := 0; k <= 20000; k++ {
+			tt := 3 * float64(k) / 20000
+			if v := value(tt); v < p-1e-12*math.Max(1, math.Abs(p)) {
+				t.Fatalf("lin %g: P(%g) = %.15g below the reported minimum P(%g) = %.15g", lin, tt, v, got, p)
+			}
+		}
+	}
+}
