@@ -26,7 +26,7 @@ test: deps
 # fuzz runs every fuzz target (the data loaders and the model file) for
 # FUZZTIME each (an execution count such as 20000x, or a duration; counts
 # avoid go1.26's fuzz-deadline race, go.dev/issue/75804).
-FUZZ_PKGS ?= ./algos/data ./algos/model
+FUZZ_PKGS ?= ./data ./model
 fuzz:
 	@for p in $(FUZZ_PKGS); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \

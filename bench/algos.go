@@ -6,13 +6,13 @@ import (
 	"math"
 
 	_ "github.com/psdlearn/psdlearn/algos/boost" // registers boostmetric, psdboost
-	"github.com/psdlearn/psdlearn/algos/data"
-	_ "github.com/psdlearn/psdlearn/algos/frob" // registers frobmetric
+	_ "github.com/psdlearn/psdlearn/algos/frob"  // registers frobmetric
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/algos/npkl"
-	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/train"
 )
 
 // FashionDir is where the "fashion" cases of the algos suite look for the

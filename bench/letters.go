@@ -7,10 +7,10 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/algos/npkl"
-	"github.com/psdlearn/psdlearn/algos/train"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/sparse"
+	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 

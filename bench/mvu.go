@@ -6,9 +6,9 @@ import (
 	"math"
 	"sort"
 
-	"github.com/psdlearn/psdlearn/algos/eval"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
 	"gonum.org/v1/gonum/mat"
 )
 

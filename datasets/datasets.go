@@ -3,7 +3,7 @@
 // vowel, diabetes and letters (about 1 MB of CSV; provenance and licences in
 // PROVENANCE.md) — so that they are available without any file.
 //
-// Importing the package registers the "builtin" scheme with algos/data, so
+// Importing the package registers the "builtin" scheme with data, so
 // that data.Load("builtin:iris", …) and the command line's --data builtin:iris
 // resolve to these copies.
 package datasets
@@ -15,7 +15,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/data"
 )
 
 //go:embed *.csv PROVENANCE.md

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/data"
 )
 
 func TestOpenAll(t *testing.T) {

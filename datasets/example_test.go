@@ -3,7 +3,7 @@ package datasets_test
 import (
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 )
 

@@ -24,7 +24,7 @@
 // u are feasible and optimal for the LP over all of them.
 //
 // The package registers the trainers "boostmetric" and "psdboost" with
-// algos/train.
+// train.
 package boost
 
 import (
@@ -34,7 +34,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"
 )

@@ -7,7 +7,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"
 )

@@ -8,9 +8,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
 	"github.com/psdlearn/psdlearn/arpack"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/lapack"

@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/constraints"
 )
 
 // TestPSDBoostHugeC runs issue 21 item 1's reproducer (psdboost on iris with

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/mat"
 )

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"gonum.org/v1/gonum/mat"
 )
 

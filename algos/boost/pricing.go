@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"

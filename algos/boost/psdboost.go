@@ -6,7 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"
 )

@@ -7,7 +7,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/lp"
 	"gonum.org/v1/gonum/mat"

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -39,6 +39,6 @@
 // from a cold start, so MVU starts it from the solution of the inequality
 // relaxation (distances may shrink), which X = 0 satisfies strictly.
 //
-// The package registers the "frobmetric" trainer of algos/train (psdlearn
+// The package registers the "frobmetric" trainer of train (psdlearn
 // train --algo frobmetric), which chooses C on the validation rows.
 package frob

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"

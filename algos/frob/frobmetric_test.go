@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"gonum.org/v1/gonum/mat"
 )
 

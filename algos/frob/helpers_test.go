@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"

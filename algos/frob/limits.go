@@ -3,7 +3,7 @@ package frob
 import (
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/mat"
 )

@@ -14,8 +14,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/psdlearn/psdlearn/algos/eval"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/sparse"
 )
 

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/eval"
-	"github.com/psdlearn/psdlearn/algos/train"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/eval"
 	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
+	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/sparse"
 )
 

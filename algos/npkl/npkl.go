@@ -7,9 +7,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/model"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/eval"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )

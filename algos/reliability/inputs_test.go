@@ -8,15 +8,15 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/eval"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/algos/meg"
-	"github.com/psdlearn/psdlearn/algos/model"
 	"github.com/psdlearn/psdlearn/algos/npkl"
-	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 

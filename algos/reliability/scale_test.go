@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/eval"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )

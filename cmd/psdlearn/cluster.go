@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/data"
 	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/sparse"
 )
 

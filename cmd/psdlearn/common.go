@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/data"
 	_ "github.com/psdlearn/psdlearn/datasets" // registers builtin:NAME data specs
 	"github.com/psdlearn/psdlearn/engine"
 )

@@ -6,10 +6,10 @@ import (
 	"math"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/data"
 	"github.com/psdlearn/psdlearn/algos/npkl"
-	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
+	"github.com/psdlearn/psdlearn/train"
 )
 
 func init() {

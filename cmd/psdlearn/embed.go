@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/data"
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/data"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"

@@ -6,10 +6,10 @@ import (
 	"math"
 	"strings"
 
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/eval"
-	"github.com/psdlearn/psdlearn/algos/model"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/model"
 )
 
 func init() {

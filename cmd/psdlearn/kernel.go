@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/data"
 	"github.com/psdlearn/psdlearn/algos/meg"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"
 )

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/limits"
 )
 

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/model"
-	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/train"
 
-	// The algorithm packages register their trainers with algos/train.
+	// The algorithm packages register their trainers with train.
 	_ "github.com/psdlearn/psdlearn/algos/boost" // boostmetric, psdboost
 	_ "github.com/psdlearn/psdlearn/algos/frob"  // frobmetric
 )

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/eval"
-	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
+	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -255,7 +255,7 @@ func TestTrainPCAAndTestFile(t *testing.T) {
 // TestTrainLettersEuclidean runs the protocol's letters set-up through the
 // command line with the identity metric: the 94,500 triplets and the
 // Euclidean 3-NN test error (6.30% with nearest-neighbour vote ties, see
-// algos/eval) must come out of train as they do out of the library.
+// eval) must come out of train as they do out of the library.
 func TestTrainLettersEuclidean(t *testing.T) {
 	sum := runJSON(t, "train", "--algo", "identity-test", "--data", "builtin:letters", "--split", "rows:10500,4500,5000", "--standardize")
 	if field(t, sum, "triplets") != 94500 || field(t, sum, "n_train") != 10500 || field(t, sum, "n_test") != 5000 {

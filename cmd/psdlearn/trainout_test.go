@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/algos/frob"
-	"github.com/psdlearn/psdlearn/algos/model"
+	"github.com/psdlearn/psdlearn/model"
 )
 
 // decodeOne decodes the single JSON object of out.

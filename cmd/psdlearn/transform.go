@@ -8,7 +8,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/psdlearn/psdlearn/algos/model"
+	"github.com/psdlearn/psdlearn/model"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/data"
 )
 
 func ExampleParseCSV() {

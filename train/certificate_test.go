@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	_ "github.com/psdlearn/psdlearn/algos/boost" // registers boostmetric, psdboost
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
+	"github.com/psdlearn/psdlearn/train"
 )
 
 // TestReportCertificate runs every trainer twice on iris — with its

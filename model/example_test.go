@@ -3,7 +3,7 @@ package model_test
 import (
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/algos/model"
+	"github.com/psdlearn/psdlearn/model"
 	"gonum.org/v1/gonum/mat"
 )
 

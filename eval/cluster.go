@@ -6,8 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/psdlearn/psdlearn/algos/model"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )

@@ -5,11 +5,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/eval"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
 	"gonum.org/v1/gonum/mat"
 )
 

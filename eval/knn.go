@@ -13,8 +13,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/algos/model"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )

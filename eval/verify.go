@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/constraints"
 )
 
 // VerificationAccuracy is the pair-verification accuracy of a distance: a

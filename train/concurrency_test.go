@@ -5,11 +5,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/data"
 	_ "github.com/psdlearn/psdlearn/algos/frob" // registers "frobmetric"
-	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/train"
 )
 
 // TestConcurrentTrainingRace trains 10 metrics at once — mixed algorithms

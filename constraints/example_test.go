@@ -3,7 +3,7 @@ package constraints_test
 import (
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
+	"github.com/psdlearn/psdlearn/constraints"
 	"gonum.org/v1/gonum/mat"
 )
 

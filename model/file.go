@@ -9,7 +9,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/data"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	_ "github.com/psdlearn/psdlearn/algos/boost" // registers "boostmetric" and "psdboost"
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/train"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
+	"github.com/psdlearn/psdlearn/train"
 )
 
 // ExampleRunExperiment learns a BoostMetric metric on the bundled vehicle data

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/eval"
-	"github.com/psdlearn/psdlearn/algos/model"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/model"
 )
 
 // Experiment is one run of the experimental protocol (DESIGN.md §4):

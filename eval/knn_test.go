@@ -6,8 +6,8 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/model"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/model"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/psdlearn/psdlearn/algos/constraints"
-	"github.com/psdlearn/psdlearn/algos/data"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"
 )

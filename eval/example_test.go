@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/algos/data"
-	"github.com/psdlearn/psdlearn/algos/eval"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
+	"github.com/psdlearn/psdlearn/eval"
 )
 
 func ExampleKNNError() {
