@@ -133,3 +133,78 @@ func BenchmarkKNN(b *testing.B) {
 		})
 	}
 }
+
+// lowDimData returns n points on a gently curved 2-D sheet in d dimensions
+// (plus small noise), the kind of data on which the k-d tree prunes; with
+// grid true the sheet coordinates are rounded so that many distances tie.
+func lowDimData(rng *rand.Rand, n, d int, grid bool) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		u, v := rng.Float64()*4, rng.Float64()*4
+		if grid {
+			u, v = math.Round(u*8)/8, math.Round(v*8)/8
+		}
+		for j := 0; j < d; j++ {
+			fj := float64(j)
+			val := math.Cos(fj)*u + math.Sin(fj)*v + 0.2*math.Sin(u+v+fj)
+			if !grid {
+				val += 1e-3 * rng.NormFloat64()
+			}
+			x.Set(i, j, val)
+		}
+	}
+	return x
+}
+
+// TestKNNTreeMatchesScreen checks the k-d tree against the brute-force
+// reference and the GEMM screen, bit for bit, on data where the pilot picks
+// the tree, including exact ties, and that the pilot declines the tree on
+// isotropic 32-dimensional noise (where it would examine most rows).
+func TestKNNTreeMatchesScreen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		name      string
+		nq, nr, d int
+		k         int
+		self      bool
+		grid      bool
+	}{
+		{"self-sheet16", 3000, 3000, 16, 7, true, false},
+		{"cross-sheet8", 500, 4000, 8, 3, false, false},
+		{"self-grid-ties", 2500, 2500, 5, 9, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ref := lowDimData(rng, tc.nr, tc.d, tc.grid)
+			q := ref
+			if !tc.self {
+				q = lowDimData(rng, tc.nq, tc.d, tc.grid)
+			}
+			rr, qr := ref.RawMatrix(), q.RawMatrix()
+			probe := &Neighbors{K: tc.k, Index: make([]int, tc.nq*tc.k), Dist: make([]float64, tc.nq*tc.k)}
+			if !tryKDTree(qr, rr, tc.nq, tc.nr, tc.d, tc.k, tc.self, probe) {
+				t.Fatal("the pilot declined the tree on low-dimensional data")
+			}
+			screen, err := knnBLAS(lapack.GoBLAS, q, ref, tc.k, tc.self, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wi, wd := bruteKNN(q, ref, tc.k, tc.self)
+			for p := range wi {
+				if probe.Index[p] != wi[p] || probe.Dist[p] != wd[p] {
+					t.Fatalf("tree: query %d rank %d: got (%d, %g), want (%d, %g)", p/tc.k, p%tc.k, probe.Index[p], probe.Dist[p], wi[p], wd[p])
+				}
+				if screen.Index[p] != wi[p] || screen.Dist[p] != wd[p] {
+					t.Fatalf("screen: query %d rank %d: got (%d, %g), want (%d, %g)", p/tc.k, p%tc.k, screen.Index[p], screen.Dist[p], wi[p], wd[p])
+				}
+			}
+		})
+	}
+	t.Run("declines-noise32", func(t *testing.T) {
+		x := randDense(rng, 3000, 32)
+		r := x.RawMatrix()
+		nb := &Neighbors{K: 5, Index: make([]int, 3000*5), Dist: make([]float64, 3000*5)}
+		if tryKDTree(r, r, 3000, 3000, 32, 5, true, nb) {
+			t.Fatal("the pilot chose the tree on 32-dimensional noise")
+		}
+	})
+}
