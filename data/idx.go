@@ -163,12 +163,20 @@ func parseIDX(ib, lb []byte, iname, lname string, opt LoadOptions) (*Dataset, er
 	}
 	vals := make([]float64, n*dim)
 	esz := idxSize(it)
-	for i := range vals {
-		v := idxValue(it, idata, i)
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, errOffset(iname, int64(4+4*len(idims)+esz*i), "image %d, feature %d: non-finite value %v", i/dim, i%dim, v)
+	if it == idxUint8 {
+		// The common case (MNIST-style pixels): a direct conversion, every
+		// value finite.
+		for i, b := range idata[:n*dim] {
+			vals[i] = float64(b)
 		}
-		vals[i] = v
+	} else {
+		for i := range vals {
+			v := idxValue(it, idata, i)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, errOffset(iname, int64(4+4*len(idims)+esz*i), "image %d, feature %d: non-finite value %v", i/dim, i%dim, v)
+			}
+			vals[i] = v
+		}
 	}
 	var enc labelEncoder
 	for i := 0; i < n; i++ {

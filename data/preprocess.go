@@ -7,6 +7,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -36,13 +37,24 @@ func FitStandardizer(x *mat.Dense) (*Standardizer, error) {
 	}
 	s := &Standardizer{Mean: columnMeans(x), Scale: make([]float64, d)}
 	raw := x.RawMatrix()
-	for j := range s.Scale {
-		sd := columnDeviation(raw, n, j, s.Mean[j])
-		var amax float64 // the feature's own magnitude
-		for i := 0; i < n; i++ {
-			amax = math.Max(amax, math.Abs(raw.Data[i*raw.Stride+j]))
+	// Row-major passes (a column at a time strides through all of x once
+	// per feature: 784 passes over 376 MB on Fashion-MNIST). Each column's
+	// sum still runs over the rows in order, as columnDeviation's does.
+	ss := make([]float64, d)
+	amax := make([]float64, d) // each feature's own magnitude
+	for i := 0; i < n; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			e := v - s.Mean[j]
+			ss[j] += e * e
+			amax[j] = math.Max(amax[j], math.Abs(v))
 		}
-		if sd <= constTol*amax {
+	}
+	for j := range s.Scale {
+		sd := math.Sqrt(ss[j] / float64(n))
+		if !finite(ss[j]) {
+			sd = columnDeviation(raw, n, j, s.Mean[j])
+		}
+		if sd <= constTol*amax[j] {
 			sd = 1
 		}
 		s.Scale[j] = sd
@@ -64,12 +76,14 @@ func (s *Standardizer) Apply(x *mat.Dense) (*mat.Dense, error) {
 	}
 	out := mat.NewDense(n, d, nil)
 	raw, o := x.RawMatrix(), out.RawMatrix()
-	for i := 0; i < n; i++ {
-		src, dst := raw.Data[i*raw.Stride:i*raw.Stride+d], o.Data[i*o.Stride:i*o.Stride+d]
-		for j, v := range src {
-			dst[j] = centre(v, s.Mean[j], s.Scale[j])
+	parallelRows(n, n*d, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			src, dst := raw.Data[i*raw.Stride:i*raw.Stride+d], o.Data[i*o.Stride:i*o.Stride+d]
+			for j, v := range src {
+				dst[j] = centre(v, s.Mean[j], s.Scale[j])
+			}
 		}
-	}
+	})
 	return out, nil
 }
 
@@ -179,8 +193,15 @@ func (p *PCA) InDim() int { r, _ := p.Components.Dims(); return r }
 // OutDim returns the number of principal components d.
 func (p *PCA) OutDim() int { _, c := p.Components.Dims(); return c }
 
-// Apply returns (x − mean)·Components, an n×d matrix.
+// Apply returns (x − mean)·Components, an n×d matrix, with gonum's BLAS.
 func (p *PCA) Apply(x *mat.Dense) (*mat.Dense, error) {
+	return p.ApplyBLAS(nil, x)
+}
+
+// ApplyBLAS is Apply with the product done by impl (nil: gonum), one GEMM
+// per block of rows on all cores. Each output row depends only on its input
+// row, so the result does not depend on the number of cores.
+func (p *PCA) ApplyBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -188,15 +209,29 @@ func (p *PCA) Apply(x *mat.Dense) (*mat.Dense, error) {
 	if dim != len(p.Mean) {
 		return nil, fmt.Errorf("data: pca: data has %d features, the projection expects %d", dim, len(p.Mean))
 	}
-	xc := mat.NewDense(n, dim, nil)
-	raw, o := x.RawMatrix(), xc.RawMatrix()
-	for i := 0; i < n; i++ {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+dim] {
-			o.Data[i*o.Stride+j] = v - p.Mean[j]
-		}
+	if impl == nil {
+		impl = gonum.Implementation{}
 	}
-	out := mat.NewDense(n, p.OutDim(), nil)
-	out.Mul(xc, p.Components)
+	d := p.OutDim()
+	out := mat.NewDense(n, d, nil)
+	if n == 0 {
+		return out, nil
+	}
+	raw, o, c := x.RawMatrix(), out.RawMatrix(), p.Components.RawMatrix()
+	const block = 512
+	parallelRows((n+block-1)/block, n*dim*d, func(blo, bhi int) {
+		xc := make([]float64, block*dim)
+		for b := blo; b < bhi; b++ {
+			lo, hi := b*block, min((b+1)*block, n)
+			for i := lo; i < hi; i++ {
+				row := xc[(i-lo)*dim : (i-lo+1)*dim]
+				for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+dim] {
+					row[j] = v - p.Mean[j]
+				}
+			}
+			impl.Dgemm(blas.NoTrans, blas.NoTrans, hi-lo, d, dim, 1, xc, dim, c.Data, c.Stride, 0, o.Data[lo*o.Stride:], o.Stride)
+		}
+	})
 	return out, nil
 }
 
@@ -340,6 +375,12 @@ func (p *Pipeline) Validate() error {
 
 // Apply runs the pipeline on x. An empty pipeline returns x itself.
 func (p *Pipeline) Apply(x *mat.Dense) (*mat.Dense, error) {
+	return p.ApplyBLAS(nil, x)
+}
+
+// ApplyBLAS is Apply with the PCA product done by impl (nil: gonum's BLAS),
+// for example a backend's BLAS during training.
+func (p *Pipeline) ApplyBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, error) {
 	if p.Empty() {
 		return x, nil
 	}
@@ -351,7 +392,7 @@ func (p *Pipeline) Apply(x *mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	if p.PCA != nil {
-		if cur, err = p.PCA.Apply(cur); err != nil {
+		if cur, err = p.PCA.ApplyBLAS(impl, cur); err != nil {
 			return nil, err
 		}
 	}
@@ -361,7 +402,12 @@ func (p *Pipeline) Apply(x *mat.Dense) (*mat.Dense, error) {
 // ApplyDataset returns d with its data matrix run through the pipeline
 // (labels shared with d).
 func (p *Pipeline) ApplyDataset(d *Dataset) (*Dataset, error) {
-	x, err := p.Apply(d.X)
+	return p.ApplyDatasetBLAS(nil, d)
+}
+
+// ApplyDatasetBLAS is ApplyDataset with the PCA product done by impl.
+func (p *Pipeline) ApplyDatasetBLAS(impl blas.Float64, d *Dataset) (*Dataset, error) {
+	x, err := p.ApplyBLAS(impl, d.X)
 	if err != nil {
 		return nil, fmt.Errorf("%w (data set %q)", err, d.Name)
 	}

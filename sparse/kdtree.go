@@ -29,11 +29,12 @@ import (
 // only on the data, never on timing, so runs are reproducible.
 
 const (
-	kdLeafSize    = 24 // reference rows per leaf
-	kdMaxDim      = 32 // above this the tree is never tried
-	kdMinRef      = 2048
-	kdPilot       = 64 // queries in the pilot
-	kdMaxFraction = 20 // the tree must examine at most nr/kdMaxFraction rows per query
+	kdLeafSize    = 24   // reference rows per leaf
+	kdMaxDim      = 32   // above this the tree is never tried
+	kdMinRef      = 2048 // fewer references: the screen is cheap
+	kdMinQuery    = 2048 // fewer queries do not repay building the tree
+	kdPilot       = 64   // queries in the pilot
+	kdMaxFraction = 20   // the tree must examine at most nr/kdMaxFraction rows per query
 )
 
 // kdTree is a k-d tree over a reordered copy of the reference rows, with a
@@ -183,38 +184,10 @@ func (s *kdQuery) worst() float64 {
 }
 
 func (s *kdQuery) offer(c cand2) {
-	h := s.heap
-	if len(h) < s.k {
-		h = append(h, c)
-		// sift up
-		for i := len(h) - 1; i > 0; {
-			p := (i - 1) / 2
-			if !h[p].less(h[i]) {
-				break
-			}
-			h[p], h[i] = h[i], h[p]
-			i = p
-		}
-		s.heap = h
-		return
-	}
-	if !c.less(h[0]) {
-		return
-	}
-	h[0] = c
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h[m].less(h[l]) {
-			m = l
-		}
-		if r < len(h) && h[m].less(h[r]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
+	if len(s.heap) < s.k {
+		s.heap.push(c)
+	} else if c.less(s.heap[0]) {
+		s.heap.replaceTop(c)
 	}
 }
 
@@ -273,7 +246,7 @@ func (t *kdTree) knn(s *kdQuery, q []float64, qi int, idx []int, dist []float64)
 // tree examines few references; it reports false (and leaves out untouched)
 // when the GEMM screen should be used instead.
 func tryKDTree(qr, rr blas64.General, nq, nr, d, k int, self bool, out *Neighbors) bool {
-	if d > kdMaxDim || nr < kdMinRef || nq < kdPilot {
+	if d > kdMaxDim || nr < kdMinRef || nq < kdMinQuery {
 		return false
 	}
 	t := buildKDTree(rr, nr, d)

@@ -1,13 +1,10 @@
 package sparse
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/psdlearn/psdlearn/lapack"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -28,9 +25,9 @@ func (nb *Neighbors) Row(i int) ([]int, []float64) {
 }
 
 const (
-	knnQueryBlock = 256  // queries per block
-	knnRefBlock   = 2048 // reference rows per GEMM panel
-	knnSlack      = 8    // extra candidates re-ranked by exact distances
+	knnQueryBlock = 128 // queries per block
+	knnRefBlock   = 512 // reference rows per GEMM panel (the float32 panel, 256 KiB, stays in L2)
+	knnSlack      = 8   // extra candidates re-ranked by exact distances
 )
 
 // KNN finds the k nearest rows of ref for every row of q by squared Euclidean
@@ -97,91 +94,10 @@ func knnBLAS(impl lapack.BLAS, q, ref *mat.Dense, k int, self, tree bool) (*Neig
 	if tree && tryKDTree(qr, rr, nq, nr, d, k, self, out) {
 		return out, nil
 	}
-	rnorm := rowSqNorms(rr, nr, d)
-	qnorm := rnorm
-	if !self {
-		qnorm = rowSqNorms(qr, nq, d)
+	cand := min(k+knnSlack, avail)
+	if !screen32(impl, qr, rr, nq, nr, d, k, cand, self, out) {
+		screen64(impl, qr, rr, nq, nr, d, k, cand, self, out)
 	}
-	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
-	work := func(blo, bhi int) {
-		cand := k + knnSlack
-		if cand > avail {
-			cand = avail
-		}
-		prod := make([]float64, knnQueryBlock*knnRefBlock)
-		heaps := make([]candHeap, knnQueryBlock)
-		for b := blo; b < bhi; b++ {
-			q0 := b * knnQueryBlock
-			q1 := min(q0+knnQueryBlock, nq)
-			m := q1 - q0
-			for i := range heaps[:m] {
-				heaps[i] = heaps[i][:0]
-			}
-			for r0 := 0; r0 < nr; r0 += knnRefBlock {
-				r1 := min(r0+knnRefBlock, nr)
-				nc := r1 - r0
-				impl.Dgemm(blas.NoTrans, blas.Trans, m, nc, d, 1,
-					qr.Data[q0*qr.Stride:], qr.Stride, rr.Data[r0*rr.Stride:], rr.Stride, 0, prod, nc)
-				for i := 0; i < m; i++ {
-					h := &heaps[i]
-					qi := q0 + i
-					qn := qnorm[qi]
-					row := prod[i*nc : i*nc+nc]
-					rn := rnorm[r0:r1]
-					// worst is the largest candidate distance once the heap
-					// is full: a farther reference is rejected by one
-					// comparison, without a call (most of them are).
-					worst := math.Inf(1)
-					if len(*h) == cand {
-						worst = (*h)[0].dist
-					}
-					for j, dot := range row {
-						dist := qn + rn[j] - 2*dot
-						if dist > worst {
-							continue
-						}
-						rj := r0 + j
-						if self && rj == qi {
-							continue
-						}
-						if len(*h) < cand {
-							heap.Push(h, cand2{dist, rj})
-							if len(*h) == cand {
-								worst = (*h)[0].dist
-							}
-						} else if c := (cand2{dist, rj}); c.less((*h)[0]) {
-							(*h)[0] = c
-							heap.Fix(h, 0)
-							worst = (*h)[0].dist
-						}
-					}
-				}
-			}
-			// Re-rank the candidates by exactly computed distances.
-			for i := 0; i < m; i++ {
-				qi := q0 + i
-				xq := qr.Data[qi*qr.Stride : qi*qr.Stride+d]
-				c := heaps[i]
-				for t := range c {
-					xr := rr.Data[c[t].idx*rr.Stride : c[t].idx*rr.Stride+d]
-					var s float64
-					for l, v := range xq {
-						e := v - xr[l]
-						s += e * e
-					}
-					c[t].dist = s
-				}
-				sort.Slice(c, func(a, b int) bool { return c[a].less(c[b]) })
-				for t := 0; t < k; t++ {
-					out.Index[qi*k+t] = c[t].idx
-					out.Dist[qi*k+t] = c[t].dist
-				}
-			}
-		}
-	}
-	// Query blocks are independent: both backends run them on all cores
-	// (the native BLAS is single-threaded, see lapack.SetBLASThreads).
-	ParallelRows(nblocks, nq*nr*d, work)
 	return out, nil
 }
 
@@ -198,7 +114,7 @@ func rowSqNorms(r blas64.General, n, d int) []float64 {
 }
 
 // cand2 is a candidate neighbour; candHeap is a max-heap on (dist, idx) so its
-// root is the worst candidate kept.
+// root is the worst candidate kept (see push and replaceTop).
 type cand2 struct {
 	dist float64
 	idx  int
@@ -207,9 +123,3 @@ type cand2 struct {
 func (a cand2) less(b cand2) bool { return a.dist < b.dist || (a.dist == b.dist && a.idx < b.idx) }
 
 type candHeap []cand2
-
-func (h candHeap) Len() int           { return len(h) }
-func (h candHeap) Less(i, j int) bool { return h[j].less(h[i]) }
-func (h candHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)        { *h = append(*h, x.(cand2)) }
-func (h *candHeap) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }

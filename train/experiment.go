@@ -129,17 +129,17 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train: preprocessing: %w", err)
 	}
-	tr, err := pipe.ApplyDataset(e.Train)
+	tr, err := pipe.ApplyDatasetBLAS(b.BLAS(), e.Train)
 	if err != nil {
 		return nil, err
 	}
-	test, err := pipe.ApplyDataset(e.Test)
+	test, err := pipe.ApplyDatasetBLAS(b.BLAS(), e.Test)
 	if err != nil {
 		return nil, err
 	}
 	val := e.Val
 	if val != nil {
-		if val, err = pipe.ApplyDataset(val); err != nil {
+		if val, err = pipe.ApplyDatasetBLAS(b.BLAS(), val); err != nil {
 			return nil, err
 		}
 	}

@@ -278,13 +278,17 @@ func tripletWeights(loss Loss, rho, u []float64) {
 	switch loss {
 	case Exp:
 		lse := logSumExpNeg(rho)
-		for r, p := range rho {
-			u[r] = math.Exp(-p - lse)
-		}
+		forChunks(len(rho), func(_, lo, hi int) {
+			for r := lo; r < hi; r++ {
+				u[r] = math.Exp(-rho[r] - lse)
+			}
+		})
 	case Logistic:
-		for r, p := range rho {
-			u[r] = sigmoidNeg(p)
-		}
+		forChunks(len(rho), func(_, lo, hi int) {
+			for r := lo; r < hi; r++ {
+				u[r] = sigmoidNeg(rho[r])
+			}
+		})
 	}
 }
 
@@ -297,24 +301,13 @@ func objective(loss Loss, rho []float64, nu float64, w []float64) float64 {
 	if loss == Exp {
 		return logSumExpNeg(rho) + nu*tr
 	}
-	var s float64
-	for _, p := range rho {
-		s += softplus(-p)
-	}
-	return s + nu*tr
+	return softplusSum(rho) + nu*tr
 }
 
 // logSumExpNeg returns log Σ_r exp(−ρ_r) without overflow.
 func logSumExpNeg(rho []float64) float64 {
-	mx := math.Inf(-1)
-	for _, p := range rho {
-		mx = math.Max(mx, -p)
-	}
-	var s float64
-	for _, p := range rho {
-		s += math.Exp(-p - mx)
-	}
-	return mx + math.Log(s)
+	t := expSums(rho, nil, 0)
+	return t.mx + math.Log(t.s)
 }
 
 // sigmoidNeg returns σ(−t) = 1/(1 + exp(t)).
@@ -358,30 +351,13 @@ func lineSearch(loss Loss, rho, h []float64, nu float64) (float64, bool) {
 	}
 	// deriv returns g'(w) and g''(w) of g(w) = loss(ρ + w h) + ν w.
 	deriv := func(w float64) (float64, float64) {
-		switch loss {
-		case Exp:
-			mx := math.Inf(-1)
-			for r, p := range rho {
-				mx = math.Max(mx, -p-w*h[r])
-			}
-			var s, s1, s2 float64
-			for r, p := range rho {
-				e := math.Exp(-p - w*h[r] - mx)
-				s += e
-				s1 += e * h[r]
-				s2 += e * h[r] * h[r]
-			}
-			mean := s1 / s
-			return nu - mean, math.Max(s2/s-mean*mean, 0)
-		default:
-			var g1, g2 float64
-			for r, p := range rho {
-				sg := sigmoidNeg(p + w*h[r])
-				g1 += h[r] * sg
-				g2 += h[r] * h[r] * sg * (1 - sg)
-			}
-			return nu - g1, g2
+		if loss == Exp {
+			t := expSums(rho, h, w)
+			mean := t.s1 / t.s
+			return nu - mean, math.Max(t.s2/t.s-mean*mean, 0)
 		}
+		g1, g2 := logisticSums(rho, h, w)
+		return nu - g1, g2
 	}
 	g0, c0 := deriv(0)
 	if g0 >= 0 {
