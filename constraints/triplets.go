@@ -146,14 +146,27 @@ func (s *TripletSet) Margins(h, pairValue []float64) {
 	}
 }
 
-// Graph returns the pair graph of the set with weights from u: its Laplacian
-// L_W satisfies Σ_r u_r A_r = Xᵀ L_W X. The graph is owned by the set, so
-// concurrent callers must not share one TripletSet across Graph calls.
+// Graph returns a new pair graph of the set with weights from u: its
+// Laplacian L_W satisfies Σ_r u_r A_r = Xᵀ L_W X. The graph belongs to the
+// caller; iterative solvers reuse it through GraphInto.
 func (s *TripletSet) Graph(u []float64) (*sparse.PairGraph, error) {
+	return s.GraphInto(nil, u)
+}
+
+// GraphInto sets the weights of g, a graph returned by Graph or GraphInto
+// for this set, from u and returns it; with g nil it returns a new graph.
+// The set itself is never modified, so one TripletSet can be shared by any
+// number of concurrent solvers, each with its own graph.
+func (s *TripletSet) GraphInto(g *sparse.PairGraph, u []float64) (*sparse.PairGraph, error) {
+	if g == nil {
+		g = s.graph.Clone()
+	} else if g.N() != s.N || len(g.Pairs()) != len(s.Pairs) {
+		return nil, fmt.Errorf("%w: graph of %d points and %d pairs for a set of %d points and %d pairs", ErrInvalid, g.N(), len(g.Pairs()), s.N, len(s.Pairs))
+	}
 	w := make([]float64, len(s.Pairs))
 	s.PairWeights(w, u)
-	if err := s.graph.SetWeights(w); err != nil {
+	if err := g.SetWeights(w); err != nil {
 		return nil, err
 	}
-	return s.graph, nil
+	return g, nil
 }

@@ -26,7 +26,10 @@ var ErrInvalidGraph = errors.New("sparse: invalid pair graph")
 // and its Laplacian L_W = Diag(W·1) − W.
 //
 // It is the data structure behind Â(u) = Σ_r u_r A_r = Xᵀ L_W X.
-// A PairGraph is not safe for concurrent SetWeights; concurrent reads are safe.
+// A PairGraph is not safe for concurrent SetWeights; concurrent reads are
+// safe. Clone gives each run its own weights on the shared, immutable
+// pattern, which is how triplet sets stay safe to share (see
+// constraints.TripletSet.GraphInto).
 type PairGraph struct {
 	n     int
 	pairs []Pair
@@ -167,6 +170,19 @@ func (g *PairGraph) slot(i, j int) int {
 
 // N returns the number of points.
 func (g *PairGraph) N() int { return g.n }
+
+// Clone returns a graph with the same pattern and its own weights (a copy of
+// g's current ones). The pattern — pairs, the Laplacian's structure and the
+// blocked entry order — is shared: it never changes after NewPairGraph, so
+// clones can be used from different goroutines, each setting its own
+// weights. A clone costs the Laplacian's values and two per-row arrays.
+func (g *PairGraph) Clone() *PairGraph {
+	c := *g
+	c.lap.Data = append([]float64(nil), g.lap.Data...)
+	c.rowNZ = append([]bool(nil), g.rowNZ...)
+	c.active = append([]int(nil), g.active...)
+	return &c
+}
 
 // Pairs returns the pairs the graph was built from (shared; do not modify).
 func (g *PairGraph) Pairs() []Pair { return g.pairs }

@@ -106,10 +106,11 @@ func (t *metricTerms) margins(rho, w []float64) (float64, error) {
 }
 
 func (t *metricTerms) dots(g, p []float64) error {
-	gr, err := t.pr.ts.Graph(p)
+	gr, err := t.pr.ts.GraphInto(t.pr.graph, p)
 	if err != nil {
 		return fmt.Errorf("boost: triplet weights: %w", err)
 	}
+	t.pr.graph = gr // top() resets the weights before its next use
 	if err := t.pr.b.WeightedGram(t.gram, t.pr.x, gr); err != nil {
 		return fmt.Errorf("boost: %w", err)
 	}

@@ -25,7 +25,8 @@ type pricer struct {
 	n, d  int
 	dense bool
 	gram  *mat.SymDense        // dense path: D×D workspace
-	op    *sparse.GramOperator // Lanczos path: v ↦ Xᵀ(L_W(X v)) on the triplet set's graph
+	op    *sparse.GramOperator // Lanczos path: v ↦ Xᵀ(L_W(X v)) on graph
+	graph *sparse.PairGraph    // this run's pair weights (the triplet set is shared)
 	seed  uint64
 	calls uint64
 
@@ -63,11 +64,13 @@ func newPricer(b engine.Backend, x *mat.Dense, ts *constraints.TripletSet, opt O
 		return p, nil
 	}
 	// The operator reads the graph's current weights at every product; the
-	// triplet set owns one graph whose weights top() resets for every u.
+	// pricer owns the graph (the triplet set may be shared) and top() resets
+	// its weights for every u.
 	g, err := ts.Graph(make([]float64, ts.Len()))
 	if err != nil {
 		return nil, fmt.Errorf("boost: %w", err)
 	}
+	p.graph = g
 	if p.op, err = sparse.NewGramOperator(x, g, b.BLAS()); err != nil {
 		return nil, fmt.Errorf("boost: %w", err)
 	}
@@ -76,10 +79,11 @@ func newPricer(b engine.Backend, x *mat.Dense, ts *constraints.TripletSet, opt O
 
 // top returns the largest eigenvalue of Â(u) and a unit eigenvector.
 func (p *pricer) top(ctx context.Context, u []float64) (float64, []float64, error) {
-	g, err := p.ts.Graph(u)
+	g, err := p.ts.GraphInto(p.graph, u)
 	if err != nil {
 		return 0, nil, fmt.Errorf("boost: triplet weights: %w", err)
 	}
+	p.graph = g
 	if !p.dense {
 		return p.topLanczos(ctx)
 	}

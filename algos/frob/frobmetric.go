@@ -9,6 +9,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
@@ -424,6 +425,9 @@ type metricEval struct {
 	fixed       *fixedPart
 	fixedMargin float64
 	bvBuf       []float64 // scratch for B·V
+	// graph carries this evaluator's pair weights on the shared pattern of
+	// ts (the triplet set is never modified, so it may be shared).
+	graph *sparse.PairGraph
 }
 
 // fixedPart is a set F of triplets whose multipliers a working-set round
@@ -443,10 +447,11 @@ type fixedPart struct {
 
 // eval returns −dual(u) and its gradient ⟨A_r, X(u)⟩ − 1.
 func (e *metricEval) eval(u, grad []float64) (float64, error) {
-	graph, err := e.ts.Graph(u)
+	graph, err := e.ts.GraphInto(e.graph, u)
 	if err != nil {
 		return 0, fmt.Errorf("frob: %w", err)
 	}
+	e.graph = graph
 	if err := e.b.WeightedGram(e.g, e.x, graph); err != nil {
 		return 0, fmt.Errorf("frob: weighted Gram: %w", err)
 	}

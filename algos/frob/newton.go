@@ -36,10 +36,11 @@ import (
 // eigendecomposition (mu, q) of G, restricted to the free set (v is zero
 // outside it; out is computed everywhere).
 func (e *metricEval) hessVec(out, v []float64, mu []float64, q *mat.Dense, pq []float64) error {
-	graph, err := e.ts.Graph(v)
+	graph, err := e.ts.GraphInto(e.graph, v)
 	if err != nil {
 		return fmt.Errorf("frob: %w", err)
 	}
+	e.graph = graph
 	h := mat.NewSymDense(e.d, nil)
 	if err := e.b.WeightedGram(h, e.x, graph); err != nil {
 		return fmt.Errorf("frob: weighted Gram: %w", err)

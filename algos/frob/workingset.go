@@ -364,10 +364,11 @@ func fixedTerm(full *metricEval, inF []bool, cm float64) (*fixedPart, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	graph, err := full.ts.Graph(w)
+	graph, err := full.ts.GraphInto(full.graph, w)
 	if err != nil {
 		return nil, fmt.Errorf("frob: working set: %w", err)
 	}
+	full.graph = graph // full.eval resets the weights before its next use
 	b := mat.NewSymDense(full.d, nil)
 	if err := full.b.WeightedGram(b, full.x, graph); err != nil {
 		return nil, fmt.Errorf("frob: working set: weighted Gram: %w", err)
