@@ -81,15 +81,6 @@ func columnDeviation(raw blas64.General, n, j int, mean float64) float64 {
 	return math.Sqrt(ss/float64(n)) * big * s
 }
 
-// centre returns (v − mean)/scale without overflowing in v − mean when the
-// quotient is finite.
-func centre(v, mean, scale float64) float64 {
-	if r := (v - mean) / scale; finite(r) {
-		return r
-	}
-	return v/scale - mean/scale
-}
-
 // checkCovariance rejects a covariance matrix that overflowed: features whose
 // deviations exceed about 1e154 have squares beyond float64.
 func checkCovariance(cov *mat.SymDense) error {
@@ -104,34 +95,3 @@ func checkCovariance(cov *mat.SymDense) error {
 	return nil
 }
 
-// orthoTol bounds |CᵀC − I| for the components of a PCA read from a file;
-// FitPCA's are orthonormal to about 1e-14.
-const orthoTol = 1e-6
-
-// checkPCAShape checks the properties a PCA must have beyond finiteness:
-// variances finite and non-negative, components orthonormal columns.
-func checkPCAShape(p *PCA) error {
-	for i, v := range p.Variances {
-		if !finite(v) || v < 0 {
-			return fmt.Errorf("data: pca: variance %d is %v, want a finite value ≥ 0", i, v)
-		}
-	}
-	c := p.Components
-	r, k := c.Dims()
-	for a := 0; a < k; a++ {
-		for b := a; b < k; b++ {
-			dot := 0.0
-			for i := 0; i < r; i++ {
-				dot += c.At(i, a) * c.At(i, b)
-			}
-			want := 0.0
-			if a == b {
-				want = 1
-			}
-			if !(math.Abs(dot-want) <= orthoTol) {
-				return fmt.Errorf("data: pca: components are not orthonormal: column %d · column %d = %v, want %v", a, b, dot, want)
-			}
-		}
-	}
-	return nil
-}

@@ -22,8 +22,8 @@ func Example_letters() {
 	d, _ := data.Load("builtin:letters", data.LoadOptions{})
 	parts, _ := data.SplitRows(d, []int{10500, 4500, 5000})
 	pipe, _ := data.FitPipeline(nil, parts[0].X, true, 0)
-	train, _ := pipe.ApplyDataset(parts[0])
-	test, _ := pipe.ApplyDataset(parts[2])
+	train, _ := data.ApplyDataset(pipe, parts[0])
+	test, _ := data.ApplyDataset(pipe, parts[2])
 	fmt.Println(train.Len(), test.Len(), len(train.Classes))
 	// Output: 10500 5000 26
 }

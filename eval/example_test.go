@@ -14,8 +14,8 @@ func ExampleKNNError() {
 	parts, _ := data.Split(d, []float64{0.7, 0.3}, 1)
 	raw, _ := eval.KNNError(nil, parts[0].X, parts[0].Y, parts[1].X, parts[1].Y, 3)
 	pipe, _ := data.FitPipeline(nil, parts[0].X, true, 0)
-	tr, _ := pipe.ApplyDataset(parts[0])
-	te, _ := pipe.ApplyDataset(parts[1])
+	tr, _ := data.ApplyDataset(pipe, parts[0])
+	te, _ := data.ApplyDataset(pipe, parts[1])
 	std, _ := eval.KNNError(nil, tr.X, tr.Y, te.X, te.Y, 3)
 	fmt.Printf("wine 3-NN test error: raw %.1f%%, standardised %.1f%%\n", 100*raw, 100*std)
 	// Output: wine 3-NN test error: raw 26.4%, standardised 1.9%

@@ -92,11 +92,11 @@ func MetricKNNError(b engine.Backend, m *model.Metric, trainX *mat.Dense, trainY
 		return 0, fmt.Errorf("%w: nil metric", ErrInvalid)
 	}
 	b = engine.Or(b)
-	zt, err := m.TransformWith(b, trainX)
+	zt, err := m.TransformBLAS(b.BLAS(), trainX)
 	if err != nil {
 		return 0, fmt.Errorf("eval: training set: %w", err)
 	}
-	zs, err := m.TransformWith(b, testX)
+	zs, err := m.TransformBLAS(b.BLAS(), testX)
 	if err != nil {
 		return 0, fmt.Errorf("eval: test set: %w", err)
 	}

@@ -29,7 +29,7 @@ func lettersSplit(t testing.TB) (train, val, test *data.Dataset) {
 		t.Fatal(err)
 	}
 	for i := range parts {
-		if parts[i], err = p.ApplyDataset(parts[i]); err != nil {
+		if parts[i], err = data.ApplyDataset(p, parts[i]); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/preprocess"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -34,13 +34,13 @@ const (
 // is the matrix the algorithm learned and Transform(raw) gives the same
 // coordinates as training did. Apply it to raw data with Model.Prepare.
 type Model struct {
-	Kind       string         // KindMetric or KindKernel
-	Algo       string         // the algorithm that learned it
-	Preprocess *data.Pipeline // nil: the model works on raw features
-	Metric     *Metric        // set when Kind == KindMetric
-	Kernel     *Kernel        // set when Kind == KindKernel
-	Classes    []string       // class names of the training data, if known
-	Info       map[string]any // run summary (options, chosen C, errors, …)
+	Kind       string               // KindMetric or KindKernel
+	Algo       string               // the algorithm that learned it
+	Preprocess *preprocess.Pipeline // nil: the model works on raw features
+	Metric     *Metric              // set when Kind == KindMetric
+	Kernel     *Kernel              // set when Kind == KindKernel
+	Classes    []string             // class names of the training data, if known
+	Info       map[string]any       // run summary (options, chosen C, errors, …)
 	// Certificate, if non-nil, records whether the solve that learned the
 	// model converged (nil in files written before it was recorded).
 	Certificate *Certificate
@@ -96,15 +96,15 @@ type kernelJSON struct {
 }
 
 type fileJSON struct {
-	Format     string         `json:"format"`
-	Version    int            `json:"version"`
-	Kind       string         `json:"kind"`
-	Algo       string         `json:"algo,omitempty"`
-	Preprocess *data.Pipeline `json:"preprocess,omitempty"`
-	Metric     *metricJSON    `json:"metric,omitempty"`
-	Kernel     *kernelJSON    `json:"kernel,omitempty"`
-	Classes    []string       `json:"classes,omitempty"`
-	Info       map[string]any `json:"info,omitempty"`
+	Format     string               `json:"format"`
+	Version    int                  `json:"version"`
+	Kind       string               `json:"kind"`
+	Algo       string               `json:"algo,omitempty"`
+	Preprocess *preprocess.Pipeline `json:"preprocess,omitempty"`
+	Metric     *metricJSON          `json:"metric,omitempty"`
+	Kernel     *kernelJSON          `json:"kernel,omitempty"`
+	Classes    []string             `json:"classes,omitempty"`
+	Info       map[string]any       `json:"info,omitempty"`
 	// Certificate is additive: files without it load as before.
 	Certificate *Certificate `json:"certificate,omitempty"`
 }
@@ -146,7 +146,7 @@ func (m *Model) validate() error {
 	return nil
 }
 
-func pipelineOutDim(p *data.Pipeline) int {
+func pipelineOutDim(p *preprocess.Pipeline) int {
 	switch {
 	case p == nil || p.Empty():
 		return 0
@@ -280,7 +280,7 @@ func (m *Model) SaveFile(path string) error {
 // Load reads a model file. It rejects other formats and versions, unknown
 // fields, anything but white space after the JSON object, ragged or non-square matrices, non-symmetric metrics (beyond
 // Tolerance), non-finite numbers and matrices that are not PSD within
-// Tolerance; the factor L of a metric is recomputed with engine.Default().
+// Tolerance; the factor L of a metric is recomputed by NewMetric.
 func Load(r io.Reader) (*Model, error) {
 	dec := json.NewDecoder(bufio.NewReader(r))
 	dec.DisallowUnknownFields()

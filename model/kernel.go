@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -93,9 +93,6 @@ func (k *Kernel) SqDistance(i, j int) float64 {
 }
 
 // PairSqDistances writes K_aa + K_bb − 2K_ab for every pair into dst.
-func (k *Kernel) PairSqDistances(b engine.Backend, dst []float64, pairs []engine.Pair) error {
-	if err := engine.Or(b).PairSqDists(dst, k.Factor(), pairs); err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	return nil
+func (k *Kernel) PairSqDistances(dst []float64, pairs []sparse.Pair) error {
+	return pairSqDists(dst, k.Factor(), pairs)
 }

@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,20 +30,24 @@ var ErrInvalid = errors.New("model: invalid")
 // symmetric PSD matrix M (D×D), with the factor L (D×r, M = L Lᵀ up to the
 // clipping of eigenvalues within Tolerance of zero) whose r columns are
 // √λ_i v_i for the positive eigenpairs of M by descending eigenvalue, so r is
-// the numerical rank of M (r = 1 with a zero column when M = 0).
+// the numerical rank of M (r = 1 with a zero column when M = 0). Each column
+// is signed so that its entry of largest magnitude (the first of equals) is
+// positive.
+//
+// The package uses gonum only: the factor, Transform and the distances are
+// the same numbers whichever engine backend trained the model or is
+// compiled into the program, and a program that only loads models and
+// transforms data links no native library.
 type Metric struct {
 	M *mat.SymDense
 	L *mat.Dense
 }
 
-// NewMetric validates m (finite, PSD within Tolerance) and factors it with
-// engine.Default(). See NewMetricWith.
-func NewMetric(m mat.Symmetric) (*Metric, error) { return NewMetricWith(nil, m) }
-
-// NewMetricWith validates m — finite entries, no eigenvalue below
-// −Tolerance·max|λ| — and computes the factor L from the eigendecomposition
-// by the backend b (nil means engine.Default()). M keeps a copy of m.
-func NewMetricWith(b engine.Backend, m mat.Symmetric) (*Metric, error) {
+// NewMetric validates m — finite entries, no eigenvalue below
+// −Tolerance·max|λ| — and computes the factor L from gonum's symmetric
+// eigendecomposition, with the sign convention of Metric. M keeps a copy of
+// m.
+func NewMetric(m mat.Symmetric) (*Metric, error) {
 	if m == nil || m.SymmetricDim() == 0 {
 		return nil, fmt.Errorf("%w: empty metric matrix", ErrInvalid)
 	}
@@ -56,11 +62,13 @@ func NewMetricWith(b engine.Backend, m mat.Symmetric) (*Metric, error) {
 			cp.SetSym(i, j, v)
 		}
 	}
-	eig, err := engine.Or(b).SymEig(cp, engine.AllRange(), true)
-	if err != nil {
-		return nil, fmt.Errorf("model: metric eigendecomposition: %w", err)
+	var es mat.EigenSym
+	if !es.Factorize(cp, true) {
+		return nil, fmt.Errorf("%w: metric eigendecomposition did not converge", ErrInvalid)
 	}
-	vals := eig.Values
+	vals := es.Values(nil)
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
 	scale := math.Max(math.Abs(vals[0]), math.Abs(vals[len(vals)-1]))
 	if vals[0] < -Tolerance*scale {
 		return nil, fmt.Errorf("%w: metric is not positive semidefinite: smallest eigenvalue %g, largest %g (tolerance %g relative)", ErrInvalid, vals[0], vals[len(vals)-1], Tolerance)
@@ -74,12 +82,25 @@ func NewMetricWith(b engine.Backend, m mat.Symmetric) (*Metric, error) {
 	r := max(len(cols), 1)
 	l := mat.NewDense(d, r, nil)
 	for c, i := range cols {
-		s := math.Sqrt(vals[i])
+		s := math.Sqrt(vals[i]) * columnSign(&vecs, i)
 		for a := 0; a < d; a++ {
-			l.Set(a, c, s*eig.Vectors.At(a, i))
+			l.Set(a, c, s*vecs.At(a, i))
 		}
 	}
 	return &Metric{M: cp, L: l}, nil
+}
+
+// columnSign returns the sign that makes column j's entry of largest
+// magnitude (the first of equals) positive.
+func columnSign(v *mat.Dense, j int) float64 {
+	r, _ := v.Dims()
+	big, sign := 0.0, 1.0
+	for i := 0; i < r; i++ {
+		if a := v.At(i, j); math.Abs(a) > big {
+			big, sign = math.Abs(a), math.Copysign(1, a)
+		}
+	}
+	return sign
 }
 
 // Identity returns the Euclidean metric M = I of dimension d.
@@ -126,14 +147,16 @@ func (m *Metric) SqDistance(x, y []float64) float64 {
 func (m *Metric) Distance(x, y []float64) float64 { return math.Sqrt(m.SqDistance(x, y)) }
 
 // Transform returns X·L (n×r): Euclidean distances between its rows are the
-// metric's distances between the rows of x.
+// metric's distances between the rows of x. It uses gonum's BLAS, so its
+// output does not depend on the program's engine backend.
 func (m *Metric) Transform(x *mat.Dense) (*mat.Dense, error) {
-	return m.TransformWith(nil, x)
+	return m.TransformBLAS(nil, x)
 }
 
-// TransformWith is Transform with the product done by the BLAS of backend b
-// (nil means engine.Default()).
-func (m *Metric) TransformWith(b engine.Backend, x *mat.Dense) (*mat.Dense, error) {
+// TransformBLAS is Transform with the product done by impl (nil: gonum),
+// for example an engine backend's BLAS during training. Another BLAS may
+// round differently in the last bits.
+func (m *Metric) TransformBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", ErrInvalid)
 	}
@@ -141,35 +164,59 @@ func (m *Metric) TransformWith(b engine.Backend, x *mat.Dense) (*mat.Dense, erro
 	if d != m.Dim() {
 		return nil, fmt.Errorf("%w: data has %d features, the metric is %d-dimensional", ErrInvalid, d, m.Dim())
 	}
+	if impl == nil {
+		impl = gonum.Implementation{}
+	}
 	r := m.Rank()
 	out := mat.NewDense(n, r, nil)
+	if n == 0 {
+		return out, nil
+	}
 	xr, lr, or := x.RawMatrix(), m.L.RawMatrix(), out.RawMatrix()
-	engine.MulRows(engine.Or(b).BLAS(), n, r, d, xr.Data, xr.Stride, lr.Data, lr.Stride, or.Data, or.Stride)
+	impl.Dgemm(blas.NoTrans, blas.NoTrans, n, r, d, 1, xr.Data, xr.Stride, lr.Data, lr.Stride, 0, or.Data, or.Stride)
 	return out, nil
 }
 
 // PairSqDistances writes (x_a − x_b)ᵀ M (x_a − x_b) for every pair into dst
 // (len(dst) == len(pairs)): one product X·L, then O(r) per pair.
-func (m *Metric) PairSqDistances(b engine.Backend, dst []float64, x *mat.Dense, pairs []engine.Pair) error {
-	b = engine.Or(b)
-	z, err := m.TransformWith(b, x)
+func (m *Metric) PairSqDistances(dst []float64, x *mat.Dense, pairs []sparse.Pair) error {
+	z, err := m.Transform(x)
 	if err != nil {
 		return err
 	}
-	if err := b.PairSqDists(dst, z, pairs); err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	return nil
+	return pairSqDists(dst, z, pairs)
 }
 
 // PairDistances is PairSqDistances followed by square roots: the metric
 // distances of the pairs.
-func (m *Metric) PairDistances(b engine.Backend, dst []float64, x *mat.Dense, pairs []engine.Pair) error {
-	if err := m.PairSqDistances(b, dst, x, pairs); err != nil {
+func (m *Metric) PairDistances(dst []float64, x *mat.Dense, pairs []sparse.Pair) error {
+	if err := m.PairSqDistances(dst, x, pairs); err != nil {
 		return err
 	}
 	for i, v := range dst {
 		dst[i] = math.Sqrt(math.Max(v, 0))
+	}
+	return nil
+}
+
+// pairSqDists writes ‖z_a − z_b‖² for every pair into dst.
+func pairSqDists(dst []float64, z *mat.Dense, pairs []sparse.Pair) error {
+	if len(dst) != len(pairs) {
+		return fmt.Errorf("%w: %d outputs for %d pairs", ErrInvalid, len(dst), len(pairs))
+	}
+	n, r := z.Dims()
+	zr := z.RawMatrix()
+	for k, p := range pairs {
+		if p.A < 0 || p.A >= n || p.B < 0 || p.B >= n {
+			return fmt.Errorf("%w: pair %d = (%d, %d) outside [0, %d)", ErrInvalid, k, p.A, p.B, n)
+		}
+		a, b := zr.Data[p.A*zr.Stride:p.A*zr.Stride+r], zr.Data[p.B*zr.Stride:p.B*zr.Stride+r]
+		var s float64
+		for c, v := range a {
+			e := v - b[c]
+			s += e * e
+		}
+		dst[k] = s
 	}
 	return nil
 }

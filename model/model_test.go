@@ -10,6 +10,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -45,7 +46,7 @@ func TestNewMetric(t *testing.T) {
 	for _, b := range backends(t) {
 		for _, tc := range []struct{ d, r int }{{5, 5}, {6, 2}, {1, 1}} {
 			m := lowRankPSD(uint64(tc.d*10+tc.r), tc.d, tc.r)
-			met, err := NewMetricWith(b, m)
+			met, err := NewMetric(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,6 +58,20 @@ func TestNewMetric(t *testing.T) {
 			if !mat.EqualApprox(&llt, m, 1e-10*mat.Norm(m, math.Inf(1))) {
 				t.Errorf("%s d=%d: L Lᵀ ≠ M", b.Name(), tc.d)
 			}
+			// The sign convention: each column's entry of largest
+			// magnitude is positive.
+			for c := 0; c < met.Rank(); c++ {
+				col := mat.Col(nil, c, met.L)
+				big := 0
+				for i, v := range col {
+					if math.Abs(v) > math.Abs(col[big]) {
+						big = i
+					}
+				}
+				if col[big] < 0 {
+					t.Errorf("%s d=%d: column %d has its largest entry %v negative", b.Name(), tc.d, c, col[big])
+				}
+			}
 			// Columns by descending eigenvalue: squared column norms descend.
 			for c := 1; c < met.Rank(); c++ {
 				if mat.Norm(met.L.ColView(c), 2) > mat.Norm(met.L.ColView(c-1), 2)*(1+1e-12) {
@@ -65,13 +80,13 @@ func TestNewMetric(t *testing.T) {
 			}
 			// Distance, Transform and PairSqDistances agree with (x−y)ᵀM(x−y).
 			x := randDense(3, 7, tc.d)
-			z, err := met.TransformWith(b, x)
+			z, err := met.TransformBLAS(b.BLAS(), x)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pairs := []engine.Pair{{A: 0, B: 1}, {A: 2, B: 6}, {A: 5, B: 3}}
+			pairs := []sparse.Pair{{A: 0, B: 1}, {A: 2, B: 6}, {A: 5, B: 3}}
 			dst := make([]float64, len(pairs))
-			if err := met.PairSqDistances(b, dst, x, pairs); err != nil {
+			if err := met.PairSqDistances(dst, x, pairs); err != nil {
 				t.Fatal(err)
 			}
 			for r, p := range pairs {
@@ -133,9 +148,9 @@ func TestKernel(t *testing.T) {
 	if !mat.EqualApprox(&ff, &full, 1e-12) {
 		t.Error("F Fᵀ ≠ V diag(λ) Vᵀ")
 	}
-	pairs := []engine.Pair{{A: 0, B: 5}, {A: 1, B: 2}}
+	pairs := []sparse.Pair{{A: 0, B: 5}, {A: 1, B: 2}}
 	dst := make([]float64, 2)
-	if err := k.PairSqDistances(nil, dst, pairs); err != nil {
+	if err := k.PairSqDistances(dst, pairs); err != nil {
 		t.Fatal(err)
 	}
 	for r, p := range pairs {

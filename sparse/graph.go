@@ -6,7 +6,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/psdlearn/psdlearn/lapack"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -51,11 +52,11 @@ type GraphOptions struct {
 // Euclidean distance, see KNN), with no self-loops. It never holds an n×n
 // dense matrix: O(n·k) memory beyond x.
 func KNNGraph(x *mat.Dense, k int, opt GraphOptions) (*CSR, error) {
-	return KNNGraphBLAS(lapack.GoBLAS, x, k, opt)
+	return KNNGraphBLAS(gonum.Implementation{}, x, k, opt)
 }
 
 // KNNGraphBLAS is KNNGraph with the distance GEMMs done by impl (see KNNBLAS).
-func KNNGraphBLAS(impl lapack.BLAS, x *mat.Dense, k int, opt GraphOptions) (*CSR, error) {
+func KNNGraphBLAS(impl blas.Float64, x *mat.Dense, k int, opt GraphOptions) (*CSR, error) {
 	if x == nil {
 		return nil, fmt.Errorf("sparse: KNNGraph: nil matrix")
 	}

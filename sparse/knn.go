@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/psdlearn/psdlearn/lapack"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,7 +38,7 @@ const (
 // k + 8 candidates of each query are re-ranked by exactly computed distances.
 // It uses gonum's BLAS; see KNNBLAS to choose another implementation.
 func KNN(q, ref *mat.Dense, k int, self bool) (*Neighbors, error) {
-	return KNNBLAS(lapack.GoBLAS, q, ref, k, self)
+	return KNNBLAS(gonum.Implementation{}, q, ref, k, self)
 }
 
 // KNNBLAS is KNN with the GEMMs done by impl. Query blocks run on parallel
@@ -45,13 +46,13 @@ func KNN(q, ref *mat.Dense, k int, self bool) (*Neighbors, error) {
 // least 2,048 reference rows) it answers from a k-d tree instead when a pilot
 // of 64 queries shows the tree examines at most 1/20 of the references; the
 // result is the same, bit for bit (see kdtree.go).
-func KNNBLAS(impl lapack.BLAS, q, ref *mat.Dense, k int, self bool) (*Neighbors, error) {
+func KNNBLAS(impl blas.Float64, q, ref *mat.Dense, k int, self bool) (*Neighbors, error) {
 	return knnBLAS(impl, q, ref, k, self, true)
 }
 
 // knnBLAS is KNNBLAS; with tree false it never tries the k-d tree (tests
 // compare the two strategies).
-func knnBLAS(impl lapack.BLAS, q, ref *mat.Dense, k int, self, tree bool) (*Neighbors, error) {
+func knnBLAS(impl blas.Float64, q, ref *mat.Dense, k int, self, tree bool) (*Neighbors, error) {
 	if q == nil || ref == nil {
 		return nil, fmt.Errorf("sparse: KNN: nil matrix")
 	}

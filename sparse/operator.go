@@ -6,8 +6,8 @@ import (
 	"math"
 	"sync"
 
-	"github.com/psdlearn/psdlearn/lapack"
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,15 +27,15 @@ var ErrNotSymmetric = errors.New("sparse: matrix is not symmetric")
 // DenseSym is the operator of a dense symmetric matrix (level-2 BLAS dsymv).
 type DenseSym struct {
 	a    *mat.SymDense
-	impl lapack.BLAS
+	impl blas.Float64
 }
 
 // NewDenseSym returns the operator x ↦ A·x of a, computed with impl (nil
 // selects gonum's BLAS). The operator reads a at every Apply: a must not
 // change during a solve.
-func NewDenseSym(a *mat.SymDense, impl lapack.BLAS) *DenseSym {
+func NewDenseSym(a *mat.SymDense, impl blas.Float64) *DenseSym {
 	if impl == nil {
-		impl = lapack.GoBLAS
+		impl = gonum.Implementation{}
 	}
 	return &DenseSym{a: a, impl: impl}
 }
@@ -90,13 +90,13 @@ func (s *SymCSR) Matrix() *CSR { return s.a }
 type GramOperator struct {
 	x    *mat.Dense
 	g    *PairGraph
-	impl lapack.BLAS
+	impl blas.Float64
 	pool sync.Pool
 }
 
 // NewGramOperator returns v ↦ Xᵀ(L_W(X·v)) for the rows of x (n×D) and g (on
 // n points), with the two dense products computed by impl (nil selects gonum's BLAS).
-func NewGramOperator(x *mat.Dense, g *PairGraph, impl lapack.BLAS) (*GramOperator, error) {
+func NewGramOperator(x *mat.Dense, g *PairGraph, impl blas.Float64) (*GramOperator, error) {
 	if x == nil || g == nil {
 		return nil, fmt.Errorf("sparse: NewGramOperator: nil argument")
 	}
@@ -104,7 +104,7 @@ func NewGramOperator(x *mat.Dense, g *PairGraph, impl lapack.BLAS) (*GramOperato
 		return nil, fmt.Errorf("sparse: NewGramOperator: x has %d rows, graph has %d points", r, g.N())
 	}
 	if impl == nil {
-		impl = lapack.GoBLAS
+		impl = gonum.Implementation{}
 	}
 	op := &GramOperator{x: x, g: g, impl: impl}
 	n := g.N()

@@ -129,17 +129,17 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train: preprocessing: %w", err)
 	}
-	tr, err := pipe.ApplyDatasetBLAS(b.BLAS(), e.Train)
+	tr, err := data.ApplyDatasetBLAS(pipe, b.BLAS(), e.Train)
 	if err != nil {
 		return nil, err
 	}
-	test, err := pipe.ApplyDatasetBLAS(b.BLAS(), e.Test)
+	test, err := data.ApplyDatasetBLAS(pipe, b.BLAS(), e.Test)
 	if err != nil {
 		return nil, err
 	}
 	val := e.Val
 	if val != nil {
-		if val, err = pipe.ApplyDatasetBLAS(b.BLAS(), val); err != nil {
+		if val, err = data.ApplyDatasetBLAS(pipe, b.BLAS(), val); err != nil {
 			return nil, err
 		}
 	}
@@ -176,7 +176,7 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 			return nil, err
 		}
 		// Cancelled with a metric: hand it back unevaluated.
-		m, merr := model.NewMetricWith(b, out.M)
+		m, merr := model.NewMetric(out.M)
 		if merr != nil {
 			return nil, err
 		}
@@ -187,7 +187,7 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 	if out.M == nil || out.M.SymmetricDim() != tr.Dim() {
 		return nil, fmt.Errorf("train: %s returned no %d×%d metric", e.Algo, tr.Dim(), tr.Dim())
 	}
-	if r.Metric, err = model.NewMetricWith(b, out.M); err != nil {
+	if r.Metric, err = model.NewMetric(out.M); err != nil {
 		return nil, fmt.Errorf("train: %s: learned matrix: %w", e.Algo, err)
 	}
 	r.Rank = r.Metric.Rank()

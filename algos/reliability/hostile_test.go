@@ -111,7 +111,7 @@ func TestHostileInputs(t *testing.T) {
 			if math.IsNaN(a.v) || math.IsInf(a.v, 0) {
 				add("FitStandardizer x="+a.name, func() error { _, err := data.FitStandardizer(xv); return err })
 				add("NewMetric entry="+a.name, func() error {
-					_, err := model.NewMetricWith(b, mat.NewSymDense(2, []float64{1, a.v, a.v, 1}))
+					_, err := model.NewMetric(mat.NewSymDense(2, []float64{1, a.v, a.v, 1}))
 					return err
 				})
 			}
@@ -239,9 +239,9 @@ func TestHostileInputs(t *testing.T) {
 		add("Split nil", func() error { _, err := data.Split(nil, []float64{1}, 1); return err })
 		add("Split no fractions", func() error { _, err := data.Split(d, nil, 1); return err })
 		add("SplitRows nil", func() error { _, err := data.SplitRows(nil, []int{1}); return err })
-		add("NewMetric nil", func() error { _, err := model.NewMetricWith(b, nil); return err })
+		add("NewMetric nil", func() error { _, err := model.NewMetric(nil); return err })
 		add("NewMetric negative diagonal", func() error {
-			_, err := model.NewMetricWith(b, mat.NewSymDense(2, []float64{-1, 0, 0, 1}))
+			_, err := model.NewMetric(mat.NewSymDense(2, []float64{-1, 0, 0, 1}))
 			return err
 		})
 		add("NewKernel nil", func() error { _, err := model.NewKernel(nil, nil); return err })

@@ -118,11 +118,11 @@ func TestBadInputs(t *testing.T) {
 			{"KNNError k > n", wantError, func() (float64, error) { return eval.KNNError(b, x, y, x, y, 41) }},
 			{"KNNError dims", wantError, func() (float64, error) { return eval.KNNError(b, x, y, mat.NewDense(2, 5, nil), []int{0, 1}, 1) }},
 			{"NewMetric NaN", wantError, func() (float64, error) {
-				_, err := model.NewMetricWith(b, mat.NewSymDense(2, []float64{1, math.NaN(), math.NaN(), 1}))
+				_, err := model.NewMetric(mat.NewSymDense(2, []float64{1, math.NaN(), math.NaN(), 1}))
 				return 0, err
 			}},
 			{"NewMetric non-PSD", wantError, func() (float64, error) {
-				_, err := model.NewMetricWith(b, mat.NewSymDense(2, []float64{1, 2, 2, 1}))
+				_, err := model.NewMetric(mat.NewSymDense(2, []float64{1, 2, 2, 1}))
 				return 0, err
 			}},
 			{"BoostMetric dims", wantError, func() (float64, error) {

@@ -165,7 +165,7 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 		if err != nil {
 			return err
 		}
-		z, err := m.Metric.TransformWith(b, x.X)
+		z, err := m.Metric.TransformBLAS(b.BLAS(), x.X)
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}

@@ -1,0 +1,85 @@
+// Package layout tests the dependency structure the architecture promises:
+// what a model-serving program links.
+package layout
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// bindings are the packages that hold cgo code (and their pure-Go twins),
+// and engine, which composes them.
+var bindings = []string{"lapack", "arpack", "lbfgsb", "lp", "engine"}
+
+// root returns the module's root directory.
+func root(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Clean(filepath.Join(wd, "..", ".."))
+}
+
+func goCmd(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found")
+	}
+	return p
+}
+
+// TestServingDependsOnNoBinding checks with `go list -deps` that loading and
+// applying models — packages model, preprocess, sparse and the example
+// service — reaches no binding package and not the engine, so their numbers
+// cannot depend on the backend and they link no native library.
+func TestServingDependsOnNoBinding(t *testing.T) {
+	goBin := goCmd(t)
+	for _, pkg := range []string{"./model", "./preprocess", "./sparse", "./examples/serve"} {
+		cmd := exec.Command(goBin, "list", "-deps", pkg)
+		cmd.Dir = root(t)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, b := range bindings {
+				if dep == "github.com/psdlearn/psdlearn/"+b || strings.HasPrefix(dep, "github.com/psdlearn/psdlearn/"+b+"/") {
+					t.Errorf("%s depends on %s", pkg, dep)
+				}
+			}
+		}
+	}
+}
+
+// TestServingLinksNoNativeLibrary builds the example service with cgo on and
+// checks with ldd that it links none of the native libraries behind the
+// engine.
+func TestServingLinksNoNativeLibrary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	goBin := goCmd(t)
+	ldd, err := exec.LookPath("ldd")
+	if err != nil {
+		t.Skip("ldd not found")
+	}
+	bin := filepath.Join(t.TempDir(), "serve")
+	build := exec.Command(goBin, "build", "-o", bin, "./examples/serve")
+	build.Dir = root(t)
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./examples/serve: %v\n%s", err, out)
+	}
+	out, _ := exec.Command(ldd, bin).CombinedOutput() // "not a dynamic executable" exits 1
+	native := regexp.MustCompile(`(?i)openblas|lapack|arpack|clp|coinutils|gfortran`)
+	if m := native.FindAllString(string(out), -1); len(m) > 0 {
+		t.Errorf("the model-serving binary links %v:\n%s", m, out)
+	}
+	t.Logf("ldd: %s", strings.TrimSpace(string(out)))
+}
