@@ -1,0 +1,318 @@
+// Package psdlearn learns positive semidefinite matrices: Mahalanobis
+// metrics from labelled data (BoostMetric, PSDBoost, FrobMetric). This root
+// package is the short path for a Go program; the algorithms themselves live
+// in algos/boost and algos/frob, the learned model and its file format in
+// model, and the numerical backends behind them in engine.
+//
+// The five-line path:
+//
+//	m, err := psdlearn.BoostMetric{Standardize: true}.Fit(ctx, x, y)
+//	err = m.SaveFile("metric.json")
+//	m, err = model.LoadFile("metric.json") // needs no native library
+//	z, err := m.Transform(rows)            // Euclidean distances in z are the metric's
+//	d := m.Metric.Distance(a, b)           // on preprocessed rows (see model.Model.Prepare)
+//
+// # Conventions
+//
+// Estimators are small structs in the manner of scikit-learn's: the zero
+// value of every field means the documented default, and Fit learns from all
+// the rows it is given (x n×D, labels y), with no test set. Fit builds the
+// triplets (each point's K nearest same-class points × its K nearest
+// other-class points) on the preprocessed rows; FitTriplets takes triplets
+// built by the caller. Both return a *model.Model: the metric M with its
+// factor L (columns signed so that their largest entry is positive), the
+// fitted preprocessing, the certificate of the solve (converged, gap,
+// tolerance, reason) and the options (provenance). A model's Transform,
+// Save and Load use gonum only: their numbers do not depend on the engine
+// backend, and a program that only loads and transforms links no native
+// library.
+//
+// C has one meaning everywhere in this package: the weight of the average
+// hinge loss, i.e. the objective is ‖M‖²/2 + C·(1/m)Σ ξ_r for FrobMetric and
+// the LP's per-triplet slack weight C/m for PSDBoost, so one C value means
+// the same trade-off whatever the number m of triplets. (The CLI's --C for
+// PSDBoost is the raw LP weight; here it is scaled by m.) Given several C
+// values, Fit chooses one on Validation when it is set, and otherwise on a
+// seeded random 20% of the rows held out for the purpose; it then
+// refits on all rows with the chosen C.
+//
+// Estimators hold no state and are safe for concurrent use; so are models
+// once loaded (Transform and Distance only read them), and the inputs,
+// which are never modified.
+package psdlearn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/train"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrInvalid is wrapped by errors about invalid estimator settings or data.
+var ErrInvalid = errors.New("psdlearn: invalid input")
+
+// Common holds the settings every metric estimator shares.
+type Common struct {
+	// Standardize centres every feature and scales it to unit variance
+	// (fitted on the training rows, stored in the model).
+	Standardize bool
+	// PCA projects onto this many principal components after
+	// standardisation (0: no projection).
+	PCA int
+	// K is the number of target and impostor neighbours per point of the
+	// generated triplets (0: 3).
+	K int
+	// Validation, if set, is the labelled set on which several C values are
+	// compared (raw features, preprocessed like the training rows).
+	Validation *data.Dataset
+	// Seed fixes the held-out rows used to choose C without Validation.
+	Seed uint64
+	// Backend runs the numerical kernels (nil: engine.Default()).
+	Backend engine.Backend
+	// Progress, if set, receives one-line progress messages.
+	Progress func(format string, args ...any)
+}
+
+// BoostMetric is the boosting metric learner of Shen et al. (JMLR 2012):
+// exponential or logistic loss on the triplets' margins, rank-one updates.
+type BoostMetric struct {
+	Common
+	// Loss is boost.Exp (the zero value) or boost.Logistic.
+	Loss boost.Loss
+	// Mode is boost.Stagewise (the zero value) or boost.Corrective.
+	Mode boost.Mode
+	// Iters bounds the number of rank-one terms (0: 500).
+	Iters int
+	// Nu is the trace regulariser ν relative to the data's scale (0: 1e-7).
+	Nu float64
+}
+
+// Fit learns a metric from the labelled rows of x.
+func (e BoostMetric) Fit(ctx context.Context, x *mat.Dense, y []int) (*model.Model, error) {
+	return fit(ctx, e.Common, "boostmetric", e.options(), x, y, nil)
+}
+
+// FitTriplets learns a metric from triplets on the rows of x (indices into
+// x; the rows are preprocessed, the triplets kept).
+func (e BoostMetric) FitTriplets(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet) (*model.Model, error) {
+	return fit(ctx, e.Common, "boostmetric", e.options(), x, nil, ts)
+}
+
+func (e BoostMetric) options() train.Options {
+	loss, mode := "exp", "stagewise"
+	if e.Loss == boost.Logistic {
+		loss = "logistic"
+	}
+	if e.Mode == boost.Corrective {
+		mode = "corrective"
+	}
+	return train.Options{Loss: loss, Mode: mode, Iters: e.Iters, Nu: e.Nu}
+}
+
+// PSDBoost is the column-generation SDP learner of Shen et al. (NIPS 2008):
+// hinge loss, trace-one metric, certified by λmax − π.
+type PSDBoost struct {
+	Common
+	// C lists the average-hinge weights to choose among (nil: 10, i.e. the
+	// LP weight 1/(0.1·m)); see the package doc for their meaning.
+	C []float64
+	// Iters bounds the column-generation iterations (0: 500).
+	Iters int
+}
+
+// Fit learns a metric from the labelled rows of x.
+func (e PSDBoost) Fit(ctx context.Context, x *mat.Dense, y []int) (*model.Model, error) {
+	return fit(ctx, e.Common, "psdboost", train.Options{Iters: e.Iters}, x, y, nil, e.C...)
+}
+
+// FitTriplets learns a metric from triplets on the rows of x.
+func (e PSDBoost) FitTriplets(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet) (*model.Model, error) {
+	return fit(ctx, e.Common, "psdboost", train.Options{Iters: e.Iters}, x, nil, ts, e.C...)
+}
+
+// FrobMetric is the Frobenius-regularised learner of Shen et al. ("A
+// scalable dual approach"): min ‖M‖²/2 + C·(1/m)Σ ξ_r over M ⪰ 0, solved in
+// the dual and certified by the duality gap.
+type FrobMetric struct {
+	Common
+	// C lists the values to choose among (nil: frob.DefaultCs, that is
+	// 0.1, 1, 10 and 100).
+	C []float64
+	// Iters bounds the L-BFGS-B iterations of each solve (0: 20,000).
+	Iters int
+}
+
+// Fit learns a metric from the labelled rows of x.
+func (e FrobMetric) Fit(ctx context.Context, x *mat.Dense, y []int) (*model.Model, error) {
+	cs := e.C
+	if len(cs) == 0 {
+		cs = frob.DefaultCs
+	}
+	return fit(ctx, e.Common, "frobmetric", train.Options{Iters: e.Iters}, x, y, nil, cs...)
+}
+
+// FitTriplets learns a metric from triplets on the rows of x. With several
+// C values it needs Validation (held-out rows cannot be cut from triplets).
+func (e FrobMetric) FitTriplets(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet) (*model.Model, error) {
+	cs := e.C
+	if len(cs) == 0 {
+		cs = frob.DefaultCs
+	}
+	return fit(ctx, e.Common, "frobmetric", train.Options{Iters: e.Iters}, x, nil, ts, cs...)
+}
+
+// holdOut is the fraction of the rows held out to choose C without a
+// validation set.
+const holdOut = 0.2
+
+// fit runs algo on x (with labels y, or on the given triplets) and returns
+// the model. cs are C values in this package's convention.
+func fit(ctx context.Context, c Common, algo string, opt train.Options, x *mat.Dense, y []int, ts *constraints.TripletSet, cs ...float64) (*model.Model, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: nil data", ErrInvalid)
+	}
+	n, _ := x.Dims()
+	if ts == nil && len(y) != n {
+		return nil, fmt.Errorf("%w: %d labels for %d rows", ErrInvalid, len(y), n)
+	}
+	if ts != nil && ts.N != n {
+		return nil, fmt.Errorf("%w: triplets on %d points for %d rows", ErrInvalid, ts.N, n)
+	}
+	for _, v := range cs {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: C = %v, want a positive finite value", ErrInvalid, v)
+		}
+	}
+	trainer, err := train.Lookup(algo)
+	if err != nil {
+		return nil, err
+	}
+	b := engine.Or(c.Backend)
+	k := c.K
+	if k == 0 {
+		k = 3
+	}
+	if k < 0 {
+		return nil, fmt.Errorf("%w: K = %d", ErrInvalid, k)
+	}
+	full := &data.Dataset{Name: "fit", X: x, Y: y}
+	if y == nil {
+		full.Y = make([]int, n) // triplets given: labels are not used
+	}
+	chosen := cs
+	if len(cs) > 1 {
+		best, err := chooseC(ctx, c, trainer, algo, opt, full, ts, k, b, cs)
+		if err != nil {
+			return nil, err
+		}
+		chosen = []float64{best}
+	}
+	return fitOnce(ctx, c, trainer, algo, opt, full, nil, ts, k, b, chosen)
+}
+
+// chooseC returns the C of cs with the lowest validation k-NN error, on
+// c.Validation or on a seeded random hold-out of the rows.
+func chooseC(ctx context.Context, c Common, trainer train.Trainer, algo string, opt train.Options, full *data.Dataset, ts *constraints.TripletSet, k int, b engine.Backend, cs []float64) (float64, error) {
+	tr, val := full, c.Validation
+	if val == nil {
+		if ts != nil {
+			return 0, fmt.Errorf("%w: several C values with given triplets need Validation", ErrInvalid)
+		}
+		parts, err := data.Split(full, []float64{1 - holdOut, holdOut}, c.Seed)
+		if err != nil {
+			return 0, fmt.Errorf("psdlearn: hold-out for choosing C: %w", err)
+		}
+		tr, val = parts[0], parts[1]
+	}
+	m, err := fitOnce(ctx, c, trainer, algo, opt, tr, val, ts, k, b, cs)
+	if err != nil {
+		return 0, err
+	}
+	chosen, ok := m.Info["chosen_c"].(float64)
+	if !ok || math.IsNaN(chosen) {
+		return 0, fmt.Errorf("psdlearn: %s chose no C", algo)
+	}
+	return chosen, nil
+}
+
+// fitOnce preprocesses tr, builds its triplets (unless given), runs the
+// trainer with the C values cs (validation set val, preprocessed alike)
+// and assembles the model.
+func fitOnce(ctx context.Context, c Common, trainer train.Trainer, algo string, opt train.Options, tr, val *data.Dataset, ts *constraints.TripletSet, k int, b engine.Backend, cs []float64) (*model.Model, error) {
+	pipe, err := data.FitPipeline(b, tr.X, c.Standardize, c.PCA)
+	if err != nil {
+		return nil, fmt.Errorf("psdlearn: preprocessing: %w", err)
+	}
+	ptr, err := data.ApplyDatasetBLAS(pipe, b.BLAS(), tr)
+	if err != nil {
+		return nil, err
+	}
+	var pval *data.Dataset
+	if val != nil {
+		if pval, err = data.ApplyDatasetBLAS(pipe, b.BLAS(), val); err != nil {
+			return nil, err
+		}
+	}
+	if ts == nil {
+		if ts, err = constraints.TripletsBLAS(b.BLAS(), ptr.X, ptr.Y, k); err != nil {
+			return nil, fmt.Errorf("psdlearn: triplets: %w", err)
+		}
+	}
+	o := opt
+	for _, v := range cs {
+		if algo == "psdboost" {
+			v /= float64(ts.Len()) // the LP's weight on each slack
+		}
+		o.C = append(o.C, v)
+	}
+	out, err := trainer(ctx, train.Input{Train: ptr, Val: pval, Triplets: ts, K: k, Seed: c.Seed, Backend: b, Options: o, Progress: c.Progress})
+	if err != nil {
+		return nil, fmt.Errorf("psdlearn: %s: %w", algo, err)
+	}
+	met, err := model.NewMetric(out.M)
+	if err != nil {
+		return nil, fmt.Errorf("psdlearn: %s: learned matrix: %w", algo, err)
+	}
+	tol := out.GapTol
+	if !(tol > 0) {
+		tol = math.NaN() // the algorithm has no gap tolerance
+	}
+	chosen := out.ChosenC
+	if algo == "psdboost" && !math.IsNaN(chosen) {
+		chosen *= float64(ts.Len())
+	}
+	m := &model.Model{
+		Kind: model.KindMetric, Algo: algo, Metric: met,
+		Info: map[string]any{
+			"standardize": c.Standardize, "pca": c.PCA, "k": k, "seed": c.Seed,
+			"loss": opt.Loss, "mode": opt.Mode, "iters": opt.Iters, "nu": opt.Nu,
+			"C": sortedCopy(cs), "chosen_c": chosen, "iterations": out.Iterations,
+			"objective": out.Objective, "duality_gap": out.DualityGap,
+			"backend": b.Name(), "triplets": ts.Len(),
+		},
+		Certificate: &model.Certificate{
+			Converged: out.Converged, Gap: out.DualityGap, Tolerance: tol,
+			Reason: out.Reason, Warnings: out.Warnings,
+		},
+	}
+	if !pipe.Empty() {
+		m.Preprocess = pipe
+	}
+	return m, nil
+}
+
+func sortedCopy(v []float64) []float64 {
+	out := append([]float64(nil), v...)
+	sort.Float64s(out)
+	return out
+}
