@@ -65,7 +65,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	same := served.Metric.Distance(p.RawRowView(0), p.RawRowView(1))  // two setosas
+	same := served.Metric.Distance(p.RawRowView(0), p.RawRowView(1))    // two setosas
 	other := served.Metric.Distance(p.RawRowView(0), p.RawRowView(100)) // a setosa and a virginica
 	fmt.Println("setosa closer to setosa:", same < other)
 	// Output:

@@ -94,4 +94,3 @@ func checkCovariance(cov *mat.SymDense) error {
 	}
 	return nil
 }
-
