@@ -83,3 +83,85 @@ func TestServingLinksNoNativeLibrary(t *testing.T) {
 	}
 	t.Logf("ldd: %s", strings.TrimSpace(string(out)))
 }
+
+// quickStart is the README's Go quick start as a program of a separate
+// module: fit, save, load, transform.
+const quickStart = `package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/psdlearn/psdlearn"
+	"github.com/psdlearn/psdlearn/datasets"
+	"github.com/psdlearn/psdlearn/model"
+)
+
+func main() {
+	ctx, d := context.Background(), must(datasets.Open("iris"))
+	x, y, rows := d.X, d.Y, d.X
+	m, err := psdlearn.BoostMetric{Common: psdlearn.Common{Standardize: true}}.Fit(ctx, x, y)
+	check(err)
+	check(m.SaveFile("metric.json"))
+	served, err := model.LoadFile("metric.json")
+	check(err)
+	z, err := served.Transform(rows)
+	check(err)
+	n, r := z.Dims()
+	fmt.Println(n, r > 0)
+}
+
+func must[T any](v T, err error) T { check(err); return v }
+
+func check(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+`
+
+// TestQuickStartModule builds and runs the README's quick start as a
+// separate module that requires psdlearn (replaced by this checkout), the
+// way a user's program would.
+func TestQuickStartModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	goBin := goCmd(t)
+	dir := t.TempDir()
+	// The module requires psdlearn and, as a user's module would after
+	// go get, psdlearn's own requirements.
+	own, err := os.ReadFile(filepath.Join(root(t), "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod := strings.Replace(string(own), "module github.com/psdlearn/psdlearn", "module quickstart", 1) +
+		"\nrequire github.com/psdlearn/psdlearn v0.0.0\n\nreplace github.com/psdlearn/psdlearn => " + root(t) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(quickStart), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The dependencies come from the module cache the checkout's own build
+	// filled, verified against the checkout's go.sum: no network.
+	sum, err := os.ReadFile(filepath.Join(root(t), "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
+	for _, args := range [][]string{{"run", "."}} {
+		cmd := exec.Command(goBin, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if args[0] == "run" && strings.TrimSpace(string(out)) != "150 true" {
+			t.Errorf("quick start printed %q, want \"150 true\"", out)
+		}
+	}
+}
