@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -167,7 +168,7 @@ func parseIDX(ib, lb []byte, iname, lname string, opt LoadOptions) (*Dataset, er
 		// The common case (MNIST-style pixels): a direct conversion, every
 		// value finite, on all cores (the first writes to a fresh 376 MB
 		// array on Fashion-MNIST are page faults, most of the load time).
-		parallelRows(n, n*dim, func(lo, hi int) {
+		sparse.ParallelRows(n, n*dim, func(lo, hi int) {
 			for i, b := range idata[lo*dim : hi*dim] {
 				vals[lo*dim+i] = float64(b)
 			}

@@ -9,9 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
@@ -39,7 +38,7 @@ func (s *Standardizer) Apply(x *mat.Dense) (*mat.Dense, error) {
 	}
 	out := mat.NewDense(n, d, nil)
 	raw, o := x.RawMatrix(), out.RawMatrix()
-	parallelRows(n, n*d, func(lo, hi int) {
+	sparse.ParallelRows(n, n*d, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			src, dst := raw.Data[i*raw.Stride:i*raw.Stride+d], o.Data[i*o.Stride:i*o.Stride+d]
 			for j, v := range src {
@@ -101,7 +100,7 @@ func (p *PCA) ApplyBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, error) {
 	}
 	raw, o, c := x.RawMatrix(), out.RawMatrix(), p.Components.RawMatrix()
 	const block = 512
-	parallelRows((n+block-1)/block, n*dim*d, func(blo, bhi int) {
+	sparse.ParallelRows((n+block-1)/block, n*dim*d, func(blo, bhi int) {
 		xc := make([]float64, block*dim)
 		for b := blo; b < bhi; b++ {
 			lo, hi := b*block, min((b+1)*block, n)
@@ -258,19 +257,6 @@ func (p *Pipeline) ApplyBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, error
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func checkFinite(x *mat.Dense, what string) error {
-	n, d := x.Dims()
-	raw := x.RawMatrix()
-	for i := 0; i < n; i++ {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-			if !finite(v) {
-				return fmt.Errorf("data: %s: x[%d,%d] = %v", what, i, j, v)
-			}
-		}
-	}
-	return nil
-}
-
 // centre returns (v − mean)/scale without overflowing in v − mean when the
 // quotient is finite.
 func centre(v, mean, scale float64) float64 {
@@ -310,29 +296,4 @@ func checkPCAShape(p *PCA) error {
 		}
 	}
 	return nil
-}
-
-// parallelMinWork is the work (element operations) below which parallelRows
-// runs on the calling goroutine.
-const parallelMinWork = 1 << 18
-
-// parallelRows calls f on contiguous ranges covering [0, n), on up to
-// GOMAXPROCS goroutines when work is large enough. Callers write disjoint
-// outputs per index, so results do not depend on the split.
-func parallelRows(n, work int, f func(lo, hi int)) {
-	p := min(runtime.GOMAXPROCS(0), n)
-	if p <= 1 || work < parallelMinWork {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + p - 1) / p
-	for lo := 0; lo < n; lo += chunk {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			f(lo, hi)
-		}(lo, min(lo+chunk, n))
-	}
-	wg.Wait()
 }
