@@ -16,6 +16,7 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -91,16 +92,36 @@ func MetricKNNError(b engine.Backend, m *model.Metric, trainX *mat.Dense, trainY
 	if m == nil {
 		return 0, fmt.Errorf("%w: nil metric", ErrInvalid)
 	}
+	return FactorKNNError(b, m.L, trainX, trainY, testX, testY, k)
+}
+
+// FactorKNNError is KNNError in the metric M = L Lᵀ of the factor l (D×r):
+// both sets are mapped by X·L with the BLAS of b and classified by
+// Euclidean k-NN there. The algorithms choose C with it, and the reports
+// use it, so both apply the same tie rule.
+func FactorKNNError(b engine.Backend, l *mat.Dense, trainX *mat.Dense, trainY []int, testX *mat.Dense, testY []int, k int) (float64, error) {
+	if l == nil || trainX == nil || testX == nil {
+		return 0, fmt.Errorf("%w: nil factor or data", ErrInvalid)
+	}
 	b = engine.Or(b)
-	zt, err := m.TransformBLAS(b.BLAS(), trainX)
-	if err != nil {
-		return 0, fmt.Errorf("eval: training set: %w", err)
+	d, r := l.Dims()
+	if _, c := trainX.Dims(); c != d {
+		return 0, fmt.Errorf("%w: training data has %d features, the factor %d rows", ErrInvalid, c, d)
 	}
-	zs, err := m.TransformBLAS(b.BLAS(), testX)
-	if err != nil {
-		return 0, fmt.Errorf("eval: test set: %w", err)
+	if _, c := testX.Dims(); c != d {
+		return 0, fmt.Errorf("%w: test data has %d features, the factor %d rows", ErrInvalid, c, d)
 	}
-	return KNNError(b, zt, trainY, zs, testY, k)
+	mul := func(x *mat.Dense) *mat.Dense {
+		n, _ := x.Dims()
+		z := mat.NewDense(max(n, 1), r, nil)
+		if n == 0 {
+			return z.Slice(0, 0, 0, r).(*mat.Dense)
+		}
+		xr, lr, zr := x.RawMatrix(), l.RawMatrix(), z.RawMatrix()
+		b.BLAS().Dgemm(blas.NoTrans, blas.NoTrans, n, r, d, 1, xr.Data, xr.Stride, lr.Data, lr.Stride, 0, zr.Data, zr.Stride)
+		return z
+	}
+	return KNNError(b, mul(trainX), trainY, mul(testX), testY, k)
 }
 
 // LOOKNNError is the leave-one-out k-NN error on (x, y): every point is

@@ -9,6 +9,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/lapack"
 	"gonum.org/v1/gonum/mat"
 )
@@ -129,7 +130,7 @@ func testError(t testing.TB, b engine.Backend, res *Result, xtr *mat.Dense, ytr 
 		c.Mul(xte, l)
 		zt, zs = &a, &c
 	}
-	e, err := knnError(b, zt, ytr, zs, yte, 3)
+	e, err := eval.KNNError(b, zt, ytr, zs, yte, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

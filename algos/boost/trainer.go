@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/sparse"
+	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/train"
-	"gonum.org/v1/gonum/mat"
 )
 
 func init() {
@@ -229,56 +228,16 @@ func baseOptions(in train.Input) (Options, error) {
 	return Options{Iters: in.Options.Iters, Backend: engine.Or(in.Backend), Seed: in.Seed}, nil
 }
 
-// resultKNNError is the validation k-NN error of a learned metric: Euclidean
-// k-NN after mapping every point a to Lᵀa with X = L Lᵀ.
+// resultKNNError is the validation k-NN error of a learned metric (see
+// eval.FactorKNNError: the rule the reports use).
 func resultKNNError(b engine.Backend, res *Result, in train.Input, k int) (float64, error) {
 	l := res.Factor()
 	if l == nil {
 		return math.NaN(), nil
 	}
-	var zt, zv mat.Dense
-	zt.Mul(in.Train.X, l)
-	zv.Mul(in.Val.X, l)
-	e, err := knnError(b, &zt, in.Train.Y, &zv, in.Val.Y, k)
+	e, err := eval.FactorKNNError(b, l, in.Train.X, in.Train.Y, in.Val.X, in.Val.Y, k)
 	if err != nil {
 		return 0, fmt.Errorf("boost: validation: %w", err)
 	}
 	return e, nil
-}
-
-// knnError is the error rate of the k-NN classifier (majority vote, a tie
-// going to the tied class with the nearest member) of the rows of testX among
-// the rows of trainX, by Euclidean distance.
-func knnError(b engine.Backend, trainX *mat.Dense, trainY []int, testX *mat.Dense, testY []int, k int) (float64, error) {
-	nt, _ := trainX.Dims()
-	ns, _ := testX.Dims()
-	if len(trainY) != nt || len(testY) != ns {
-		return 0, fmt.Errorf("%w: k-NN: %d/%d labels for %d/%d rows", ErrInvalid, len(trainY), len(testY), nt, ns)
-	}
-	if ns == 0 {
-		return 0, nil
-	}
-	nb, err := sparse.KNNBLAS(engine.Or(b).BLAS(), testX, trainX, min(k, nt), false)
-	if err != nil {
-		return 0, fmt.Errorf("boost: k-NN: %w", err)
-	}
-	wrong := 0
-	votes := map[int]int{}
-	for i := 0; i < ns; i++ {
-		clear(votes)
-		idx, _ := nb.Row(i)
-		for _, j := range idx {
-			votes[trainY[j]]++
-		}
-		best, bestVotes := -1, 0
-		for _, j := range idx { // nearest first: ties go to the nearest class
-			if v := votes[trainY[j]]; v > bestVotes {
-				best, bestVotes = trainY[j], v
-			}
-		}
-		if best != testY[i] {
-			wrong++
-		}
-	}
-	return float64(wrong) / float64(ns), nil
 }

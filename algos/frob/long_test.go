@@ -73,7 +73,7 @@ func runTrainer(t testing.TB, algo string, p protocol, b engine.Backend, opts tr
 	if err != nil {
 		t.Fatalf("%s: %v", algo, err)
 	}
-	e, err := metricKNNError(b, factorOf(t, out.M), p.train.X, p.train.Y, p.test.X, p.test.Y, 3)
+	e, err := eval.FactorKNNError(b, factorOf(t, out.M), p.train.X, p.train.Y, p.test.X, p.test.Y, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

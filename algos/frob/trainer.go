@@ -10,7 +10,6 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/train"
-	"gonum.org/v1/gonum/mat"
 )
 
 // DefaultCs is the list of C values the frobmetric trainer chooses among on
@@ -103,7 +102,7 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 		}
 		valErr := math.NaN()
 		if in.Val != nil && in.Val.Len() > 0 {
-			valErr, err = metricKNNError(b, res.L, in.Train.X, in.Train.Y, in.Val.X, in.Val.Y, k)
+			valErr, err = eval.FactorKNNError(b, res.L, in.Train.X, in.Train.Y, in.Val.X, in.Val.Y, k)
 			if err != nil {
 				return out, fmt.Errorf("frobmetric C=%g: validation: %w", c, err)
 			}
@@ -143,12 +142,3 @@ func fillOutput(out *train.Output, best *MetricResult, valErr float64) {
 // MetricOptions.NewtonSteps is zero (see learnWhole).
 const defaultNewtonSteps = 30
 
-// metricKNNError is the k-NN error of the rows of testX (labels testY)
-// classified by the rows of trainX in the metric M = L Lᵀ, i.e. by Euclidean
-// k-NN after mapping every point a to Lᵀa.
-func metricKNNError(b engine.Backend, l *mat.Dense, trainX *mat.Dense, trainY []int, testX *mat.Dense, testY []int, k int) (float64, error) {
-	var zt, zs mat.Dense
-	zt.Mul(trainX, l)
-	zs.Mul(testX, l)
-	return eval.KNNError(b, &zt, trainY, &zs, testY, k)
-}
