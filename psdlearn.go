@@ -43,7 +43,6 @@ package psdlearn
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -53,13 +52,14 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 
 // ErrInvalid is wrapped by errors about invalid estimator settings or data.
-var ErrInvalid = errors.New("psdlearn: invalid input")
+var ErrInvalid = errs.New("psdlearn: invalid input", errs.ErrInvalid)
 
 // Common holds the settings every metric estimator shares.
 type Common struct {

@@ -34,9 +34,9 @@ package arpack
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
+	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -121,7 +121,7 @@ type Solver interface {
 }
 
 // ErrInvalidArgument is wrapped by every error about arguments caught before a solve starts.
-var ErrInvalidArgument = errors.New("arpack: invalid argument")
+var ErrInvalidArgument = errs.New("arpack: invalid argument", errs.ErrInvalid)
 
 // NotConvergedError reports that fewer than the requested eigenpairs converged
 // within the iteration limit. The Result returned with it holds those that did.
@@ -133,8 +133,11 @@ func (e *NotConvergedError) Error() string {
 	return fmt.Sprintf("arpack: %d of %d eigenpairs converged after %d iterations", e.Converged, e.Requested, e.Iterations)
 }
 
+// Is makes errors.Is(err, errs.ErrNotConverged) hold.
+func (e *NotConvergedError) Is(target error) bool { return target == errs.ErrNotConverged }
+
 // ErrNotFinite is wrapped by the error returned when the operator produces NaN or ±Inf.
-var ErrNotFinite = errors.New("arpack: operator produced NaN or Inf")
+var ErrNotFinite = errs.New("arpack: operator produced NaN or Inf", errs.ErrInvalid)
 
 // Error is an error code returned by arpack-ng's dsaupd or dseupd other than
 // non-convergence (info = 1, reported as *NotConvergedError). Argument errors

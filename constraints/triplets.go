@@ -5,10 +5,10 @@
 package constraints
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/sparse"
 )
 
@@ -17,7 +17,7 @@ import (
 type Triplet struct{ I, J, K int }
 
 // ErrInvalid is wrapped by errors about malformed constraints.
-var ErrInvalid = errors.New("constraints: invalid")
+var ErrInvalid = errs.New("constraints: invalid", errs.ErrInvalid)
 
 // TripletSet is a list of triplets on N points with the distinct pairs they
 // use. With p_r = a_I − a_K and q_r = a_I − a_J, A_r = p_r p_rᵀ − q_r q_rᵀ and

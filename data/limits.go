@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+
+	"github.com/psdlearn/psdlearn/errs"
 )
 
 // DefaultMaxInputBytes is the default cap on the bytes read from one input
@@ -12,7 +14,7 @@ const DefaultMaxInputBytes int64 = 1 << 30
 
 // ErrLimit is wrapped by the errors about input beyond LoadOptions.MaxElements
 // or LoadOptions.MaxInputBytes.
-var ErrLimit = errors.New("data: input exceeds a resource limit")
+var ErrLimit = errs.New("data: input exceeds a resource limit", errs.ErrResource)
 
 func (o LoadOptions) maxInputBytes() int64 {
 	if o.MaxInputBytes > 0 {

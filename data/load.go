@@ -3,7 +3,6 @@ package data
 import (
 	"bufio"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/psdlearn/psdlearn/errs"
 )
 
 // LoadOptions configures Load and the parsers.
@@ -52,7 +53,7 @@ func (o LoadOptions) maxElements() int {
 }
 
 // ErrFormat is wrapped by every error about malformed or unsupported input.
-var ErrFormat = errors.New("data: bad format")
+var ErrFormat = errs.New("data: bad format", errs.ErrInvalid)
 
 // ParseError locates a problem in an input file. Line and Column are 1-based
 // (0 when not applicable); for CSV the column is the field number (the

@@ -1,21 +1,21 @@
 package data
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/mat"
 )
 
 // ErrNoSpread is wrapped by RMSDeviation and Normalize when every row of the
 // data is the same point: there is no distance to learn a metric from.
-var ErrNoSpread = errors.New("data: all points are identical")
+var ErrNoSpread = errs.New("data: all points are identical", errs.ErrInvalid)
 
 // ErrScale is wrapped by Normalize when the data's scale s puts a metric in
 // the data's units, which scales as 1/s², outside the normal floating-point
 // range (s outside about [1e-154, 1e154]): rescale the data first.
-var ErrScale = errors.New("data: the data's scale puts a metric in its units outside the floating-point range")
+var ErrScale = errs.New("data: the data's scale puts a metric in its units outside the floating-point range", errs.ErrInvalid)
 
 // RMSDeviation returns the root mean square deviation of the entries of x
 // from their column means,

@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -18,7 +18,7 @@ import (
 var MaxRowNorm = math.Sqrt(math.MaxFloat64 / 8)
 
 // ErrDistanceOverflow is wrapped by the errors of CheckDistances.
-var ErrDistanceOverflow = errors.New("engine: squared distances overflow float64")
+var ErrDistanceOverflow = errs.New("engine: squared distances overflow float64", errs.ErrInvalid)
 
 // CheckDistances returns an error wrapping ErrDistanceOverflow (and
 // ErrNotFinite for NaN or Inf entries) if a row of x has a norm above

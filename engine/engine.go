@@ -14,9 +14,9 @@ package engine
 
 import (
 	"context"
-	"errors"
 
 	"github.com/psdlearn/psdlearn/arpack"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/lbfgsb"
 	"github.com/psdlearn/psdlearn/lp"
@@ -146,7 +146,7 @@ type Backend interface {
 }
 
 // ErrDimension is wrapped by errors about mismatched dimensions.
-var ErrDimension = errors.New("engine: dimension mismatch")
+var ErrDimension = errs.New("engine: dimension mismatch", errs.ErrDimension)
 
 // ErrNotFinite is wrapped by errors about NaN or Inf input.
-var ErrNotFinite = errors.New("engine: input has NaN or Inf")
+var ErrNotFinite = errs.New("engine: input has NaN or Inf", errs.ErrInvalid)

@@ -10,10 +10,10 @@
 package eval
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
@@ -21,7 +21,7 @@ import (
 )
 
 // ErrInvalid is wrapped by errors about invalid arguments.
-var ErrInvalid = errors.New("eval: invalid argument")
+var ErrInvalid = errs.New("eval: invalid argument", errs.ErrInvalid)
 
 // KNNPredict classifies every row of testX by a majority vote of its k
 // nearest rows of trainX (squared Euclidean distance, exact, BLAS-blocked

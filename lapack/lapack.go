@@ -14,10 +14,10 @@
 package lapack
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
@@ -73,10 +73,10 @@ type Eigensolver interface {
 }
 
 // ErrInvalidArgument is wrapped by errors about arguments.
-var ErrInvalidArgument = errors.New("lapack: invalid argument")
+var ErrInvalidArgument = errs.New("lapack: invalid argument", errs.ErrInvalid)
 
 // ErrNotFinite is wrapped when an input matrix holds NaN or ±Inf.
-var ErrNotFinite = errors.New("lapack: matrix has NaN or Inf entries")
+var ErrNotFinite = errs.New("lapack: matrix has NaN or Inf entries", errs.ErrInvalid)
 
 // ConvergenceError reports LAPACK's failure to converge (info > 0).
 type ConvergenceError struct {

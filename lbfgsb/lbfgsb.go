@@ -26,9 +26,10 @@ package lbfgsb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/psdlearn/psdlearn/errs"
 )
 
 // Problem is a bound-constrained minimisation problem.
@@ -104,7 +105,7 @@ type Result struct {
 }
 
 // ErrInvalidArgument is wrapped by every error about the arguments of a solve.
-var ErrInvalidArgument = errors.New("lbfgsb: invalid argument")
+var ErrInvalidArgument = errs.New("lbfgsb: invalid argument", errs.ErrInvalid)
 
 // NotConvergedError is returned, with the best point, when a solve stopped for
 // any reason other than convergence. On cancellation the returned error wraps
@@ -122,6 +123,9 @@ func (e *NotConvergedError) Error() string {
 	}
 	return fmt.Sprintf("lbfgsb: not converged: %s", e.Reason)
 }
+
+// Is makes errors.Is(err, errs.ErrNotConverged) hold.
+func (e *NotConvergedError) Is(target error) bool { return target == errs.ErrNotConverged }
 
 // Solver minimises bound-constrained problems. Implementations are safe for concurrent use.
 type Solver interface {

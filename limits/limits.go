@@ -27,7 +27,6 @@
 package limits
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -35,6 +34,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/psdlearn/psdlearn/errs"
 )
 
 // EnvMaxMemory is the environment variable that sets the memory limit.
@@ -48,7 +49,7 @@ const fallbackMaxMemory int64 = 8 << 30
 
 // ErrMemory is wrapped by every error about a run whose estimated memory
 // exceeds the limit.
-var ErrMemory = errors.New("estimated memory exceeds the limit")
+var ErrMemory = errs.New("estimated memory exceeds the limit", errs.ErrResource)
 
 var override atomic.Int64 // 0: none
 

@@ -40,6 +40,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/psdlearn/psdlearn/errs"
 )
 
 // Status is the outcome of a solve.
@@ -172,17 +174,17 @@ func Solve(ctx context.Context, s Solver, p Problem) (Solution, error) {
 
 var (
 	// ErrInvalidArgument is wrapped by every error about a malformed problem.
-	ErrInvalidArgument = errors.New("lp: invalid argument")
+	ErrInvalidArgument = errs.New("lp: invalid argument", errs.ErrInvalid)
 	// ErrTooLarge is wrapped by errors about a problem beyond a solver's
 	// size limit (see GoMaxRows).
-	ErrTooLarge = errors.New("lp: problem too large for this solver")
+	ErrTooLarge = errs.New("lp: problem too large for this solver", errs.ErrResource)
 	// ErrInfeasible is wrapped when a problem has no feasible point.
 	ErrInfeasible = errors.New("lp: problem is infeasible")
 	// ErrUnbounded is wrapped when a problem is unbounded below.
 	ErrUnbounded = errors.New("lp: problem is unbounded")
 	// ErrNotSolved is wrapped when a solve stops without a proof of optimality
 	// (iteration limit or numerical failure).
-	ErrNotSolved = errors.New("lp: not solved to optimality")
+	ErrNotSolved = errs.New("lp: not solved to optimality", errs.ErrNotConverged)
 	// ErrClosed is returned by the methods of a closed Model.
 	ErrClosed = errors.New("lp: model is closed")
 )

@@ -7,10 +7,10 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -24,7 +24,7 @@ const Tolerance = 1e-8
 
 // ErrInvalid is wrapped by errors about matrices that are not valid models:
 // not symmetric, not finite, not PSD, or of mismatched dimensions.
-var ErrInvalid = errors.New("model: invalid")
+var ErrInvalid = errs.New("model: invalid", errs.ErrInvalid)
 
 // Metric is the Mahalanobis metric d_M(x, y)² = (x − y)ᵀ M (x − y) of a
 // symmetric PSD matrix M (D×D), with the factor L (D×r, M = L Lᵀ up to the

@@ -1,18 +1,18 @@
 package sparse
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 
+	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
 // ErrInvalidMatrix is wrapped by errors about malformed sparse input.
-var ErrInvalidMatrix = errors.New("sparse: invalid matrix")
+var ErrInvalidMatrix = errs.New("sparse: invalid matrix", errs.ErrInvalid)
 
 // Symmetrization says how the directed relation "j is among the k nearest
 // neighbours of i" becomes a symmetric similarity S.

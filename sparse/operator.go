@@ -1,11 +1,11 @@
 package sparse
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sync"
 
+	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
@@ -22,7 +22,7 @@ type Operator interface {
 }
 
 // ErrNotSymmetric is wrapped by errors about a matrix that should be symmetric and is not.
-var ErrNotSymmetric = errors.New("sparse: matrix is not symmetric")
+var ErrNotSymmetric = errs.New("sparse: matrix is not symmetric", errs.ErrInvalid)
 
 // DenseSym is the operator of a dense symmetric matrix (level-2 BLAS dsymv).
 type DenseSym struct {

@@ -1,7 +1,6 @@
 package sparse
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -9,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/internal/f64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -17,7 +17,7 @@ import (
 type Pair struct{ A, B int }
 
 // ErrInvalidGraph is wrapped by errors about malformed pairs or weights.
-var ErrInvalidGraph = errors.New("sparse: invalid pair graph")
+var ErrInvalidGraph = errs.New("sparse: invalid pair graph", errs.ErrInvalid)
 
 // PairGraph is the sparsity pattern of a symmetric signed weight graph W on N
 // points whose edges are a fixed list of pairs. Weights are set per pair with

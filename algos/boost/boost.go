@@ -29,13 +29,13 @@ package boost
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -281,7 +281,7 @@ func (r *Result) Trace() float64 {
 }
 
 // ErrInvalid is wrapped by errors about invalid input.
-var ErrInvalid = errors.New("boost: invalid input")
+var ErrInvalid = errs.New("boost: invalid input", errs.ErrInvalid)
 
 // Train learns a metric on the rows of x (n×D) from the triplets ts (on the
 // same n points) with the loss and mode of opt: Hinge runs PSDBoost, Exp and

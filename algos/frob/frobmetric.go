@@ -2,13 +2,13 @@ package frob
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -99,7 +99,7 @@ type MetricResult struct {
 }
 
 // ErrInput is wrapped by errors about invalid arguments.
-var ErrInput = errors.New("frob: invalid input")
+var ErrInput = errs.New("frob: invalid input", errs.ErrInvalid)
 
 // Learn solves FrobMetric,
 //

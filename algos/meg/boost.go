@@ -2,11 +2,11 @@ package meg
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -39,7 +39,7 @@ const tieTol = 1e-12
 
 // ErrInfeasible is returned when a violated constraint cannot be satisfied by
 // any positive definite W (its matrix has no negative eigenvalue).
-var ErrInfeasible = errors.New("meg: infeasible constraint")
+var ErrInfeasible = errs.New("meg: infeasible constraint", errs.ErrInvalid)
 
 // BoostOptions configures DefiniteBoost.
 type BoostOptions struct {

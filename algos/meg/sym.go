@@ -1,18 +1,18 @@
 package meg
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
 // ErrInvalid is wrapped by errors about invalid arguments: mismatched
 // dimensions, non-symmetric or non-finite matrices, bad options.
-var ErrInvalid = errors.New("meg: invalid argument")
+var ErrInvalid = errs.New("meg: invalid argument", errs.ErrInvalid)
 
 // Sym is a symmetric d×d matrix used as an instance X_t of the online learner
 // or as a constraint C_j of DefiniteBoost. The algorithms touch it only

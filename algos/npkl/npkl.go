@@ -2,13 +2,13 @@ package npkl
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -153,7 +153,7 @@ func PatakiRank(m int) int {
 
 // ErrNoPositiveSpectrum is returned when A has no positive eigenvalue, so the
 // optimal kernel is K = 0 (the loss weight C is too small against L).
-var ErrNoPositiveSpectrum = errors.New("npkl: A has no positive eigenvalue (K* = 0); increase C")
+var ErrNoPositiveSpectrum = errs.New("npkl: A has no positive eigenvalue (K* = 0); increase C", errs.ErrInvalid)
 
 // Learn learns the kernel on the n points of the n×n normalised Laplacian lap
 // (see Laplacian) from the constraints. It never forms an n×n matrix.

@@ -1,16 +1,16 @@
 package npkl
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/sparse"
 )
 
 // ErrInvalidConstraint is wrapped by errors about malformed constraints.
-var ErrInvalidConstraint = errors.New("npkl: invalid constraint")
+var ErrInvalidConstraint = errs.New("npkl: invalid constraint", errs.ErrInvalid)
 
 // checkPairs validates a constraint set on n points.
 func checkPairs(n int, p *constraints.Pairs) error {

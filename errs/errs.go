@@ -1,0 +1,56 @@
+// Package errs holds the few error conditions every psdlearn package
+// reports, so that a caller tests one condition with errors.Is whichever
+// package produced the error:
+//
+//	if errors.Is(err, errs.ErrInvalid) { … }        // bad argument, data, file or option
+//	if errors.Is(err, errs.ErrDimension) { … }      // mismatched sizes (also ErrInvalid)
+//	if errors.Is(err, errs.ErrNotConverged) { … }   // a solver stopped without its certificate
+//	if errors.Is(err, errs.ErrResource) { … }       // a memory or input budget refused the run
+//	if errors.Is(err, context.Canceled) { … }       // cancelled: errors wrap the context's error
+//
+// Every package keeps its own sentinels (boost.ErrInvalid, lapack.ErrNotFinite,
+// …) with their own messages; each matches the condition it belongs to.
+// Errors that carry a solver's best point (lbfgsb.NotConvergedError,
+// arpack.NotConvergedError) match ErrNotConverged and are recovered with
+// errors.As.
+//
+// The package imports only the standard library, so every package, the
+// bindings included, can use it.
+package errs
+
+import "errors"
+
+// The conditions.
+var (
+	// ErrInvalid is an invalid argument, data set, file or option.
+	ErrInvalid = errors.New("invalid input")
+	// ErrDimension is a mismatch of sizes; it is also an ErrInvalid.
+	ErrDimension = New("dimension mismatch", ErrInvalid)
+	// ErrNotConverged is a solver that stopped without its certificate.
+	ErrNotConverged = errors.New("not converged")
+	// ErrResource is a run refused by a memory or input budget.
+	ErrResource = errors.New("resource limit exceeded")
+)
+
+// New returns a sentinel error with the message msg that matches each of
+// kinds (and whatever they match) under errors.Is.
+func New(msg string, kinds ...error) error {
+	return &sentinel{msg: msg, kinds: kinds}
+}
+
+type sentinel struct {
+	msg   string
+	kinds []error
+}
+
+func (s *sentinel) Error() string { return s.msg }
+
+// Is reports whether target is one of the sentinel's conditions.
+func (s *sentinel) Is(target error) bool {
+	for _, k := range s.kinds {
+		if errors.Is(k, target) {
+			return true
+		}
+	}
+	return false
+}
