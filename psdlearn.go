@@ -52,6 +52,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/train"

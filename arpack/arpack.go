@@ -36,77 +36,34 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
-	"gonum.org/v1/gonum/mat"
 )
 
-// Operator is a symmetric linear operator A of dimension Dim().
-// Apply overwrites dst with A·x; dst and x have length Dim() and do not alias.
-// Apply must be safe to call repeatedly; it is never called concurrently by a solver.
-type Operator interface {
-	Dim() int
-	Apply(dst, x []float64)
-}
+// The operator, options and result types are the engine's (the algorithms
+// use them through the engine without importing this package).
+type (
+	// Operator is a symmetric linear operator A of dimension Dim().
+	Operator = engine.Operator
+	// Which selects the part of the spectrum to compute.
+	Which = engine.Which
+	// Options configures a solve.
+	Options = engine.EigsOptions
+	// Result holds the computed eigenpairs, sorted by ascending eigenvalue.
+	Result = engine.EigsResult
+	// NotConvergedError reports that fewer than the requested eigenpairs
+	// converged within the iteration limit.
+	NotConvergedError = engine.EigsNotConvergedError
+)
 
-// Which selects the part of the spectrum to compute.
-type Which int
-
+// The parts of the spectrum.
 const (
-	LargestAlgebraic  Which = iota // LA: the k largest eigenvalues
-	SmallestAlgebraic              // SA: the k smallest eigenvalues
-	LargestMagnitude               // LM: the k eigenvalues largest in absolute value
-	SmallestMagnitude              // SM: the k eigenvalues smallest in absolute value
-	BothEnds                       // BE: k ≥ 2 eigenvalues, ⌊k/2⌋ from the low end and ⌈k/2⌉ from the high end
+	LargestAlgebraic  = engine.LargestAlgebraic
+	SmallestAlgebraic = engine.SmallestAlgebraic
+	LargestMagnitude  = engine.LargestMagnitude
+	SmallestMagnitude = engine.SmallestMagnitude
+	BothEnds          = engine.BothEnds
 )
-
-// String returns ARPACK's two-letter code for w.
-func (w Which) String() string {
-	switch w {
-	case LargestAlgebraic:
-		return "LA"
-	case SmallestAlgebraic:
-		return "SA"
-	case LargestMagnitude:
-		return "LM"
-	case SmallestMagnitude:
-		return "SM"
-	case BothEnds:
-		return "BE"
-	}
-	return fmt.Sprintf("Which(%d)", int(w))
-}
-
-// Options configures a solve. The zero value selects the defaults documented per field.
-type Options struct {
-	// NCV is the number of Lanczos basis vectors, k < NCV ≤ n.
-	// Zero selects min(n, max(2k+1, 20)).
-	NCV int
-	// Tol is the relative accuracy of the Ritz values: |λ − θ| ≤ Tol·|θ|
-	// (ARPACK's criterion). Precisely, a Ritz pair (θ, x) is accepted when its
-	// Lanczos residual estimate satisfies ‖A·x − θ·x‖ ≤ Tol·max(ε^(2/3), |θ|),
-	// which bounds |λ − θ| by the same quantity (and by its square over the
-	// gap to the rest of the spectrum). Zero selects machine precision 2⁻⁵³;
-	// negative, NaN or infinite values are invalid.
-	Tol float64
-	// MaxIter bounds the number of implicit restarts. Zero selects max(300, 10·n/NCV) capped at 10000.
-	MaxIter int
-	// Seed fixes the random start vector (entries uniform in [−1, 1) from
-	// PCG(Seed, ·)). The same seed, operator and options give the same result
-	// from the same implementation. (arpack-ng itself starts from A·v₀.)
-	Seed uint64
-	// Start, when non-nil, is the start vector (length n); it overrides Seed.
-	Start []float64
-}
-
-// Result holds the computed eigenpairs, sorted by ascending eigenvalue.
-type Result struct {
-	Values  []float64  // converged eigenvalues, ascending
-	Vectors *mat.Dense // n×len(Values), orthonormal eigenvectors as columns; nil if Values is empty
-	// Iterations is the number of implicit restarts (Arnoldi/Lanczos update iterations).
-	Iterations int
-	// OpApplies is the number of operator applications.
-	OpApplies int
-}
 
 // Solver computes k eigenpairs of a symmetric operator.
 // Implementations are safe for concurrent use.
@@ -122,19 +79,6 @@ type Solver interface {
 
 // ErrInvalidArgument is wrapped by every error about arguments caught before a solve starts.
 var ErrInvalidArgument = errs.New("arpack: invalid argument", errs.ErrInvalid)
-
-// NotConvergedError reports that fewer than the requested eigenpairs converged
-// within the iteration limit. The Result returned with it holds those that did.
-type NotConvergedError struct {
-	Requested, Converged, Iterations int
-}
-
-func (e *NotConvergedError) Error() string {
-	return fmt.Sprintf("arpack: %d of %d eigenpairs converged after %d iterations", e.Converged, e.Requested, e.Iterations)
-}
-
-// Is makes errors.Is(err, errs.ErrNotConverged) hold.
-func (e *NotConvergedError) Is(target error) bool { return target == errs.ErrNotConverged }
 
 // ErrNotFinite is wrapped by the error returned when the operator produces NaN or ±Inf.
 var ErrNotFinite = errs.New("arpack: operator produced NaN or Inf", errs.ErrInvalid)

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/engine"
+	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
 )
 
 // Result is one measured case.

@@ -7,7 +7,9 @@
 //     cgo (registered only in cgo builds without the purego tag);
 //   - "go": pure Go on gonum, always available.
 //
-// Default returns "native" when it is compiled in and "go" otherwise; the
+// Backends register themselves when package engine/backends is imported
+// (the root package psdlearn and the command import it). Default returns
+// "native" when it is compiled in and "go" otherwise; the
 // PSDLEARN_BACKEND environment variable overrides it. Backends are stateless
 // and safe for concurrent use.
 package engine
@@ -15,87 +17,23 @@ package engine
 import (
 	"context"
 
-	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/errs"
-	"github.com/psdlearn/psdlearn/lapack"
-	"github.com/psdlearn/psdlearn/lbfgsb"
-	"github.com/psdlearn/psdlearn/lp"
 	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
-// Types re-exported from the binding packages, so that algorithms import engine only.
+// The types of the Backend interface (spectrum ranges, the sparse
+// eigensolver's operator and options, the minimiser's problem and settings,
+// linear programs) are defined in this package, so that algorithms depend on
+// no binding package; the binding packages implement them (lapack, arpack,
+// lbfgsb, lp) and engine/backends registers the composed backends.
+
 type (
-	// EigRange selects part of a symmetric spectrum (see lapack.Range).
-	EigRange = lapack.Range
-	// Eigen is a (partial) dense eigendecomposition, eigenvalues ascending.
-	Eigen = lapack.Eigen
 	// Pair is an index pair of data rows.
 	Pair = sparse.Pair
 	// PairGraph is a signed weight graph on data rows with a fixed pattern.
 	PairGraph = sparse.PairGraph
-	// Operator is a symmetric linear operator y ← A·x.
-	Operator = arpack.Operator
-	// Which selects the end of the spectrum for the sparse eigensolver.
-	Which = arpack.Which
-	// EigsOptions configures the sparse eigensolver.
-	EigsOptions = arpack.Options
-	// EigsResult holds sparse eigensolver output.
-	EigsResult = arpack.Result
-	// Problem is a bound-constrained minimisation problem.
-	Problem = lbfgsb.Problem
-	// MinimizeSettings configures bound-constrained minimisation.
-	MinimizeSettings = lbfgsb.Settings
-	// MinimizeResult is the outcome of bound-constrained minimisation.
-	MinimizeResult = lbfgsb.Result
-	// LPSolver creates linear programs that grow by columns.
-	LPSolver = lp.Solver
-	// LPModel is a linear program that grows by columns (warm re-solves).
-	LPModel = lp.Model
-	// LPProblem is a linear program in row-bound form.
-	LPProblem = lp.Problem
-	// LPColumn is one variable of a linear program.
-	LPColumn = lp.Column
-	// LPSolution is the primal and dual solution of a linear program.
-	LPSolution = lp.Solution
-	// MinimizeIteration is the state passed to a minimisation progress callback.
-	MinimizeIteration = lbfgsb.Iteration
-	// MinimizeNotConvergedError reports a minimisation that stopped early (with its best point).
-	MinimizeNotConvergedError = lbfgsb.NotConvergedError
-	// EigsNotConvergedError reports a sparse eigensolve with fewer converged pairs than asked.
-	EigsNotConvergedError = arpack.NotConvergedError
-)
-
-// Spectrum ranges for SymEig and LP column constructors, re-exported so that
-// algorithms import engine only.
-var (
-	// AllRange is the whole spectrum.
-	AllRange = lapack.AllRange
-	// NegativePart is the range (−∞, −tol] of the eigenpairs of (S)_−.
-	NegativePart = lapack.NegativePart
-	// PositivePart is the range (tol, ∞) of the eigenpairs of (S)_+.
-	PositivePart = lapack.PositivePart
-	// TopK is the range of the k largest eigenvalues of an n×n matrix.
-	TopK = lapack.TopK
-	// BottomK is the range of the k smallest eigenvalues.
-	BottomK = lapack.BottomK
-	// LPNonNegative returns the column of a variable x ≥ 0.
-	LPNonNegative = lp.NonNegative
-	// LPFree returns the column of an unbounded variable.
-	LPFree = lp.Free
-	// ErrLPTooLarge is wrapped by LP errors about a problem beyond the
-	// backend's solver size limit (the pure-Go simplex keeps dense basis
-	// matrices; see lp.GoMaxRows).
-	ErrLPTooLarge = lp.ErrTooLarge
-)
-
-// Ends of the spectrum for Eigs.
-const (
-	LargestAlgebraic  = arpack.LargestAlgebraic
-	SmallestAlgebraic = arpack.SmallestAlgebraic
-	LargestMagnitude  = arpack.LargestMagnitude
-	SmallestMagnitude = arpack.SmallestMagnitude
-	BothEnds          = arpack.BothEnds
 )
 
 // Backend is the set of numerical kernels the algorithms use. All methods are
@@ -142,7 +80,7 @@ type Backend interface {
 
 	// BLAS returns the BLAS implementation of the backend for level-3 work in
 	// the algorithms (OpenBLAS for native, gonum for go).
-	BLAS() lapack.BLAS
+	BLAS() blas.Float64
 }
 
 // ErrDimension is wrapped by errors about mismatched dimensions.

@@ -7,9 +7,9 @@ import (
 	"sync"
 
 	"github.com/psdlearn/psdlearn/internal/f64"
-	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -17,7 +17,7 @@ import (
 // weightedGram computes dst = Xᵀ (L_W X): a parallel sparse product L_W·X
 // (O(nnz·D)) followed by one level-3 GEMM (O(N·D²)). The two stages run one
 // after the other, so goroutines and BLAS threads never overlap.
-func weightedGram(impl lapack.BLAS, dst *mat.SymDense, x *mat.Dense, g *PairGraph) error {
+func weightedGram(impl blas.Float64, dst *mat.SymDense, x *mat.Dense, g *PairGraph) error {
 	if x == nil || g == nil || dst == nil {
 		return fmt.Errorf("%w: nil argument to WeightedGram", ErrDimension)
 	}
@@ -111,7 +111,7 @@ func putScratch(b *[]float64) { scratch.Put(b) }
 // pairQuadForms computes (x_a−x_b)ᵀ M (x_a−x_b) = (x_a−x_b)·(y_a−y_b) with
 // Y = X M from one GEMM: O(N·D² + pairs·D), and no cancellation from
 // expanding the quadratic form.
-func pairQuadForms(impl lapack.BLAS, dst []float64, x *mat.Dense, m mat.Symmetric, pairs []Pair) error {
+func pairQuadForms(impl blas.Float64, dst []float64, x *mat.Dense, m mat.Symmetric, pairs []Pair) error {
 	if x == nil || m == nil {
 		return fmt.Errorf("%w: nil argument to PairQuadForms", ErrDimension)
 	}
@@ -176,7 +176,7 @@ func pairSqDists(dst []float64, z *mat.Dense, pairs []Pair) error {
 // block per core, each a single level-3 call on its own goroutine (gonum's
 // BLAS parallelises internally and gets one call). The result is
 // deterministic for a given GOMAXPROCS.
-func MulRows(impl lapack.BLAS, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+func MulRows(impl blas.Float64, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -188,9 +188,9 @@ func MulRows(impl lapack.BLAS, m, n, k int, a []float64, lda int, b []float64, l
 // rowBlocks splits n rows into one block per core for a BLAS call of the
 // given flop count, or into a single block when impl is gonum's BLAS (which
 // parallelises internally) or the call is too small to pay for goroutines.
-func rowBlocks(impl lapack.BLAS, n, flops int) [][2]int {
+func rowBlocks(impl blas.Float64, n, flops int) [][2]int {
 	p := runtime.GOMAXPROCS(0)
-	if impl == lapack.GoBLAS || p <= 1 || flops < 1<<20 || n < 2*p {
+	if isGonum(impl) || p <= 1 || flops < 1<<20 || n < 2*p {
 		return [][2]int{{0, n}}
 	}
 	blocks := make([][2]int, 0, p)
@@ -235,4 +235,11 @@ func CheckFinite(what string, x []float64) error {
 		}
 	}
 	return nil
+}
+
+// isGonum reports whether impl is gonum's BLAS, which runs its own
+// goroutines (the native BLAS is single-threaded: the caller parallelises).
+func isGonum(impl blas.Float64) bool {
+	_, ok := impl.(gonum.Implementation)
+	return ok
 }

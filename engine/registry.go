@@ -32,6 +32,9 @@ func Get(name string) (Backend, error) {
 	defer regMu.RUnlock()
 	b, ok := registry[strings.ToLower(name)]
 	if !ok {
+		if len(registry) == 0 {
+			return nil, fmt.Errorf("engine: unknown backend %q: %w", name, ErrNoBackend)
+		}
 		return nil, fmt.Errorf("engine: unknown backend %q (available: %s)", name, strings.Join(namesLocked(), ", "))
 	}
 	return b, nil
@@ -66,7 +69,10 @@ func Default() Backend {
 	if b, ok := registry["native"]; ok {
 		return b
 	}
-	return registry["go"]
+	if b, ok := registry["go"]; ok {
+		return b
+	}
+	return none{}
 }
 
 // Or returns b, or Default() if b is nil. Algorithms call it on their Backend argument.

@@ -17,52 +17,38 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
-// RangeKind selects which eigenvalues a Range asks for.
-type RangeKind int
-
-const (
-	// All asks for the whole spectrum.
-	All RangeKind = iota
-	// Values asks for the eigenvalues in the half-open interval (VL, VU].
-	Values
-	// Indices asks for the eigenvalues with ascending indices IL..IU (0-based, inclusive).
-	Indices
+// The spectrum ranges and the decomposition type are the engine's (the
+// algorithms use them through the engine without importing this package).
+type (
+	// RangeKind selects which eigenvalues a Range asks for.
+	RangeKind = engine.EigRangeKind
+	// Range is a part of the spectrum of a symmetric matrix.
+	Range = engine.EigRange
+	// Eigen is a (partial) eigendecomposition.
+	Eigen = engine.Eigen
 )
 
-// Range is a part of the spectrum of a symmetric matrix.
-type Range struct {
-	Kind   RangeKind
-	VL, VU float64 // for Values: the interval (VL, VU]; ±Inf allowed
-	IL, IU int     // for Indices: 0 ≤ IL ≤ IU < n
-}
+// The kinds of Range.
+const (
+	All     = engine.RangeAll
+	Values  = engine.RangeValues
+	Indices = engine.RangeIndices
+)
 
-// AllRange is the whole spectrum.
-func AllRange() Range { return Range{Kind: All} }
-
-// NegativePart is the range of eigenvalues in (−∞, −tol]: the eigenpairs of (S)_−.
-func NegativePart(tol float64) Range {
-	return Range{Kind: Values, VL: math.Inf(-1), VU: -math.Abs(tol)}
-}
-
-// PositivePart is the range of eigenvalues in (tol, +∞): the eigenpairs of (S)_+.
-func PositivePart(tol float64) Range { return Range{Kind: Values, VL: math.Abs(tol), VU: math.Inf(1)} }
-
-// TopK is the range of the k largest eigenvalues of an n×n matrix.
-func TopK(n, k int) Range { return Range{Kind: Indices, IL: n - k, IU: n - 1} }
-
-// BottomK is the range of the k smallest eigenvalues.
-func BottomK(k int) Range { return Range{Kind: Indices, IL: 0, IU: k - 1} }
-
-// Eigen is a (partial) eigendecomposition.
-type Eigen struct {
-	Values  []float64  // ascending
-	Vectors *mat.Dense // n×len(Values), orthonormal columns; nil if vectors were not requested or len(Values)==0
-}
+// Ranges (see the engine's functions of the same names).
+var (
+	AllRange     = engine.AllRange
+	NegativePart = engine.NegativePart
+	PositivePart = engine.PositivePart
+	TopK         = engine.TopK
+	BottomK      = engine.BottomK
+)
 
 // Eigensolver computes dense symmetric eigendecompositions.
 // Implementations are safe for concurrent use.

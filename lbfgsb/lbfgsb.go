@@ -26,106 +26,45 @@ package lbfgsb
 
 import (
 	"context"
-	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
 )
 
-// Problem is a bound-constrained minimisation problem.
-type Problem struct {
-	// Func evaluates the objective at x and writes its gradient into grad
-	// (len(grad) == len(x)). It must not retain x or grad.
-	Func func(x, grad []float64) float64
-	// Lower and Upper are the bounds; nil means unbounded on that side.
-	// Entries may be -Inf / +Inf for no bound on that variable.
-	Lower, Upper []float64
-}
-
-// Settings controls a solve. The zero value selects the documented defaults.
-type Settings struct {
-	M       int     // number of correction pairs; 0 selects 10
-	Factr   float64 // stop when (f_k − f_{k+1})/max(|f_k|,|f_{k+1}|,1) ≤ Factr·ε; 0 selects 1e7; negative disables
-	Pgtol   float64 // stop when max_i |proj g_i| ≤ Pgtol; 0 selects 1e-5; negative disables
-	MaxIter int     // iteration limit; 0 selects 15000
-	MaxEval int     // function evaluation limit; 0 selects 15000
-	// Callback, if non-nil, is called after every iteration; returning false stops the solve
-	// with ReasonCallback.
-	Callback func(Iteration) bool
-}
-
-// Iteration describes the state after one iteration, for progress reporting.
-type Iteration struct {
-	Iter, Evals  int
-	F            float64
-	ProjGradNorm float64   // infinity norm of the projected gradient
-	X            []float64 // current iterate; valid only during the callback
-}
-
-// Reason says why a solve stopped.
-type Reason int
-
-const (
-	ReasonNone      Reason = iota // no stop reason (zero value)
-	ReasonFactr                   // converged: relative reduction of f ≤ Factr·ε
-	ReasonPgtol                   // converged: projected gradient ≤ Pgtol
-	ReasonMaxIter                 // iteration limit reached
-	ReasonMaxEval                 // evaluation limit reached
-	ReasonAbnormal                // the line search could not find an acceptable point
-	ReasonCancelled               // the context was cancelled
-	ReasonCallback                // the callback asked to stop
-	ReasonError                   // the solver reported an error (e.g. a non-finite objective)
+// The problem, settings and result types are the engine's (the algorithms
+// use them through the engine without importing this package).
+type (
+	// Problem is a bound-constrained minimisation problem.
+	Problem = engine.Problem
+	// Settings controls a solve.
+	Settings = engine.MinimizeSettings
+	// Iteration describes the state after one iteration.
+	Iteration = engine.MinimizeIteration
+	// Reason says why a solve stopped.
+	Reason = engine.MinimizeReason
+	// Result is the outcome of a solve.
+	Result = engine.MinimizeResult
+	// NotConvergedError is returned, with the best point, when a solve
+	// stopped for any reason other than convergence.
+	NotConvergedError = engine.MinimizeNotConvergedError
 )
 
-var reasonNames = [...]string{"none", "converged (factr)", "converged (pgtol)", "iteration limit", "evaluation limit", "abnormal line search", "cancelled", "stopped by callback", "error"}
-
-// String returns a short description of r.
-func (r Reason) String() string {
-	if r >= 0 && int(r) < len(reasonNames) {
-		return reasonNames[r]
-	}
-	return fmt.Sprintf("Reason(%d)", int(r))
-}
-
-// Converged reports whether r is one of the convergence reasons.
-func (r Reason) Converged() bool { return r == ReasonFactr || r == ReasonPgtol }
-
-// Result is the outcome of a solve. When the solve did not converge the Result
-// still holds the best point found: the accepted iterate (or the starting
-// point, projected onto the bounds) with the lowest objective. If the
-// objective was never evaluated successfully, X is the projected starting
-// point and F and ProjGradNorm are NaN (or F is the non-finite value).
-type Result struct {
-	X            []float64
-	F            float64
-	ProjGradNorm float64 // infinity norm of the projected gradient at X
-	Iterations   int
-	Evaluations  int
-	Reason       Reason
-}
+// The stop reasons.
+const (
+	ReasonNone      = engine.ReasonNone
+	ReasonFactr     = engine.ReasonFactr
+	ReasonPgtol     = engine.ReasonPgtol
+	ReasonMaxIter   = engine.ReasonMaxIter
+	ReasonMaxEval   = engine.ReasonMaxEval
+	ReasonAbnormal  = engine.ReasonAbnormal
+	ReasonCancelled = engine.ReasonCancelled
+	ReasonCallback  = engine.ReasonCallback
+	ReasonError     = engine.ReasonError
+)
 
 // ErrInvalidArgument is wrapped by every error about the arguments of a solve.
 var ErrInvalidArgument = errs.New("lbfgsb: invalid argument", errs.ErrInvalid)
-
-// NotConvergedError is returned, with the best point, when a solve stopped for
-// any reason other than convergence. On cancellation the returned error wraps
-// both a *NotConvergedError (Reason ReasonCancelled) and the context's error,
-// so errors.Is(err, context.Canceled) and errors.As both work.
-type NotConvergedError struct {
-	Reason  Reason
-	Message string // the solver's task string or detail, if any
-}
-
-// Error implements the error interface.
-func (e *NotConvergedError) Error() string {
-	if e.Message != "" {
-		return fmt.Sprintf("lbfgsb: not converged: %s (%s)", e.Reason, e.Message)
-	}
-	return fmt.Sprintf("lbfgsb: not converged: %s", e.Reason)
-}
-
-// Is makes errors.Is(err, errs.ErrNotConverged) hold.
-func (e *NotConvergedError) Is(target error) bool { return target == errs.ErrNotConverged }
 
 // Solver minimises bound-constrained problems. Implementations are safe for concurrent use.
 type Solver interface {

@@ -3,6 +3,8 @@ package lp
 import (
 	"fmt"
 	"math"
+
+	"github.com/psdlearn/psdlearn/engine"
 )
 
 // MaxValue bounds the magnitude of every finite number in a Problem or a
@@ -13,7 +15,7 @@ import (
 // infinite; both implementations enforce the same range so that a problem
 // behaves the same on either and never reaches CLP with a value it cannot
 // take. Use ±Inf for an absent bound.
-const MaxValue = 1e20
+const MaxValue = engine.LPMaxValue
 
 // checkValue reports whether v is finite with |v| ≤ MaxValue.
 func checkValue(what string, v float64) error {

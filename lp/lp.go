@@ -41,123 +41,44 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
 )
 
-// Status is the outcome of a solve.
-type Status int
-
-const (
-	// NotSolved means Solve has not completed.
-	NotSolved Status = iota
-	// Optimal means an optimal solution was found.
-	Optimal
-	// Infeasible means the constraints admit no solution.
-	Infeasible
-	// Unbounded means the objective is unbounded below.
-	Unbounded
-	// IterationLimit means the solver stopped on an iteration or time limit.
-	IterationLimit
-	// Failed means the solver stopped on a numerical difficulty.
-	Failed
+// The problem, model and solution types are the engine's (the algorithms
+// use them through the engine without importing this package).
+type (
+	// Status is the outcome of a solve.
+	Status = engine.LPStatus
+	// Column is one variable of a problem.
+	Column = engine.LPColumn
+	// Row is one constraint on existing columns, for Model.AddRows.
+	Row = engine.LPRow
+	// Problem is a linear program: the row bounds and the columns.
+	Problem = engine.LPProblem
+	// Solution is the result of a solve.
+	Solution = engine.LPSolution
+	// Model is a linear program that grows by columns and rows.
+	Model = engine.LPModel
+	// Solver creates models.
+	Solver = engine.LPSolver
 )
 
-var statusNames = [...]string{"not solved", "optimal", "infeasible", "unbounded", "iteration limit", "failed"}
+// The statuses of a solve.
+const (
+	NotSolved      = engine.LPNotSolved
+	Optimal        = engine.LPOptimal
+	Infeasible     = engine.LPInfeasible
+	Unbounded      = engine.LPUnbounded
+	IterationLimit = engine.LPIterationLimit
+	Failed         = engine.LPFailed
+)
 
-// String returns a short description of s.
-func (s Status) String() string {
-	if s >= 0 && int(s) < len(statusNames) {
-		return statusNames[s]
-	}
-	return fmt.Sprintf("Status(%d)", int(s))
-}
-
-// Column is one variable of a problem: its objective coefficient, bounds and
-// its non-zero constraint coefficients A[Rows[k], j] = Vals[k]. Use
-// math.Inf(1) for a missing upper bound and math.Inf(-1) for a missing lower
-// bound: the zero Column is a variable fixed at 0.
-type Column struct {
-	Obj          float64
-	Lower, Upper float64
-	Rows         []int
-	Vals         []float64
-}
-
-// NonNegative returns the column of a variable x ≥ 0 with objective obj and
-// the given coefficients.
-func NonNegative(obj float64, rows []int, vals []float64) Column {
-	return Column{Obj: obj, Lower: 0, Upper: math.Inf(1), Rows: rows, Vals: vals}
-}
-
-// Free returns the column of an unbounded variable with objective obj and the
-// given coefficients.
-func Free(obj float64, rows []int, vals []float64) Column {
-	return Column{Obj: obj, Lower: math.Inf(-1), Upper: math.Inf(1), Rows: rows, Vals: vals}
-}
-
-// Row is one constraint Lower ≤ Σ_k Vals[k]·x[Cols[k]] ≤ Upper on existing
-// columns, for Model.AddRows.
-type Row struct {
-	Lower, Upper float64
-	Cols         []int
-	Vals         []float64
-}
-
-// Problem is a linear program: the row bounds and the columns.
-type Problem struct {
-	RowLower, RowUpper []float64
-	Cols               []Column
-}
-
-// Solution is the result of a solve. Slices are fresh copies owned by the caller.
-type Solution struct {
-	Status       Status
-	Objective    float64   // cᵀx
-	X            []float64 // column values
-	RowActivity  []float64 // A x
-	Duals        []float64 // row duals y (minimisation convention, see the package doc)
-	ReducedCosts []float64 // c − Aᵀy
-	Iterations   int       // simplex iterations of this solve (0 when the implementation does not count them)
-}
-
-// Model is a linear program that grows by columns. The columns keep the order
-// in which they were given, so Solution.X[j] belongs to the j-th column.
-type Model interface {
-	// NumRows returns the number of rows.
-	NumRows() int
-	// NumCols returns the number of columns.
-	NumCols() int
-	// AddColumns appends columns. The next Solve starts from the previous
-	// basis with the new columns non-basic at their bounds, when the
-	// implementation supports warm starts.
-	AddColumns(cols ...Column) error
-	// AddRows appends constraints on the existing columns (row generation).
-	// The next Solve of the native model starts from the previous basis with
-	// the new rows' logicals basic, which stays dual feasible, so dual
-	// simplex continues from it; the Go model solves from scratch.
-	AddRows(rows ...Row) error
-	// Solve optimises the current problem. When the status is not Optimal it
-	// returns the Solution with that status and an error wrapping ErrInfeasible,
-	// ErrUnbounded or ErrNotSolved. On cancellation it returns an error
-	// wrapping ctx.Err() with the Solution reached: the pure-Go simplex checks
-	// ctx before every pivot and stops with Status NotSolved and the pivots
-	// made; the native CLP simplex is not interruptible, so ctx is checked
-	// only before and after its solve (whose Solution is returned), and a
-	// deadline becomes its time limit.
-	Solve(ctx context.Context) (Solution, error)
-	// Close releases the resources of the model; it is safe to call twice.
-	// Using a closed Model returns ErrClosed.
-	Close() error
-}
-
-// Solver creates models. Implementations are safe for concurrent use.
-type Solver interface {
-	// Name is "native" (CLP) or "go".
-	Name() string
-	// NewModel builds a model from p (which may have no columns yet). p is
-	// validated and copied.
-	NewModel(p Problem) (Model, error)
-}
+// Column constructors (see the engine's LPNonNegative and LPFree).
+var (
+	NonNegative = engine.LPNonNegative
+	Free        = engine.LPFree
+)
 
 // Solve builds a model of p with s, solves it once and closes it.
 func Solve(ctx context.Context, s Solver, p Problem) (Solution, error) {
@@ -177,7 +98,7 @@ var (
 	ErrInvalidArgument = errs.New("lp: invalid argument", errs.ErrInvalid)
 	// ErrTooLarge is wrapped by errors about a problem beyond a solver's
 	// size limit (see GoMaxRows).
-	ErrTooLarge = errs.New("lp: problem too large for this solver", errs.ErrResource)
+	ErrTooLarge = engine.ErrLPTooLarge
 	// ErrInfeasible is wrapped when a problem has no feasible point.
 	ErrInfeasible = errors.New("lp: problem is infeasible")
 	// ErrUnbounded is wrapped when a problem is unbounded below.

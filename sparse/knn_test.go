@@ -1,12 +1,13 @@
 package sparse
 
 import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/lapack"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -54,7 +55,7 @@ func randDense(rng *rand.Rand, r, c int) *mat.Dense {
 
 func TestKNNMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	impls := map[string]lapack.BLAS{"go": lapack.GoBLAS, "native": lapack.NativeBLAS}
+	impls := map[string]blas.Float64{"go": gonum.Implementation{}, "native": nativeBLAS}
 	for _, tc := range []struct {
 		name       string
 		nq, nr, d  int
@@ -123,7 +124,7 @@ func TestKNNErrors(t *testing.T) {
 func BenchmarkKNN(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := randDense(rng, 10000, 16)
-	for name, impl := range map[string]lapack.BLAS{"go": lapack.GoBLAS, "native": lapack.NativeBLAS} {
+	for name, impl := range map[string]blas.Float64{"go": gonum.Implementation{}, "native": nativeBLAS} {
 		b.Run("backend="+name+"/N=10000/D=16/k=10", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if _, err := KNNBLAS(impl, x, x, 10, true); err != nil {
@@ -184,7 +185,7 @@ func TestKNNTreeMatchesScreen(t *testing.T) {
 			if !tryKDTree(qr, rr, tc.nq, tc.nr, tc.d, tc.k, tc.self, probe) {
 				t.Fatal("the pilot declined the tree on low-dimensional data")
 			}
-			screen, err := knnBLAS(lapack.GoBLAS, q, ref, tc.k, tc.self, false)
+			screen, err := knnBLAS(gonum.Implementation{}, q, ref, tc.k, tc.self, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +223,7 @@ func TestKNNScreenFallback(t *testing.T) {
 		}
 	}
 	before := screenFallbacks.Load()
-	got, err := knnBLAS(lapack.NativeBLAS, x, x, 4, true, false)
+	got, err := knnBLAS(nativeBLAS, x, x, 4, true, false)
 	if err != nil {
 		t.Fatal(err)
 	}

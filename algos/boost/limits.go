@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/limits"
-	"github.com/psdlearn/psdlearn/lp"
 )
 
 // MaxC is the largest PSDBoost trade-off C accepted. C is the cost of every
 // slack variable of the restricted master LP, and the LP solvers take
-// coefficients up to lp.MaxValue only (CLP aborts the process on an
+// coefficients up to engine.LPMaxValue only (CLP aborts the process on an
 // objective coefficient of 1e25 or more).
-const MaxC = lp.MaxValue
+const MaxC = engine.LPMaxValue
 
 // checkPSDOptions rejects a PSDBoost C beyond MaxC (NaN and infinities
 // included) and an infinite ε, before any LP is built.

@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lp"
 )
 
 // master is PSDBoost's restricted master LP solved by row generation: the LP
@@ -78,7 +77,7 @@ func (ms *master) addRows(rs []int) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	rows := make([]lp.Row, len(rs))
+	rows := make([]engine.LPRow, len(rs))
 	cols := make([]engine.LPColumn, len(rs))
 	first := 1 + len(ms.rows)
 	for k, r := range rs {
@@ -90,7 +89,7 @@ func (ms *master) addRows(rs []int) error {
 				cs, vs = append(cs, ms.wCol[j]), append(vs, h[r])
 			}
 		}
-		rows[k] = lp.Row{Lower: 0, Upper: math.Inf(1), Cols: cs, Vals: vs}
+		rows[k] = engine.LPRow{Lower: 0, Upper: math.Inf(1), Cols: cs, Vals: vs}
 		cols[k] = engine.LPNonNegative(ms.c, []int{first + k}, []float64{1})
 		ms.inW[r] = true
 	}

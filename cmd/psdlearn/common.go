@@ -18,6 +18,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	_ "github.com/psdlearn/psdlearn/datasets" // registers builtin:NAME data specs
 	"github.com/psdlearn/psdlearn/engine"
+	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
 )
 
 // newFlagSet returns a flag set for a subcommand that reports errors (and

@@ -12,7 +12,7 @@ import (
 )
 
 // bindings are the packages that hold cgo code (and their pure-Go twins),
-// and engine, which composes them.
+// then engine, whose interfaces they implement.
 var bindings = []string{"lapack", "arpack", "lbfgsb", "lp", "engine"}
 
 // root returns the module's root directory.
@@ -32,6 +32,35 @@ func goCmd(t *testing.T) string {
 		t.Skip("go command not found")
 	}
 	return p
+}
+
+// TestAlgorithmsDependOnNoBinding checks with `go list -deps` that no
+// algorithm and none of the shared packages reaches a binding package, even
+// indirectly: they call the engine's interfaces, and a program chooses the
+// implementations it links by importing engine/backends.
+func TestAlgorithmsDependOnNoBinding(t *testing.T) {
+	goBin := goCmd(t)
+	cmd := exec.Command(goBin, "list", "-f", `{{.ImportPath}}:{{join .Deps " "}}`,
+		"./algos/...", "./engine", "./data", "./constraints", "./eval", "./train", "./limits", "./errs")
+	cmd.Dir = root(t)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 8 {
+		t.Fatalf("go list listed %d packages", len(lines))
+	}
+	for _, line := range lines {
+		pkg, deps, _ := strings.Cut(line, ":")
+		for _, dep := range strings.Fields(deps) {
+			for _, b := range bindings[:4] {
+				if dep == "github.com/psdlearn/psdlearn/"+b {
+					t.Errorf("%s depends on %s", pkg, dep)
+				}
+			}
+		}
+	}
 }
 
 // TestServingDependsOnNoBinding checks with `go list -deps` that loading and
