@@ -19,9 +19,15 @@ func TestNoBackendErrors(t *testing.T) {
 		"WeightedGram":  b.WeightedGram(mat.NewSymDense(2, nil), mat.NewDense(2, 2, nil), nil),
 		"PairQuadForms": b.PairQuadForms(nil, mat.NewDense(2, 2, nil), a, nil),
 		"PairSqDists":   b.PairSqDists(nil, mat.NewDense(2, 2, nil), nil),
-		"Eigs":          func() error { _, err := b.Eigs(context.Background(), nil, 1, LargestAlgebraic, EigsOptions{}); return err }(),
-		"Minimize":      func() error { _, err := b.Minimize(context.Background(), Problem{}, nil, MinimizeSettings{}); return err }(),
-		"LP":            func() error { _, err := b.LP().NewModel(LPProblem{}); return err }(),
+		"Eigs": func() error {
+			_, err := b.Eigs(context.Background(), nil, 1, LargestAlgebraic, EigsOptions{})
+			return err
+		}(),
+		"Minimize": func() error {
+			_, err := b.Minimize(context.Background(), Problem{}, nil, MinimizeSettings{})
+			return err
+		}(),
+		"LP": func() error { _, err := b.LP().NewModel(LPProblem{}); return err }(),
 	}
 	for name, err := range calls {
 		if !errors.Is(err, ErrNoBackend) {
