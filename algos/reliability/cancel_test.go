@@ -1096,7 +1096,7 @@ func engineCases(b engine.Backend) []cancelCase {
 	}
 	if b.Name() == "native" {
 		lpCase.pollAt = 2 // CLP checks the context only before and after the solve
-		lpCase.finding = "the CLP simplex is not interruptible: a cancellation (without deadline) is noticed only after the solve (lp/clp_native.go Solve)"
+		lpCase.finding = "the CLP simplex is not interruptible: a cancellation (without deadline) is noticed only after the solve (lp/native.go Solve)"
 	}
 	out = append(out, lpCase)
 	return out
