@@ -55,6 +55,7 @@ import (
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
@@ -80,8 +81,8 @@ type Common struct {
 	Seed uint64
 	// Backend runs the numerical kernels (nil: engine.Default()).
 	Backend engine.Backend
-	// Progress, if set, receives one-line progress messages.
-	Progress func(format string, args ...any)
+	// Progress, if set, receives the progress events of the run.
+	Progress progress.Func
 }
 
 // BoostMetric is the boosting metric learner of Shen et al. (JMLR 2012):

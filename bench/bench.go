@@ -25,6 +25,8 @@ import (
 
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
+
+	"github.com/psdlearn/psdlearn/progress"
 )
 
 // Result is one measured case.
@@ -79,8 +81,8 @@ type Options struct {
 	Case string
 	// NoWarmup skips the untimed warm-up run; for long cases measured once.
 	NoWarmup bool
-	// Progress, if non-nil, receives a line per finished case.
-	Progress func(format string, args ...any)
+	// Progress, if non-nil, receives an event per finished case.
+	Progress progress.Func
 }
 
 // Case is a benchmark case at one size: Setup prepares the inputs for a
@@ -134,11 +136,11 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 				}
 			}
 			out = append(out, r)
-			if opt.Progress != nil {
+			if say := progress.Printf(opt.Progress, "bench"); say != nil {
 				if r.Error != "" {
-					opt.Progress("bench %s %s size=%d backend=%s: %s", suite, c.Name, c.Size, b.Name(), r.Error)
+					say("bench %s %s size=%d backend=%s: %s", suite, c.Name, c.Size, b.Name(), r.Error)
 				} else {
-					opt.Progress("bench %s %s size=%d backend=%s: median %s, peak heap %.0f MiB, peak RSS %s", suite, c.Name, c.Size, b.Name(), fmtSeconds(r.Median), r.PeakHeapMB, fmtRSS(r))
+					say("bench %s %s size=%d backend=%s: median %s, peak heap %.0f MiB, peak RSS %s", suite, c.Name, c.Size, b.Name(), fmtSeconds(r.Median), r.PeakHeapMB, fmtRSS(r))
 				}
 			}
 		}

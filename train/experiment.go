@@ -12,6 +12,8 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/model"
+
+	"github.com/psdlearn/psdlearn/progress"
 )
 
 // Experiment is one run of the experimental protocol (DESIGN.md §4):
@@ -26,7 +28,7 @@ type Experiment struct {
 	Seed             uint64
 	Backend          engine.Backend // nil means engine.Default()
 	Options          Options
-	Progress         func(format string, args ...any)
+	Progress         progress.Func
 }
 
 // Report is the outcome of an Experiment. Errors are fractions in [0, 1];
@@ -119,9 +121,9 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 		return nil, fmt.Errorf("train: %w", err)
 	}
 	b := engine.Or(e.Backend)
-	progress := e.Progress
-	if progress == nil {
-		progress = func(string, ...any) {}
+	say := progress.Printf(e.Progress, "train")
+	if say == nil {
+		say = func(string, ...any) {}
 	}
 	var ph Phases
 	tPre := time.Now()
@@ -150,7 +152,7 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 		return nil, fmt.Errorf("train: triplets: %w", err)
 	}
 	ph.Triplets = time.Since(tTrip).Seconds()
-	progress("train: %d triplets on %d points", ts.Len(), tr.Len())
+	say("train: %d triplets on %d points", ts.Len(), tr.Len())
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}

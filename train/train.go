@@ -15,6 +15,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -44,8 +45,8 @@ type Input struct {
 	Seed       uint64
 	Backend    engine.Backend // nil means engine.Default()
 	Options    Options
-	// Progress, if non-nil, receives one line per iteration for long runs.
-	Progress func(format string, args ...any)
+	// Progress, if non-nil, receives progress events of long runs.
+	Progress progress.Func
 }
 
 // Output is a learned Mahalanobis metric and a summary of the run.

@@ -36,6 +36,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -153,20 +154,12 @@ type Options struct {
 	Backend engine.Backend
 	// Seed fixes the Lanczos start vectors.
 	Seed uint64
-	// Progress, if non-nil, is called after every iteration.
-	Progress func(Iteration)
+	// Progress, if non-nil, receives an event after every iteration (its
+	// Objective, and for PSDBoost its Gap λmax − π).
+	Progress progress.Func
 
 	// lp overrides the linear-programming solver chosen from the backend (tests).
 	lp engine.LPSolver
-}
-
-// Iteration describes one iteration, for progress reports.
-type Iteration struct {
-	Iter      int     // 1-based
-	Lambda    float64 // leading eigenvalue of Â(u) that produced the new term
-	Weight    float64 // weight of the new term (stage-wise) or its re-optimised weight
-	Objective float64 // primal objective after the iteration (π for PSDBoost)
-	Pi        float64 // PSDBoost: optimum of the restricted master problem
 }
 
 // Stop says why a run ended.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -219,7 +220,8 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		res.Curve = append(res.Curve, obj)
 		res.Iterations = it
 		if opt.Progress != nil {
-			opt.Progress(Iteration{Iter: it, Lambda: lambda, Weight: weight, Objective: obj, Pi: math.NaN()})
+			opt.Progress(progress.Event{Algorithm: "boostmetric", Iteration: it, Objective: obj, Gap: math.NaN(),
+				Message: fmt.Sprintf("iter %d  λmax %.6g  w %.6g  objective %.10g", it, lambda, weight, obj)})
 		}
 		if unbounded {
 			res.Stop = StopUnbounded

@@ -8,6 +8,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -188,7 +189,8 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		priced = true
 		res.Lambda = append(res.Lambda, lambda)
 		if opt.Progress != nil {
-			opt.Progress(Iteration{Iter: it, Lambda: lambda, Weight: sol.w[it-1], Objective: pi, Pi: pi})
+			opt.Progress(progress.Event{Algorithm: "psdboost", Iteration: it, Objective: pi, Gap: lambda - pi,
+				Message: fmt.Sprintf("iter %d  π %.10g  λmax %.10g  gap %.3g  w %.4g", it, pi, lambda, lambda-pi, sol.w[it-1])})
 		}
 		if lambda <= pi+eps {
 			res.Stop = StopConverged

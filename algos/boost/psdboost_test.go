@@ -10,6 +10,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/lp"
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -216,7 +217,7 @@ func TestPSDBoostCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	_, err = PSDBoost(ctx, x, ts, Options{Backend: b, Progress: func(Iteration) {
+	_, err = PSDBoost(ctx, x, ts, Options{Backend: b, Progress: func(progress.Event) {
 		if n++; n == 2 {
 			cancel()
 		}

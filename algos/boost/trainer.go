@@ -9,6 +9,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
 )
 
@@ -55,9 +56,7 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 	}
 	opt.Nu = o.Nu
 	if in.Progress != nil {
-		opt.Progress = func(it Iteration) {
-			in.Progress("boostmetric %s/%s: iter %d  λmax %.6g  w %.6g  objective %.10g", opt.Loss, opt.Mode, it.Iter, it.Lambda, it.Weight, it.Objective)
-		}
+		opt.Progress = progress.Prefix(in.Progress, fmt.Sprintf("boostmetric %s/%s: ", opt.Loss, opt.Mode))
 	}
 	var res *Result
 	t0 := time.Now()
@@ -86,7 +85,8 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 		}
 	}
 	if in.Progress != nil {
-		in.Progress("boostmetric: %d terms, stopped: %s, objective %.10g, validation %d-NN error %.4f", len(res.W), res.Stop, res.Objective, kOf(in), out.ValError)
+		in.Progress(progress.Event{Algorithm: "boostmetric", Iteration: len(res.W), Objective: res.Objective, Gap: math.NaN(),
+			Message: fmt.Sprintf("boostmetric: %d terms, stopped: %s, objective %.10g, validation %d-NN error %.4f", len(res.W), res.Stop, res.Objective, kOf(in), out.ValError)})
 	}
 	return out, nil
 }
@@ -153,9 +153,7 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 	for _, c := range cs {
 		opt.C = c
 		if in.Progress != nil {
-			opt.Progress = func(it Iteration) {
-				in.Progress("psdboost C=%.4g: iter %d  π %.10g  λmax %.10g  gap %.3g  w %.4g", c, it.Iter, it.Pi, it.Lambda, it.Lambda-it.Pi, it.Weight)
-			}
+			opt.Progress = progress.Prefix(in.Progress, fmt.Sprintf("psdboost C=%.4g: ", c))
 		}
 		t0 := time.Now()
 		res, err := PSDBoost(ctx, in.Train.X, in.Triplets, opt)
@@ -187,8 +185,9 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 			}
 		}
 		if in.Progress != nil {
-			in.Progress("psdboost C=%g: %d iterations (%s), π %.10g, LP duality gap %.3g, λmax − π %.3g, validation %d-NN error %.4f",
-				c, res.Iterations, res.Stop, res.Pi, res.DualityGap, res.SDPGap, kOf(in), valErr)
+			in.Progress(progress.Event{Algorithm: "psdboost", Iteration: res.Iterations, Objective: res.Pi, Gap: res.SDPGap,
+				Message: fmt.Sprintf("psdboost C=%g: %d iterations (%s), π %.10g, LP duality gap %.3g, λmax − π %.3g, validation %d-NN error %.4f",
+					c, res.Iterations, res.Stop, res.Pi, res.DualityGap, res.SDPGap, kOf(in), valErr)})
 		}
 		if best == nil || valErr < bestErr {
 			best, bestErr = res, valErr

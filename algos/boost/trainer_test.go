@@ -10,6 +10,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
@@ -39,7 +40,7 @@ func trainInput(t *testing.T, opts train.Options) train.Input {
 	var lines int
 	return train.Input{
 		Train: parts[0].WithX(tr), Val: parts[1].WithX(va), Triplets: ts, K: 3, Backend: b, Options: opts,
-		Progress: func(string, ...any) { lines++ },
+		Progress: func(progress.Event) { lines++ },
 	}
 }
 

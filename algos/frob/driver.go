@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/psdlearn/psdlearn/engine"
+
+	"github.com/psdlearn/psdlearn/progress"
 )
 
 // dualProblem is a smooth dual minimised by the engine's L-BFGS-B: eval
@@ -42,7 +45,7 @@ type driverConfig struct {
 	maxIter  int     // total L-BFGS-B iterations over all rounds
 	memory   int     // L-BFGS-B correction pairs
 	restarts int     // fresh L-BFGS-B rounds after a stall
-	progress func(format string, args ...any)
+	progress progress.Func
 	label    string
 }
 
@@ -149,7 +152,8 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 			g := relGap(pr, du)
 			if cfg.progress != nil && (evals%progressEvery == 0 || time.Since(lastReport) >= progressHeartbeat) {
 				lastReport = time.Now()
-				cfg.progress("%s: eval %d dual %.10g primal %.10g rel.gap %.3g%s", cfg.label, evals, du, pr, g, p.describe())
+				cfg.progress(progress.Event{Algorithm: algorithmOf(cfg.label), Iteration: evals, Objective: du, Gap: g,
+					Message: fmt.Sprintf("%s: eval %d dual %.10g primal %.10g rel.gap %.3g%s", cfg.label, evals, du, pr, g, p.describe())})
 			}
 			if g <= cfg.gapTol {
 				certified = append([]float64(nil), x...)
@@ -233,7 +237,8 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 			certified = u
 		}
 		if cfg.progress != nil {
-			cfg.progress("%s: round %d stopped (%s) after %d iterations, %d evaluations: dual %.10g rel.gap %.3g%s", cfg.label, round, res.reason, res.iterations, res.evaluations, du, g, p.describe())
+			cfg.progress(progress.Event{Algorithm: algorithmOf(cfg.label), Iteration: res.evaluations, Objective: du, Gap: g,
+				Message: fmt.Sprintf("%s: round %d stopped (%s) after %d iterations, %d evaluations: dual %.10g rel.gap %.3g%s", cfg.label, round, res.reason, res.iterations, res.evaluations, du, g, p.describe())})
 		}
 		if g >= bestGap*(1-1e-3) && r.Iterations <= 1 {
 			break // a fresh start no longer makes progress
@@ -252,4 +257,13 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 	res.certified = certified != nil
 	res.primal, res.dual = p.certificate()
 	return res, nil
+}
+
+// algorithmOf returns the algorithm named first in a progress label such as
+// "frobmetric C=10".
+func algorithmOf(label string) string {
+	if f := strings.Fields(label); len(f) > 0 {
+		return f[0]
+	}
+	return "frob"
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -53,10 +54,11 @@ type MetricOptions struct {
 	// fixed, if non-nil, holds multipliers at the upper bound outside the
 	// triplets (a working-set round, see learnWorkingSet).
 	fixed *fixedPart
-	// Progress, if non-nil, receives progress lines: one every 100 dual
-	// evaluations, or sooner once 10 s have passed without one, and one
-	// per L-BFGS-B round.
-	Progress func(format string, args ...any)
+	// Progress, if non-nil, receives progress events: one every 100 dual
+	// evaluations (with the evaluation count, dual value and relative gap),
+	// or sooner once 10 s have passed without one, and one per L-BFGS-B
+	// round.
+	Progress progress.Func
 }
 
 // MetricResult is a FrobMetric solution with its duality certificate.
@@ -323,7 +325,7 @@ func learnWhole(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, o
 			break
 		}
 		if steps > 0 {
-			ne, err := ev.polish(ctx, dr.u, polishConfig{gapTol: target, steps: steps, cgIters: 200}, opt.Progress)
+			ne, err := ev.polish(ctx, dr.u, polishConfig{gapTol: target, steps: steps, cgIters: 200}, progress.Printf(opt.Progress, "frobmetric"))
 			if err != nil {
 				if ctx.Err() != nil {
 					// The cache may hold a trial point: refill it with u.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -301,8 +302,8 @@ func TestProgressHeartbeat(t *testing.T) {
 	progressHeartbeat = 0
 	d, ts := smallSet(t, "wine")
 	evalLines := 0
-	res, err := Learn(context.Background(), d.X, ts, MetricOptions{C: 100, Progress: func(format string, _ ...any) {
-		if strings.Contains(format, "eval %d") {
+	res, err := Learn(context.Background(), d.X, ts, MetricOptions{C: 100, Progress: func(e progress.Event) {
+		if strings.Contains(e.Message, ": eval ") {
 			evalLines++
 		}
 	}})
@@ -322,7 +323,7 @@ func TestLearnCancelMidRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	reports := 0
-	res, err := Learn(ctx, d.X, ts, MetricOptions{C: 1000, GapTol: 1e-12, Progress: func(string, ...any) {
+	res, err := Learn(ctx, d.X, ts, MetricOptions{C: 1000, GapTol: 1e-12, Progress: func(progress.Event) {
 		reports++
 		if reports == 1 {
 			cancel()

@@ -16,6 +16,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -220,9 +221,9 @@ func BenchmarkMNISTSized(b *testing.B) {
 		}
 		// PSDLEARN_MNIST_GAPTOL overrides the gap tolerance.
 		gapTol, _ := strconv.ParseFloat(os.Getenv("PSDLEARN_MNIST_GAPTOL"), 64)
-		res, err := Learn(context.Background(), x, ts, MetricOptions{C: 100, Backend: be, MaxIter: maxIter, NewtonSteps: steps, WorkingSet: ws, GapTol: gapTol, Progress: func(f string, a ...any) {
+		res, err := Learn(context.Background(), x, ts, MetricOptions{C: 100, Backend: be, MaxIter: maxIter, NewtonSteps: steps, WorkingSet: ws, GapTol: gapTol, Progress: func(e progress.Event) {
 			if os.Getenv("V") != "" {
-				b.Logf(f, a...)
+				b.Log(e.Message)
 			}
 		}})
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -233,7 +234,7 @@ func solveMVU(ctx context.Context, p *SDP, sopt SDPOptions, opt MVUOptions) (rel
 	ropt := sopt
 	ropt.MaxIter = relaxIter
 	if sopt.Progress != nil {
-		ropt.Progress = func(format string, args ...any) { sopt.Progress("relaxation: "+format, args...) }
+		ropt.Progress = progress.Prefix(sopt.Progress, "relaxation: ")
 	}
 	relaxed, err = SolveSDP(ctx, p, ropt)
 	for i := 0; i < edges; i++ {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
@@ -247,7 +248,7 @@ func TestMVUCancelMidRun(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			reports := 0
-			emb, err := MVU(ctx, x, MVUOptions{K: 6, Sigma: 1e5, Dims: 2, SDP: SDPOptions{Method: method, Progress: func(string, ...any) {
+			emb, err := MVU(ctx, x, MVUOptions{K: 6, Sigma: 1e5, Dims: 2, SDP: SDPOptions{Method: method, Progress: func(progress.Event) {
 				if reports++; reports == 1 {
 					cancel()
 				}

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -134,10 +135,11 @@ type SDPOptions struct {
 	Seed uint64
 	// Backend runs the numerical kernels; nil means engine.Default().
 	Backend engine.Backend
-	// Progress, if non-nil, receives progress lines: one every 100 dual
-	// evaluations, or sooner once 10 s have passed without one, and one
-	// per L-BFGS-B round.
-	Progress func(format string, args ...any)
+	// Progress, if non-nil, receives progress events: one every 100 dual
+	// evaluations (with the evaluation count, dual value and relative gap),
+	// or sooner once 10 s have passed without one, and one per L-BFGS-B
+	// round.
+	Progress progress.Func
 }
 
 // SDPSolution is the solution of an SDP with its certificate.
@@ -282,7 +284,7 @@ func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error)
 		if merit() <= 1 || !newtonOK {
 			break
 		}
-		ne, err := ev.newton(ctx, u0, lower, upper, polishConfig{steps: steps, cgIters: 500}, merit, opt.Progress)
+		ne, err := ev.newton(ctx, u0, lower, upper, polishConfig{steps: steps, cgIters: 500}, merit, progress.Printf(opt.Progress, "sdp"))
 		if err != nil {
 			if ctx.Err() != nil {
 				// The cache may hold a trial point: refill it with u0.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -98,12 +99,12 @@ func TestSDPTraceConstraint(t *testing.T) {
 			for _, method := range []Method{Dense, Sparse} {
 				t.Run(tc.name+"/"+b.Name()+"/"+method.String(), func(t *testing.T) {
 					var stopped string // the last round's progress line
-					progress := func(format string, args ...any) {
-						if line := fmt.Sprintf(format, args...); strings.Contains(line, "stopped") {
-							stopped = line
+					report := func(e progress.Event) {
+						if strings.Contains(e.Message, "stopped") {
+							stopped = e.Message
 						}
 					}
-					sol, err := SolveSDP(context.Background(), p, SDPOptions{Method: method, Backend: b, InitRank: 2, Progress: progress})
+					sol, err := SolveSDP(context.Background(), p, SDPOptions{Method: method, Backend: b, InitRank: 2, Progress: report})
 					if err != nil {
 						t.Fatal(err)
 					}

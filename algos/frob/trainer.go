@@ -9,6 +9,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
 )
 
@@ -108,8 +109,9 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 			}
 		}
 		if in.Progress != nil {
-			in.Progress("frobmetric C=%g: %d iterations, primal %.8g, rel. duality gap %.3g (%s), validation %d-NN error %.4f",
-				c, res.Iterations, res.Primal, res.RelGap, res.Reason, k, valErr)
+			in.Progress(progress.Event{Algorithm: "frobmetric", Iteration: res.Iterations, Objective: res.Primal, Gap: res.RelGap,
+				Message: fmt.Sprintf("frobmetric C=%g: %d iterations, primal %.8g, rel. duality gap %.3g (%s), validation %d-NN error %.4f",
+					c, res.Iterations, res.Primal, res.RelGap, res.Reason, k, valErr)})
 		}
 		if len(cs) > 1 {
 			out.Candidates = append(out.Candidates, train.Candidate{C: c, ValError: valErr, Iterations: res.Iterations, DualityGap: res.RelGap, Converged: res.Certified})
@@ -141,4 +143,3 @@ func fillOutput(out *train.Output, best *MetricResult, valErr float64) {
 // defaultNewtonSteps is the Newton polish's step budget when
 // MetricOptions.NewtonSteps is zero (see learnWhole).
 const defaultNewtonSteps = 30
-

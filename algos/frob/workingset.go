@@ -7,6 +7,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -82,10 +83,9 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	target := orFloat(opt.GapTol, DefaultGapTol)
 	maxIter := orInt(opt.MaxIter, 20000)
 	label := fmt.Sprintf("frobmetric C=%g", opt.C)
-	progress := func(format string, args ...any) {
-		if opt.Progress != nil {
-			opt.Progress(format, args...)
-		}
+	say := progress.Printf(opt.Progress, "frobmetric")
+	if say == nil {
+		say = func(string, ...any) {}
 	}
 
 	u := make([]float64, m)
@@ -201,7 +201,7 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 			}
 			sizeW += grown
 			grownLast = grown
-			progress("%s: working set round %d: %d of %d triplets free (+%d), %d held at C/m, dual %.10g rel.gap %.3g", label, rounds, sizeW, m, grown, held, dual, g)
+			say("%s: working set round %d: %d of %d triplets free (+%d), %d held at C/m, dual %.10g rel.gap %.3g", label, rounds, sizeW, m, grown, held, dual, g)
 			switch {
 			case float64(sizeW) > wsMaxFraction*float64(m) && phases < wsMaxPhases:
 				pendingWhole = true
@@ -326,11 +326,7 @@ func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	so.GapTol = gapTol
 	so.MaxIter = maxIter
 	so.fixed = fixed
-	if opt.Progress != nil {
-		so.Progress = func(format string, args ...any) {
-			opt.Progress("working set of %d: "+format, append([]any{len(idx)}, args...)...)
-		}
-	}
+	so.Progress = progress.Prefix(opt.Progress, fmt.Sprintf("working set of %d: ", len(idx)))
 	res, err := learnWhole(ctx, xs, sub, so)
 	if res != nil {
 		held := make([]bool, len(u))

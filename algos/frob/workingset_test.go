@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -68,8 +69,8 @@ func TestWorkingSetCancel(t *testing.T) {
 	x, ts := clusterTriplets(t, 1500, 48, 5, 11)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := Learn(ctx, x, ts, MetricOptions{C: 100, WorkingSet: WorkingSetOn, Progress: func(f string, _ ...any) {
-		if strings.Contains(f, "working set round") {
+	res, err := Learn(ctx, x, ts, MetricOptions{C: 100, WorkingSet: WorkingSetOn, Progress: func(e progress.Event) {
+		if strings.Contains(e.Message, "working set round") {
 			cancel()
 		}
 	}})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -86,8 +87,8 @@ type ClusterOptions struct {
 	HoldOut float64
 	// Seed fixes all random choices.
 	Seed uint64
-	// Progress, if non-nil, is called after every run.
-	Progress func(RunReport)
+	// Progress, if non-nil, receives an event after every run.
+	Progress progress.Func
 }
 
 // RunReport is one repetition of the protocol.
@@ -203,7 +204,8 @@ func Cluster(ctx context.Context, x *mat.Dense, y []int, opt ClusterOptions) (*C
 		}
 		rep.Runs = append(rep.Runs, rr)
 		if o.Progress != nil {
-			o.Progress(rr)
+			o.Progress(progress.Event{Algorithm: "simplenpkl", Iteration: rr.Run, Objective: math.NaN(), Gap: math.NaN(),
+				Message: fmt.Sprintf("run %d/%d: accuracy %.2f%%, C %g, rank %d, %d/%d constraints, learn %.3fs", rr.Run, o.Runs, 100*rr.Accuracy, rr.C, rr.Rank, rr.Used, rr.Constraints, rr.LearnSeconds)})
 		}
 	}
 	rep.summarize()

@@ -10,6 +10,7 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -84,8 +85,9 @@ type Options struct {
 	Seed uint64
 	// Backend runs the eigensolver; nil means engine.Default().
 	Backend engine.Backend
-	// Progress, if non-nil, is called after every iteration.
-	Progress func(Iteration)
+	// Progress, if non-nil, receives an event after every iteration (with
+	// its objective).
+	Progress progress.Func
 }
 
 // Iteration records one solve of the closed form.
@@ -265,7 +267,8 @@ func Learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt O
 		it.Seconds = time.Since(t0).Seconds()
 		res.History = append(res.History, it)
 		if o.Progress != nil {
-			o.Progress(it)
+			o.Progress(progress.Event{Algorithm: "simplenpkl", Iteration: it.T, Objective: it.Objective, Gap: math.NaN(),
+				Message: fmt.Sprintf("simplenpkl: iteration %d, rank %d, objective %.10g", it.T, it.Rank, it.Objective)})
 		}
 		if o.Loss == SquaredHinge && o.Tol > 0 && it.AlphaChange <= o.Tol*max(1, maxAbs(alpha)) {
 			break

@@ -14,6 +14,7 @@ import (
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -74,8 +75,8 @@ func scaleRun(t *testing.T, name string, x *mat.Dense, y []int, k, iters, maxRan
 	t.Logf("constraints: %d (%d must-link, %d cannot-link), Pataki rank %d", cons.Len(), ml, cl, PatakiRank(cons.Len()))
 	for _, loss := range []Loss{Linear, SquaredHinge} {
 		opt := Options{Loss: loss, C: envFloat("NPKL_C", c), MaxRank: envInt("NPKL_MAXRANK", maxRank), EigTol: envFloat("NPKL_EIGTOL", 1e-8), Iters: iters, Backend: b, Seed: 1,
-			Progress: func(it Iteration) {
-				t.Logf("  %v it %d: rank %d (eigenpairs %d, covered %v), J %.6g, primal %.6g, %.1fs", loss, it.T, it.Rank, it.Eigenpairs, it.Covered, it.Objective, it.Primal, it.Seconds)
+			Progress: func(e progress.Event) {
+				t.Logf("  %v %s", loss, e.Message)
 			}}
 		res, err := Learn(ctx, lap, cons, opt)
 		if err != nil {

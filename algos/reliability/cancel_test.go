@@ -21,6 +21,7 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/lbfgsb"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
@@ -443,8 +444,8 @@ func boostCases(t *testing.T, b engine.Backend, iris *data.Dataset, ts *constrai
 				reported = reported[:0]
 				o := v.opt
 				o.Backend, o.Seed, o.Iters = b, 1, 40
-				o.Progress = func(it boost.Iteration) {
-					reported = append(reported, it.Objective)
+				o.Progress = func(e progress.Event) {
+					reported = append(reported, e.Objective)
 					p.tick()
 				}
 				return v.call(ctx, o)
@@ -470,13 +471,13 @@ func multiPassCase(b engine.Backend, iris *data.Dataset) cancelCase {
 		run: func(ctx context.Context, p *probe) (any, error) {
 			passStart, reported = 0, reported[:0]
 			o := opt
-			o.Progress = func(it boost.Iteration) {
+			o.Progress = func(e progress.Event) {
 				p.mu.Lock()
-				if it.Iter == 1 {
+				if e.Iteration == 1 {
 					passStart = p.ticks
 				}
 				p.mu.Unlock()
-				reported = append(reported, it.Objective)
+				reported = append(reported, e.Objective)
 				p.tick()
 			}
 			return boost.MultiPass(ctx, iris.X, iris.Y, 3, 3, nil, o)
@@ -555,7 +556,7 @@ func swissSDP(n int) *frob.SDP {
 // learnCase is frob.Learn on wine's triplets with the given working-set mode.
 func learnCase(name string, ws frob.WorkingSetMode, b engine.Backend, wine *data.Dataset, ts *constraints.TripletSet) cancelCase {
 	_, d := wine.X.Dims()
-	tick := func(p *probe) func(string, ...any) { return func(string, ...any) { p.tick() } }
+	tick := func(p *probe) progress.Func { return func(progress.Event) { p.tick() } }
 	return cancelCase{
 		name: name, hookAt: 1, pollAt: 1,
 		run: func(ctx context.Context, p *probe) (any, error) {
@@ -591,7 +592,7 @@ func learnCase(name string, ws frob.WorkingSetMode, b engine.Backend, wine *data
 func frobCases(b engine.Backend, wine *data.Dataset, ts *constraints.TripletSet) []cancelCase {
 	sdp := swissSDP(80)
 	roll, _, _ := frob.SwissRoll(120, 5)
-	tick := func(p *probe) func(string, ...any) { return func(string, ...any) { p.tick() } }
+	tick := func(p *probe) progress.Func { return func(progress.Event) { p.tick() } }
 	return []cancelCase{
 		learnCase("frob.Learn", frob.WorkingSetOff, b, wine, ts),
 		learnCase("frob.Learn working set", frob.WorkingSetOn, b, wine, ts),
@@ -792,7 +793,7 @@ func npklCases(t *testing.T, b engine.Backend, iris *data.Dataset) []cancelCase 
 			name: "npkl.Learn/squared-hinge", hookAt: 2, pollAt: 2,
 			run: func(ctx context.Context, p *probe) (any, error) {
 				return npkl.Learn(ctx, lap, pairs, npkl.Options{Loss: npkl.SquaredHinge, C: 0.5, Iters: 30, Seed: 1, Backend: b,
-					Progress: func(npkl.Iteration) { p.tick() }})
+					Progress: func(progress.Event) { p.tick() }})
 			},
 			result: npklResult,
 		},
@@ -801,7 +802,7 @@ func npklCases(t *testing.T, b engine.Backend, iris *data.Dataset) []cancelCase 
 			name: "npkl.Learn/linear", pollAt: 3,
 			run: func(ctx context.Context, p *probe) (any, error) {
 				return npkl.Learn(ctx, lap, pairs, npkl.Options{Loss: npkl.Linear, C: 0.5, Seed: 1, Backend: b,
-					Progress: func(npkl.Iteration) { p.tick() }})
+					Progress: func(progress.Event) { p.tick() }})
 			},
 			result: npklResult,
 		},
@@ -810,7 +811,7 @@ func npklCases(t *testing.T, b engine.Backend, iris *data.Dataset) []cancelCase 
 			run: func(ctx context.Context, p *probe) (any, error) {
 				return npkl.Cluster(ctx, iris.X, iris.Y, npkl.ClusterOptions{Runs: 6, Restarts: 2, Seed: 1,
 					Learn:    npkl.Options{Loss: npkl.SquaredHinge, C: 0.5, Iters: 3, Backend: b},
-					Progress: func(npkl.RunReport) { p.tick() }})
+					Progress: func(progress.Event) { p.tick() }})
 			},
 			result: func(m mode, p *probe, v any) error {
 				r, _ := v.(*npkl.ClusterReport)
@@ -876,8 +877,8 @@ func npklCases(t *testing.T, b engine.Backend, iris *data.Dataset) []cancelCase 
 
 // isIterationLine reports whether a progress line of a trainer (not of the
 // protocol itself) reports an iteration.
-func isIterationLine(format string) bool {
-	return !strings.HasPrefix(format, "train:") && strings.Contains(format, "iter %d")
+func isIterationLine(e progress.Event) bool {
+	return e.Algorithm != "train" && strings.Contains(e.Message, "iter ")
 }
 
 func trainCases(b engine.Backend, iris, wine *data.Dataset) []cancelCase {
@@ -899,8 +900,8 @@ func trainCases(b engine.Backend, iris, wine *data.Dataset) []cancelCase {
 			name: "train.RunExperiment/" + algo, hookAt: 2, pollAt: 2,
 			run: func(ctx context.Context, p *probe) (any, error) {
 				return train.RunExperiment(ctx, train.Experiment{Algo: algo, Train: c.data, Test: c.data, K: 3, Seed: 1, Backend: b, Options: c.opts,
-					Progress: func(format string, args ...any) {
-						if algo == "frobmetric" && !strings.HasPrefix(format, "train:") || isIterationLine(format) {
+					Progress: func(e progress.Event) {
+						if algo == "frobmetric" && e.Algorithm != "train" || isIterationLine(e) {
 							p.tick()
 						}
 					}})

@@ -47,7 +47,7 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		bs = append(bs, b)
 	}
-	results, err := bench.Run(ctx, *suite, cases(*seed), bench.Options{Backends: bs, Runs: *runs, MaxSize: *maxSize, Case: *caseFilter, NoWarmup: !*warmup, Progress: newProgress(env)})
+	results, err := bench.Run(ctx, *suite, cases(*seed), bench.Options{Backends: bs, Runs: *runs, MaxSize: *maxSize, Case: *caseFilter, NoWarmup: !*warmup, Progress: printfEvents(newProgress(env))})
 	if err != nil {
 		return err
 	}

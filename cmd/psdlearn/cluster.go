@@ -147,10 +147,8 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	opt := npkl.ClusterOptions{
 		Neighbors: *k, Graph: g, Ratio: *ratio, Runs: *runs, Clusters: *clusters, Restarts: *restarts,
 		Selection: sel, Fraction: *fraction, CGrid: grid, HoldOut: *holdOut, Seed: *seed,
-		Learn: npkl.Options{Loss: loss, B: *bcap, Iters: *iters, Eta: *eta, Alpha0: *alpha0, Rank: *rank, MaxRank: *maxRank, EigTol: *eigTol, Backend: b},
-		Progress: func(r npkl.RunReport) {
-			progress("run %d/%d: accuracy %.2f%%, C %g, rank %d, %d/%d constraints, learn %.3fs", r.Run, *runs, 100*r.Accuracy, r.C, r.Rank, r.Used, r.Constraints, r.LearnSeconds)
-		},
+		Learn:    npkl.Options{Loss: loss, B: *bcap, Iters: *iters, Eta: *eta, Alpha0: *alpha0, Rank: *rank, MaxRank: *maxRank, EigTol: *eigTol, Backend: b},
+		Progress: printfEvents(progress),
 	}
 	rep, err := npkl.Cluster(ctx, x, ds.Y, opt)
 	if err != nil {

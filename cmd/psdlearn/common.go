@@ -19,6 +19,8 @@ import (
 	_ "github.com/psdlearn/psdlearn/datasets" // registers builtin:NAME data specs
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
+
+	"github.com/psdlearn/psdlearn/progress"
 )
 
 // newFlagSet returns a flag set for a subcommand that reports errors (and
@@ -186,6 +188,12 @@ var (
 	progressDelay    = time.Second
 	progressInterval = 250 * time.Millisecond
 )
+
+// printfEvents adapts a line printer such as newProgress's to the
+// library's progress events: it prints each event's line.
+func printfEvents(p func(format string, args ...any)) progress.Func {
+	return func(e progress.Event) { p("%s", e.String()) }
+}
 
 // newProgress returns a function that prints one progress line on stderr —
 // "psdlearn [12.3s] message" — but only once the run has lasted more than a

@@ -92,7 +92,7 @@ func runDemo(ctx context.Context, env *cmdEnv, args []string) error {
 			t0 := time.Now()
 			rep, err := train.RunExperiment(ctx, train.Experiment{
 				Algo: algo, Train: parts[0], Val: parts[1], Test: parts[2], Standardize: true,
-				Seed: *seed, Backend: b, Options: c.opts, Progress: progress,
+				Seed: *seed, Backend: b, Options: c.opts, Progress: printfEvents(progress),
 			})
 			if err != nil {
 				return fmt.Errorf("demo: %s on %s: %w", algo, c.data, err)

@@ -179,7 +179,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	start := time.Now()
 	emb, err := frob.MVU(ctx, x, frob.MVUOptions{
 		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty, RelaxIter: relaxIters,
-		SDP: frob.SDPOptions{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: progress},
+		SDP: frob.SDPOptions{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: printfEvents(progress)},
 	})
 	if err != nil {
 		return err

@@ -156,7 +156,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 
 	rep, err := train.RunExperiment(ctx, train.Experiment{
 		Algo: f.algo, Train: tr, Val: val, Test: test, Standardize: f.standardize, PCA: f.pca,
-		K: f.k, Seed: f.seed, Backend: b, Options: f.opts, Progress: progress,
+		K: f.k, Seed: f.seed, Backend: b, Options: f.opts, Progress: printfEvents(progress),
 	})
 	// A cancellation (Ctrl-C) with a metric in hand keeps the finished
 	// work: the model is written, marked interrupted and not converged, the
