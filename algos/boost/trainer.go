@@ -146,11 +146,7 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 	if len(cs) > 1 && (in.Val == nil || in.Val.Len() == 0) {
 		return out, fmt.Errorf("%w: choosing among %d values of C needs a validation set", ErrInvalid, len(cs))
 	}
-	var (
-		best    *Result
-		bestErr = math.Inf(1)
-	)
-	for _, c := range cs {
+	best, chosen, bestErr, err := train.SelectC(cs, func(c float64) (*Result, float64, error) {
 		opt.C = c
 		if in.Progress != nil {
 			opt.Progress = progress.Prefix(in.Progress, fmt.Sprintf("psdboost C=%.4g: ", c))
@@ -161,19 +157,7 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 			out.Solves = append(out.Solves, train.Solve{C: c, Seconds: time.Since(t0).Seconds(), Iterations: res.Iterations, Converged: converged(res) && err == nil, Reason: res.Stop.String()})
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				switch {
-				case best != nil:
-					fillOutput(&out, best, in.Train.Dim())
-					if !math.IsInf(bestErr, 1) {
-						out.ValError = bestErr
-					}
-				case res != nil:
-					fillOutput(&out, res, in.Train.Dim())
-					out.ChosenC = c
-				}
-			}
-			return out, fmt.Errorf("psdboost C=%g: %w", c, err)
+			return res, math.NaN(), fmt.Errorf("psdboost C=%g: %w", c, err)
 		}
 		if !converged(res) {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("psdboost C=%g: not converged (%s) after %d iterations, λmax − π = %.3g", c, res.Stop, res.Iterations, res.SDPGap))
@@ -181,7 +165,7 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 		valErr := math.NaN()
 		if in.Val != nil && in.Val.Len() > 0 {
 			if valErr, err = resultKNNError(opt.Backend, res, in, kOf(in)); err != nil {
-				return out, err
+				return nil, math.NaN(), err
 			}
 		}
 		if in.Progress != nil {
@@ -189,16 +173,22 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 				Message: fmt.Sprintf("psdboost C=%g: %d iterations (%s), π %.10g, LP duality gap %.3g, λmax − π %.3g, validation %d-NN error %.4f",
 					c, res.Iterations, res.Stop, res.Pi, res.DualityGap, res.SDPGap, kOf(in), valErr)})
 		}
-		if best == nil || valErr < bestErr {
-			best, bestErr = res, valErr
-			out.ChosenC = c
+		return res, valErr, nil
+	})
+	if err != nil {
+		// Cancelled: hand back the best metric so far, or else the
+		// interrupted solve's iterate.
+		if ctx.Err() != nil && best != nil {
+			fillOutput(&out, best, in.Train.Dim())
+			out.ChosenC = chosen
+			out.ValError = bestErr
 		}
+		return out, err
 	}
 	fillOutput(&out, best, in.Train.Dim())
+	out.ChosenC = chosen
 	out.DualityGap = best.DualityGap
-	if !math.IsInf(bestErr, 1) {
-		out.ValError = bestErr
-	}
+	out.ValError = bestErr
 	return out, nil
 }
 

@@ -60,18 +60,16 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 	}
 	b := engine.Or(in.Backend)
 	var (
-		best    *MetricResult
-		bestErr = math.Inf(1)
-		prev    []float64
-		prevC   float64
+		prev  []float64
+		prevC float64
 	)
-	for _, c := range cs {
+	best, chosen, bestErr, err := train.SelectC(cs, func(c float64) (*MetricResult, float64, error) {
 		opt := MetricOptions{C: c, MaxIter: in.Options.Iters, WorkingSet: ws, Backend: b, Progress: in.Progress}
 		if in.Options.Iters > 0 {
 			// The limit bounds the Newton polish too, not only L-BFGS-B.
 			opt.NewtonSteps = min(defaultNewtonSteps, in.Options.Iters)
 		}
-		if prev != nil {
+		if prev != nil { // warm start from the previous C's multipliers
 			opt.U0 = make([]float64, len(prev))
 			for i, v := range prev {
 				opt.U0[i] = v * c / prevC
@@ -83,18 +81,7 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 			out.Solves = append(out.Solves, train.Solve{C: c, Seconds: time.Since(t0).Seconds(), Iterations: res.Iterations, Converged: res.Certified && err == nil, Reason: res.Reason})
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				// Cancelled: hand back the best metric so far, the best
-				// validated one or else the interrupted solve's iterate.
-				if best == nil && res != nil {
-					best = res
-					out.ChosenC = c
-				}
-				if best != nil {
-					fillOutput(&out, best, bestErr)
-				}
-			}
-			return out, fmt.Errorf("frobmetric C=%g: %w", c, err)
+			return res, math.NaN(), fmt.Errorf("frobmetric C=%g: %w", c, err)
 		}
 		prev, prevC = res.U, c
 		if !res.Certified {
@@ -105,7 +92,7 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 		if in.Val != nil && in.Val.Len() > 0 {
 			valErr, err = eval.FactorKNNError(b, res.L, in.Train.X, in.Train.Y, in.Val.X, in.Val.Y, k)
 			if err != nil {
-				return out, fmt.Errorf("frobmetric C=%g: validation: %w", c, err)
+				return nil, math.NaN(), fmt.Errorf("frobmetric C=%g: validation: %w", c, err)
 			}
 		}
 		if in.Progress != nil {
@@ -116,11 +103,18 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 		if len(cs) > 1 {
 			out.Candidates = append(out.Candidates, train.Candidate{C: c, ValError: valErr, Iterations: res.Iterations, DualityGap: res.RelGap, Converged: res.Certified})
 		}
-		if best == nil || valErr < bestErr {
-			best, bestErr = res, valErr
-			out.ChosenC = c
+		return res, valErr, nil
+	})
+	if err != nil {
+		// Cancelled: hand back the best metric so far, the best validated
+		// one or else the interrupted solve's iterate.
+		if ctx.Err() != nil && best != nil {
+			out.ChosenC = chosen
+			fillOutput(&out, best, bestErr)
 		}
+		return out, err
 	}
+	out.ChosenC = chosen
 	fillOutput(&out, best, bestErr)
 	return out, nil
 }
