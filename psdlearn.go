@@ -4,11 +4,11 @@
 // in algos/boost and algos/frob, the learned model and its file format in
 // model, and the numerical backends behind them in engine.
 //
-// The five-line path:
+// The five-line path (model.LoadFile needs no native library):
 //
-//	m, err := psdlearn.BoostMetric{Standardize: true}.Fit(ctx, x, y)
+//	m, err := psdlearn.BoostMetric{Common: psdlearn.Common{Standardize: true}}.Fit(ctx, x, y)
 //	err = m.SaveFile("metric.json")
-//	m, err = model.LoadFile("metric.json") // needs no native library
+//	m, err = model.LoadFile("metric.json")
 //	z, err := m.Transform(rows)            // Euclidean distances in z are the metric's
 //	d := m.Metric.Distance(a, b)           // on preprocessed rows (see model.Model.Prepare)
 //
