@@ -99,7 +99,10 @@ func TestErrorsFromRealCalls(t *testing.T) {
 		{"triplets with one class", func() error { _, err := constraints.Triplets(x, []int{0, 0, 0, 0}, 1); return err }(), errs.ErrInvalid},
 		{"a non-PSD metric", func() error { _, err := model.NewMetric(mat.NewSymDense(2, []float64{-1, 0, 0, 1})); return err }(), errs.ErrInvalid},
 		{"k-NN with mismatched labels", func() error { _, err := eval.KNNError(nil, x, y[:2], x, y, 1); return err }(), errs.ErrInvalid},
-		{"Fit with bad C", func() error { _, err := psdlearn.FrobMetric{C: []float64{-1}}.Fit(context.Background(), x, y); return err }(), errs.ErrInvalid},
+		{"Fit with bad C", func() error {
+			_, err := psdlearn.FrobMetric{C: []float64{-1}}.Fit(context.Background(), x, y)
+			return err
+		}(), errs.ErrInvalid},
 		{"Learn cancelled", func() error { _, err := frob.Learn(cancelled, x, ts, frob.MetricOptions{C: 1}); return err }(), context.Canceled},
 	} {
 		if tc.err == nil {
