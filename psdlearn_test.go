@@ -159,3 +159,85 @@ func TestFitErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSimpleNPKL learns a kernel on iris from balanced pairs and checks
+// that it is a valid kernel over the rows, that must-linked points end up
+// closer than cannot-linked ones on average, and that the model survives a
+// file round trip.
+func TestSimpleNPKL(t *testing.T) {
+	iris, err := datasets.Open("iris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := constraints.BalancedPairs(iris.Y, 60, 60, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := psdlearn.SimpleNPKL{Standardize: true}.FitPairs(context.Background(), iris.X, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Kernel == nil || m.Certificate == nil {
+		t.Fatalf("model %+v", m)
+	}
+	var must, cannot float64
+	var nm, nc int
+	for _, p := range pairs.List {
+		d := m.Kernel.SqDistance(p.A, p.B)
+		if p.Same {
+			must, nm = must+d, nm+1
+		} else {
+			cannot, nc = cannot+d, nc+1
+		}
+	}
+	if !(must/float64(nm) < cannot/float64(nc)) {
+		t.Errorf("mean squared distance: must-link %.4g, cannot-link %.4g", must/float64(nm), cannot/float64(nc))
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := model.Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Kernel.At(0, 1) != m.Kernel.At(0, 1) {
+		t.Error("kernel differs after a file round trip")
+	}
+	if _, err := (psdlearn.SimpleNPKL{}).FitPairs(context.Background(), iris.X, &constraints.Pairs{N: 3}); !errors.Is(err, psdlearn.ErrInvalid) {
+		t.Errorf("pairs on the wrong number of points: %v", err)
+	}
+}
+
+// TestMVUEmbed embeds a closed curve: the embedding is two-dimensional and
+// keeps neighbour distances (the certificate's solve converged), and nil
+// data is an invalid input.
+func TestMVUEmbed(t *testing.T) {
+	const n = 60
+	x := mat.NewDense(n, 3, nil)
+	for i := 0; i < n; i++ {
+		a := 2 * math.Pi * float64(i) / n
+		x.SetRow(i, []float64{math.Cos(a), math.Sin(a), 0.3 * math.Sin(2*a)})
+	}
+	emb, err := psdlearn.MVU{}.Embed(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := emb.Coords.Dims(); r != n || c != 2 {
+		t.Fatalf("embedding %d×%d, want %d×2", r, c, n)
+	}
+	for k, p := range emb.Edges {
+		var d float64
+		for j := 0; j < 2; j++ {
+			e := emb.Coords.At(p.A, j) - emb.Coords.At(p.B, j)
+			d += e * e
+		}
+		if math.Abs(d-emb.Dist2[k]) > 0.05*emb.Dist2[k] {
+			t.Errorf("edge %v: embedded squared distance %.4g, original %.4g", p, d, emb.Dist2[k])
+			break
+		}
+	}
+	if _, err := (psdlearn.MVU{}).Embed(context.Background(), nil); !errors.Is(err, psdlearn.ErrInvalid) {
+		t.Errorf("nil data: %v", err)
+	}
+}
