@@ -4,16 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/psdlearn/psdlearn/algos/meg"
-	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
-	"gonum.org/v1/gonum/mat"
 )
 
 func init() {
@@ -45,24 +40,11 @@ type kernelFlags struct {
 	maxIter    int
 }
 
-// kernelSetup is the experiment's target: d objects, their labels, the
-// trace-normalised RBF kernel U over them.
+// kernelSetup is the experiment's target with the data set's name.
 type kernelSetup struct {
-	name    string
-	b       engine.Backend
-	x       *mat.Dense
-	y       []int
-	u       *mat.SymDense
-	gamma   float64
-	nnMean  float64
-	nnSD    float64
-	nnLOO   float64
-	classes int
-}
-
-// nnSummary is the 1-NN error of one kernel.
-type nnSummary struct {
-	Mean, SD, LOO float64
+	*meg.Target
+	name string
+	b    engine.Backend
 }
 
 func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
@@ -113,132 +95,33 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	progress("kernel: %d objects of %s (%d classes), RBF gamma %.4g; target 1-NN error %.4f (LOO %.4f)",
-		len(setup.y), setup.name, setup.classes, setup.gamma, setup.nnMean, setup.nnLOO)
+		len(setup.Y), setup.name, setup.Classes, setup.Gamma, setup.NN.Mean, setup.NN.LOO)
 	if f.algo == "meg" {
 		return runMEG(ctx, env, f, setup, progress)
 	}
 	return runDefiniteBoost(ctx, env, f, setup, progress)
 }
 
-// kernelTarget loads the data, samples the objects and builds the target kernel.
+// kernelTarget loads the data and builds the target (meg.NewTarget).
 func kernelTarget(f kernelFlags, b engine.Backend) (*kernelSetup, error) {
 	ds, err := loadData(f.data, f.labelCol)
 	if err != nil {
 		return nil, err
 	}
-	n := ds.Len()
-	if n < 2 {
-		return nil, fmt.Errorf("kernel: %s has %d points", f.data, n)
+	if ds.Len() < 2 {
+		return nil, fmt.Errorf("kernel: %s has %d points", f.data, ds.Len())
 	}
-	idx := stratifiedSample(ds.Y, f.objects, f.seed)
-	x := mat.NewDense(len(idx), ds.Dim(), nil)
-	y := make([]int, len(idx))
-	classes := map[int]bool{}
-	for k, i := range idx {
-		x.SetRow(k, ds.X.RawRowView(i))
-		y[k] = ds.Y[i]
-		classes[y[k]] = true
+	if f.gamma == 0 && !(f.gammaScale > 0) {
+		return nil, fmt.Errorf("kernel: --gamma-scale must be positive")
 	}
-	if f.standardize {
-		st, err := data.FitStandardizer(x)
-		if err != nil {
-			return nil, err
-		}
-		if x, err = st.Apply(x); err != nil {
-			return nil, err
-		}
-	}
-	gamma := f.gamma
-	if gamma == 0 {
-		if !(f.gammaScale > 0) {
-			return nil, fmt.Errorf("kernel: --gamma-scale must be positive")
-		}
-		g, err := meg.MedianGamma(x)
-		if err != nil {
-			return nil, err
-		}
-		gamma = f.gammaScale * g
-	}
-	k, err := meg.RBFKernel(x, gamma)
+	t, err := meg.NewTarget(ds.X, ds.Y, meg.TargetOptions{
+		Objects: f.objects, Standardize: f.standardize, Gamma: f.gamma, GammaScale: f.gammaScale,
+		Splits: f.splits, Seed: f.seed,
+	})
 	if err != nil {
 		return nil, err
 	}
-	u, err := meg.TraceNormalize(k)
-	if err != nil {
-		return nil, err
-	}
-	s := &kernelSetup{name: ds.Name, b: b, x: x, y: y, u: u, gamma: gamma, classes: len(classes)}
-	nn, err := nnOf(u, y, f)
-	if err != nil {
-		return nil, err
-	}
-	s.nnMean, s.nnSD, s.nnLOO = nn.Mean, nn.SD, nn.LOO
-	return s, nil
-}
-
-func nnOf(k mat.Symmetric, y []int, f kernelFlags) (nnSummary, error) {
-	mean, sd, err := meg.NNErrorSplits(k, y, f.splits, f.seed)
-	if err != nil {
-		return nnSummary{}, err
-	}
-	loo, err := meg.NNErrorLOO(k, y)
-	if err != nil {
-		return nnSummary{}, err
-	}
-	return nnSummary{Mean: mean, SD: sd, LOO: loo}, nil
-}
-
-// stratifiedSample returns m sorted row indices, each class represented in
-// proportion to its size (largest remainders first, ties to the lower
-// class), each class's rows drawn by a seeded permutation. m = 0 or m ≥ n
-// returns every row.
-func stratifiedSample(y []int, m int, seed uint64) []int {
-	n := len(y)
-	if m == 0 || m >= n {
-		out := make([]int, n)
-		for i := range out {
-			out[i] = i
-		}
-		return out
-	}
-	byClass := map[int][]int{}
-	var labels []int
-	for i, c := range y {
-		if _, ok := byClass[c]; !ok {
-			labels = append(labels, c)
-		}
-		byClass[c] = append(byClass[c], i)
-	}
-	sort.Ints(labels)
-	take := make(map[int]int, len(labels))
-	type rem struct {
-		c    int
-		frac float64
-	}
-	var rems []rem
-	total := 0
-	for _, c := range labels {
-		q := float64(m) * float64(len(byClass[c])) / float64(n)
-		take[c] = int(q)
-		total += int(q)
-		rems = append(rems, rem{c, q - math.Floor(q)})
-	}
-	sort.SliceStable(rems, func(i, j int) bool { return rems[i].frac > rems[j].frac })
-	for k := 0; total < m; k++ {
-		take[rems[k%len(rems)].c]++
-		total++
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x6b65726e656c)) // "kernel"
-	var out []int
-	for _, c := range labels {
-		rows := byClass[c]
-		perm := rng.Perm(len(rows))
-		for _, p := range perm[:take[c]] {
-			out = append(out, rows[p])
-		}
-	}
-	sort.Ints(out)
-	return out
+	return &kernelSetup{Target: t, name: ds.Name, b: b}, nil
 }
 
 // megCheckpoint records the online run at one step.
@@ -301,17 +184,6 @@ func parseC(s string) (c float64, auto bool, err error) {
 	return c, false, nil
 }
 
-// isCheckpoint reports whether step t is 1, 2 or 5 times a power of ten (≥ 100).
-func isCheckpoint(t int) bool {
-	if t < 100 {
-		return false
-	}
-	for t%10 == 0 {
-		t /= 10
-	}
-	return t == 1 || t == 2 || t == 5
-}
-
 func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, progress func(string, ...any)) error {
 	if f.steps <= 0 {
 		return fmt.Errorf("kernel: --steps must be positive")
@@ -319,143 +191,48 @@ func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, pro
 	if f.noise < 0 || math.IsNaN(f.noise) || math.IsInf(f.noise, 0) {
 		return fmt.Errorf("kernel: --noise must be a finite non-negative number")
 	}
-	d := len(s.y)
-	seq, err := meg.SampleDistances(s.u, f.steps, f.noise, f.seed)
-	if err != nil {
-		return err
+	if f.eta < 0 || math.IsNaN(f.eta) || math.IsInf(f.eta, 0) {
+		return fmt.Errorf("kernel: --eta must be a finite non-negative number")
 	}
-	// r ≥ λmax − λmin of every X_t (Lemma 3.1); every X_ab has eigenvalues {0, 1}.
-	var r float64
-	for t := 0; t < seq.Len(); t++ {
-		x, _ := seq.At(t)
-		lo, hi, err := x.Extremes(s.b)
-		if err != nil {
-			return err
-		}
-		r = math.Max(r, hi-lo)
-	}
-	w1 := mat.NewDiagDense(d, nil)
-	for i := 0; i < d; i++ {
-		w1.SetDiag(i, 1/float64(d))
-	}
-	div0, err := meg.VonNeumann(s.b, s.u, w1)
-	if err != nil {
-		return err
-	}
-	lossU := meg.SequenceLoss(s.u, seq)
 	c, auto, err := parseC(f.c)
 	if err != nil {
 		return err
 	}
-	eta := f.eta
-	bounded := true
-	switch {
-	case eta < 0 || math.IsNaN(eta) || math.IsInf(eta, 0):
-		return fmt.Errorf("kernel: --eta must be a finite non-negative number")
-	case eta > 0:
-		// The bound holds for η = 2c/(r²(2+c)), i.e. c = ηr²/(2 − ηr²).
-		switch er := eta * r * r; {
-		case er < 2:
-			c = er / (2 - er)
-		case er == 2:
-			c = math.Inf(1)
-		default:
-			bounded = false
-		}
-	default:
-		if auto {
-			c = meg.OptimalC(lossU, div0, r)
-		}
-		eta = meg.EtaFromC(c, r)
+	if auto {
+		c = 0 // chosen in hindsight
 	}
-	if bounded && math.IsInf(c, 1) && lossU > 0 {
-		bounded = false // c = ∞ gives no bound unless L_U = 0
-	}
-	learner, err := meg.NewLearner(d, meg.LearnerOptions{Eta: eta, R: r, Backend: s.b})
-	if err != nil {
-		return err
-	}
-	sum := megSummary{
-		Algo: "meg", Backend: s.b.Name(), Data: f.data, Objects: d, Dim: s.x.RawMatrix().Cols, Gamma: s.gamma,
-		Steps: f.steps, Noise: f.noise, R: r, Eta: eta, ComparatorLoss: lossU, Divergence0: div0,
-		TargetNNError: s.nnMean, TargetNNErrorSD: s.nnSD, TargetNNLOO: s.nnLOO, NNProtocol: nnProtocol(f),
-	}
-	if bounded && !math.IsInf(c, 1) {
-		sum.C = ptr(c)
-	}
-	var prefixU float64
-	boundAt := func(lu float64) *float64 {
-		if !bounded {
-			return nil
-		}
-		return ptr(meg.LossBound(lu, div0, r, c))
-	}
-	checkpoint := func(step int, total float64) error {
-		w, err := learner.W()
-		if err != nil {
-			return err
-		}
-		nn, _, err := meg.NNErrorSplits(w, s.y, f.splits, f.seed)
-		if err != nil {
-			return err
-		}
-		dv, err := learner.Divergence(s.u)
-		if err != nil {
-			return err
-		}
-		cp := megCheckpoint{Step: step, TotalLoss: total, LossBound: boundAt(prefixU), Divergence: dv, NNError: nn}
-		sum.Checkpoints = append(sum.Checkpoints, cp)
-		bs := "n/a"
-		if cp.LossBound != nil {
-			bs = fmt.Sprintf("%.5g", *cp.LossBound)
-		}
-		progress("meg: step %d: total loss %.5g, bound %s, Δ(U,W) %.4g, 1-NN error %.4f", step, total, bs, dv, nn)
-		return nil
-	}
-	start := time.Now()
-	_, err = learner.Run(ctx, seq, func(st meg.Step) error {
-		x, y := seq.At(st.T - 1)
-		e := x.Inner(s.u) - y
-		prefixU += e * e
-		if f.checkpoints > 0 && isCheckpoint(st.T) && st.T < f.steps {
-			return checkpoint(st.T, st.TotalLoss)
-		}
-		return nil
+	rep, err := meg.RunOnline(ctx, s.Target, meg.OnlineOptions{
+		Steps: f.steps, Noise: f.noise, C: c, Eta: f.eta, Checkpoints: f.checkpoints > 0,
+		Seed: f.seed, Backend: s.b, Progress: printfEvents(progress),
 	})
 	if err != nil {
 		return err
 	}
-	sum.TrainSeconds = time.Since(start).Seconds()
-	if err := checkpoint(f.steps, learner.TotalLoss()); err != nil {
-		return err
+	d := len(s.Y)
+	sum := megSummary{
+		Algo: "meg", Backend: s.b.Name(), Data: f.data, Objects: d, Dim: s.X.RawMatrix().Cols, Gamma: s.Gamma,
+		Steps: f.steps, Iterations: rep.Steps, Noise: f.noise, R: rep.R, Eta: rep.Eta, ComparatorLoss: rep.ComparatorLoss,
+		Divergence0: rep.Divergence0, TotalLoss: rep.TotalLoss, Objective: rep.TotalLoss, LossBound: rep.LossBound,
+		DivergenceFinal: rep.DivergenceFinal, NNError: rep.NN.Mean, NNErrorSD: rep.NN.SD, NNErrorLOO: rep.NN.LOO,
+		TargetNNError: s.NN.Mean, TargetNNErrorSD: s.NN.SD, TargetNNLOO: s.NN.LOO, NNProtocol: nnProtocol(f),
+		TrainSeconds: rep.Seconds,
 	}
-	if f.checkpoints == 0 {
-		sum.Checkpoints = nil
+	if rep.Bounded && !math.IsInf(rep.C, 1) {
+		sum.C = ptr(rep.C)
 	}
-	w, err := learner.W()
-	if err != nil {
-		return err
+	for _, cp := range rep.Checkpoints {
+		sum.Checkpoints = append(sum.Checkpoints, megCheckpoint{Step: cp.Step, TotalLoss: cp.TotalLoss, LossBound: cp.LossBound, Divergence: cp.Divergence, NNError: cp.NNError})
 	}
-	nn, err := nnOf(w, s.y, f)
-	if err != nil {
-		return err
-	}
-	sum.Iterations = learner.Steps()
-	sum.TotalLoss = learner.TotalLoss()
-	sum.Objective = sum.TotalLoss
-	sum.LossBound = boundAt(lossU)
-	sum.DivergenceFinal, _ = learner.Divergence(s.u)
-	sum.NNError, sum.NNErrorSD, sum.NNErrorLOO = nn.Mean, nn.SD, nn.LOO
 	sum.PeakRSSMB = peakRSSMB()
 	if env.json {
 		return emitJSON(env, sum)
 	}
 	fmt.Fprintf(env.stdout, "MEG online kernel learning on %d objects of %s (backend %s, %.1f s)\n", d, s.name, sum.Backend, sum.TrainSeconds)
-	fmt.Fprintf(env.stdout, "  steps %d, r %g, eta %.4g, noise %g\n", sum.Steps, r, eta, f.noise)
+	fmt.Fprintf(env.stdout, "  steps %d, r %g, eta %.4g, noise %g\n", sum.Steps, rep.R, rep.Eta, f.noise)
 	if sum.LossBound != nil {
-		fmt.Fprintf(env.stdout, "  total loss %.6g <= Lemma 3.2 bound %.6g (L_U %.4g, Δ(U,W1) %.4g)\n", sum.TotalLoss, *sum.LossBound, lossU, div0)
+		fmt.Fprintf(env.stdout, "  total loss %.6g <= Lemma 3.2 bound %.6g (L_U %.4g, Δ(U,W1) %.4g)\n", sum.TotalLoss, *sum.LossBound, rep.ComparatorLoss, rep.Divergence0)
 	} else {
-		fmt.Fprintf(env.stdout, "  total loss %.6g (no Lemma 3.2 bound for this learning rate), L_U %.4g\n", sum.TotalLoss, lossU)
+		fmt.Fprintf(env.stdout, "  total loss %.6g (no Lemma 3.2 bound for this learning rate), L_U %.4g\n", sum.TotalLoss, rep.ComparatorLoss)
 	}
 	fmt.Fprintf(env.stdout, "  1-NN error: learned %.4f (sd %.4f, LOO %.4f), target %.4f (sd %.4f, LOO %.4f)\n",
 		sum.NNError, sum.NNErrorSD, sum.NNErrorLOO, sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
@@ -516,66 +293,30 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 	default:
 		return fmt.Errorf("kernel: --projection must be approx, exact or both (got %q)", f.projection)
 	}
-	d := len(s.y)
-	eps := f.epsScale / float64(d)
-	if !(eps > 0 && eps < 1) {
+	d := len(s.Y)
+	if eps := f.epsScale / float64(d); !(eps > 0 && eps < 1) {
 		return fmt.Errorf("kernel: --eps must give 0 < epsilon = eps/d < 1")
 	}
 	if !(f.tol > 0) || f.maxIter <= 0 {
 		return fmt.Errorf("kernel: --tol and --max-iter must be positive")
 	}
-	cons, _, err := meg.CloseConstraints(s.u, eps)
+	rep, err := meg.RunDefiniteBoost(ctx, s.Target, meg.BoostExperimentOptions{
+		EpsScale: f.epsScale, Projections: projs, Tol: f.tol, MaxIter: f.maxIter, Backend: s.b, Progress: printfEvents(progress),
+	})
 	if err != nil {
 		return err
 	}
-	if len(cons) == 0 {
-		return fmt.Errorf("kernel: no pair is closer than epsilon = %g under the target kernel (raise --eps or lower --gamma-scale)", eps)
-	}
-	progress("definiteboost: %d constraints ½|x_a-x_b|^2 <= epsilon = %.4g", len(cons), eps)
-	w1 := mat.NewDiagDense(d, nil)
-	for i := 0; i < d; i++ {
-		w1.SetDiag(i, 1/float64(d))
-	}
 	sum := boostSummary{
-		Algo: "definiteboost", Backend: s.b.Name(), Data: f.data, Objects: d, Dim: s.x.RawMatrix().Cols, Gamma: s.gamma,
-		Constraints: len(cons), Epsilon: eps, Tol: f.tol * eps,
-		TargetNNError: s.nnMean, TargetNNErrorSD: s.nnSD, TargetNNLOO: s.nnLOO, NNProtocol: nnProtocol(f),
+		Algo: "definiteboost", Backend: s.b.Name(), Data: f.data, Objects: d, Dim: s.X.RawMatrix().Cols, Gamma: s.Gamma,
+		Constraints: rep.Constraints, Epsilon: rep.Epsilon, Tol: rep.Tol,
+		TargetNNError: s.NN.Mean, TargetNNErrorSD: s.NN.SD, TargetNNLOO: s.NN.LOO, NNProtocol: nnProtocol(f),
 	}
-	for _, p := range projs {
-		start := time.Now()
-		res, err := meg.DefiniteBoost(ctx, cons, meg.BoostOptions{
-			Projection: p, Tol: f.tol * eps, MaxIter: f.maxIter, Backend: s.b,
-			Observe: func(st meg.BoostStep) error {
-				if st.Iter%100 == 0 {
-					progress("definiteboost %v: iteration %d, violation %.3g, dual %.6g", p, st.Iter, st.Violation, st.Dual)
-				}
-				return nil
-			},
+	for _, r := range rep.Runs {
+		sum.Runs = append(sum.Runs, boostRun{
+			Projection: r.Projection.String(), Iterations: r.Iterations, Eigs: r.Eigs, Converged: r.Converged,
+			MaxViolation: r.MaxViolation, Dual: r.Dual, DualBound: r.DualBound, Divergence: r.Divergence, DualityGap: r.DualityGap,
+			NNError: r.NN.Mean, NNErrorSD: r.NN.SD, NNErrorLOO: r.NN.LOO, Seconds: r.Seconds,
 		})
-		if err != nil {
-			return err
-		}
-		secs := time.Since(start).Seconds()
-		div, err := meg.VonNeumann(s.b, res.W, w1)
-		if err != nil {
-			return err
-		}
-		var gap float64
-		for j, a := range res.Alpha {
-			gap -= a * res.Violations[j]
-		}
-		nn, err := nnOf(res.W, s.y, f)
-		if err != nil {
-			return err
-		}
-		run := boostRun{
-			Projection: p.String(), Iterations: res.Iterations, Eigs: res.Eigs, Converged: res.Converged,
-			MaxViolation: res.MaxViolation, Dual: res.Dual, DualBound: res.LogBound, Divergence: div, DualityGap: gap,
-			NNError: nn.Mean, NNErrorSD: nn.SD, NNErrorLOO: nn.LOO, Seconds: secs,
-		}
-		progress("definiteboost %v: %d iterations (%d eigendecompositions), converged %v, dual %.6g, 1-NN error %.4f",
-			p, run.Iterations, run.Eigs, run.Converged, run.Dual, run.NNError)
-		sum.Runs = append(sum.Runs, run)
 	}
 	first := sum.Runs[0]
 	sum.Iterations, sum.Objective, sum.NNError, sum.TrainSeconds = first.Iterations, first.Dual, first.NNError, first.Seconds
@@ -584,7 +325,7 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 		return emitJSON(env, sum)
 	}
 	fmt.Fprintf(env.stdout, "DefiniteBoost kernel learning on %d objects of %s (backend %s)\n", d, s.name, sum.Backend)
-	fmt.Fprintf(env.stdout, "  %d constraints ½|x_a-x_b|^2 <= epsilon = %.4g, tolerance %.3g\n", len(cons), eps, sum.Tol)
+	fmt.Fprintf(env.stdout, "  %d constraints ½|x_a-x_b|^2 <= epsilon = %.4g, tolerance %.3g\n", rep.Constraints, rep.Epsilon, sum.Tol)
 	for _, r := range sum.Runs {
 		fmt.Fprintf(env.stdout, "  %-6s iterations %d, eigendecompositions %d, converged %v, max violation %.3g, dual %.6g (Theorem 4.1 bound %.6g), gap %.4g, %.2f s\n",
 			r.Projection, r.Iterations, r.Eigs, r.Converged, r.MaxViolation, r.Dual, r.DualBound, r.DualityGap, r.Seconds)
