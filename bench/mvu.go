@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"gonum.org/v1/gonum/mat"
@@ -32,7 +33,7 @@ func mvuCases(seed uint64) []Case {
 	for _, n := range []int{2000, 20000} {
 		n := n
 		cases = append(cases, Case{Name: "mvu swiss roll", Size: n, Detail: fmt.Sprintf("k = 6, sparse, %d iterations", mvuIters), Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
-			x, angle, _ := frob.SwissRoll(n, seed)
+			x, angle, _ := datasets.SwissRoll(n, seed)
 			return func(ctx context.Context) (Outcome, error) {
 				emb, err := frob.MVU(ctx, x, frob.MVUOptions{K: 6, SDP: frob.SDPOptions{Method: frob.Sparse, MaxIter: mvuIters, Backend: b, Seed: seed}})
 				if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sort"
 
 	"github.com/psdlearn/psdlearn/engine"
@@ -446,23 +445,4 @@ func topCoordinates(b engine.Backend, f *mat.Dense, dims int) (*mat.Dense, []flo
 		vals = vals[:len(vals)-1]
 	}
 	return coords, vals, nil
-}
-
-// SwissRoll samples n points of the Swiss roll (t cos t, h, t sin t) with
-// t = 1.5π(1 + 2s), s ~ U(0, 1), and h ~ U(0, 21), seeded; it returns the
-// n×3 points with their intrinsic coordinates t and h. With k = 6
-// neighbours, 400 or more points give a neighbourhood graph without short
-// circuits between the layers of the roll.
-func SwissRoll(n int, seed uint64) (x *mat.Dense, t, h []float64) {
-	rng := rand.New(rand.NewPCG(seed, 0x5e11))
-	x = mat.NewDense(n, 3, nil)
-	t = make([]float64, n)
-	h = make([]float64, n)
-	for i := 0; i < n; i++ {
-		ti := 1.5 * math.Pi * (1 + 2*rng.Float64())
-		hi := 21 * rng.Float64()
-		x.SetRow(i, []float64{ti * math.Cos(ti), hi, ti * math.Sin(ti)})
-		t[i], h[i] = ti, hi
-	}
-	return x, t, h
 }

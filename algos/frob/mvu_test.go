@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -20,7 +21,9 @@ import (
 	"github.com/psdlearn/psdlearn/sparse"
 )
 
-func swissRoll(n int, seed uint64) (*mat.Dense, []float64, []float64) { return SwissRoll(n, seed) }
+func swissRoll(n int, seed uint64) (*mat.Dense, []float64, []float64) {
+	return datasets.SwissRoll(n, seed)
+}
 
 // TestMVUSwissRoll unrolls a Swiss roll: the kNN distances must be kept, the
 // variance must lie in two dimensions, and the embedding must follow the

@@ -510,7 +510,7 @@ func multiPassCase(b engine.Backend, iris *data.Dataset) cancelCase {
 // swissSDP is the Frobenius-perturbed MVU problem on n points of a Swiss roll
 // (6 nearest neighbours, centred), solved directly with frob.SolveSDP.
 func swissSDP(n int) *frob.SDP {
-	x, _, _ := frob.SwissRoll(n, 3)
+	x, _, _ := datasets.SwissRoll(n, 3)
 	nb, err := sparse.KNN(x, x, 6, true)
 	if err != nil {
 		panic(err)
@@ -591,7 +591,7 @@ func learnCase(name string, ws frob.WorkingSetMode, b engine.Backend, wine *data
 
 func frobCases(b engine.Backend, wine *data.Dataset, ts *constraints.TripletSet) []cancelCase {
 	sdp := swissSDP(80)
-	roll, _, _ := frob.SwissRoll(120, 5)
+	roll, _, _ := datasets.SwissRoll(120, 5)
 	tick := func(p *probe) progress.Func { return func(progress.Event) { p.tick() } }
 	return []cancelCase{
 		learnCase("frob.Learn", frob.WorkingSetOff, b, wine, ts),

@@ -26,36 +26,6 @@ func init() {
 		summary: "embed data by approximate maximum variance unfolding (mvu)",
 		run:     runEmbed,
 	})
-	data.RegisterScheme("swissroll", openSwissRoll)
-}
-
-// openSwissRoll opens "swissroll:N[:SEED]": N points of frob.SwissRoll, the
-// label being the decile of the roll's angle t (so that a plot coloured by
-// label shows whether the roll was unrolled).
-func openSwissRoll(name string, _ data.LoadOptions) (*data.Dataset, error) {
-	parts := strings.Split(name, ":")
-	if len(parts) > 2 {
-		return nil, fmt.Errorf("%w: want swissroll:N or swissroll:N:SEED", data.ErrFormat)
-	}
-	n, err := strconv.Atoi(parts[0])
-	if err != nil || n < 10 || n > 1<<20 {
-		return nil, fmt.Errorf("%w: swissroll: %q is not a number of points in [10, 2^20]", data.ErrFormat, parts[0])
-	}
-	seed := uint64(1)
-	if len(parts) == 2 {
-		if seed, err = strconv.ParseUint(parts[1], 10, 64); err != nil {
-			return nil, fmt.Errorf("%w: swissroll: bad seed %q", data.ErrFormat, parts[1])
-		}
-	}
-	x, t, _ := frob.SwissRoll(n, seed)
-	d := &data.Dataset{Name: "swissroll", X: x, Y: make([]int, n)}
-	for i := 0; i < 10; i++ {
-		d.Classes = append(d.Classes, strconv.Itoa(i))
-	}
-	for i, v := range t {
-		d.Y[i] = min(int(10*(v-1.5*math.Pi)/(3*math.Pi)), 9)
-	}
-	return d, nil
 }
 
 // embedSummary is the JSON output of psdlearn embed.

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/frob"
+
 )
 
 // runCLI runs `psdlearn args…` in-process.
