@@ -148,115 +148,43 @@ type polishConfig struct {
 // gap, or the step budget is spent. It returns the number of evaluations
 // (function and Hessian products) used. On return the cache holds u.
 func (e *metricEval) polish(ctx context.Context, u []float64, cfg polishConfig, progress func(string, ...any)) (int, error) {
-	m := len(u)
-	c := e.cm
-	grad := make([]float64, m)
-	f, err := e.eval(u, grad)
-	if err != nil {
-		return 0, err
+	m, c := len(u), e.cm
+	lower, upper := make([]float64, m), make([]float64, m)
+	for i := range upper {
+		upper[i] = c
 	}
-	evals := 1
-	gap := relGap(e.certificate())
-	free := make([]bool, m)
-	d := make([]float64, m)
-	trial := make([]float64, m)
-	tgrad := make([]float64, m)
 	pq := make([]float64, len(e.ts.Pairs))
-	r, p, hp := make([]float64, m), make([]float64, m), make([]float64, m)
-	z, dF, diag := make([]float64, m), make([]float64, m), make([]float64, m)
 	// The Jacobi diagonal costs O(m·D²) per step: beyond about a hundred
 	// evaluations' worth, CG runs unpreconditioned (diag = 1).
 	useJacobi := float64(m)*float64(e.d)*float64(e.d) <= 100*(float64(e.n)*float64(e.d)*float64(e.d)+float64(len(e.ts.Pairs))*float64(e.d))
-	for i := range diag {
-		diag[i] = 1
-	}
-	for step := 0; step < cfg.steps && gap > cfg.gapTol; step++ {
-		if err := ctx.Err(); err != nil {
-			return evals, fmt.Errorf("frob: %w", err)
-		}
-		// Full eigendecomposition of G(u) for the divided differences.
-		eig, err := e.b.SymEig(e.g, engine.AllRange(), true)
-		if err != nil {
-			return evals, fmt.Errorf("frob: eigendecomposition: %w", err)
-		}
-		// ε-active set (Bertsekas): variables near a bound whose gradient
-		// pushes them onto it are fixed there.
-		var pgmax float64
-		for i, g := range grad {
-			pgmax = math.Max(pgmax, math.Abs(u[i]-math.Min(math.Max(u[i]-g, 0), c)))
-		}
-		eps := math.Min(1e-3*c, pgmax)
-		for i, g := range grad {
-			atLow := u[i] <= eps && g > 0
-			atHigh := u[i] >= c-eps && g < 0
-			free[i] = !atLow && !atHigh
-			d[i] = 0
-			switch {
-			case atLow:
-				d[i] = -u[i]
-			case atHigh:
-				d[i] = c - u[i]
-			}
-		}
-		// Truncated Jacobi-preconditioned CG on J_FF d_F = −g_F − J_FB d_B
-		// (the moves of the fixed variables onto their bounds enter the right side).
-		if err := e.hessVec(hp, d, eig.Values, eig.Vectors, pq); err != nil {
-			return evals, err
-		}
-		evals++
-		if useJacobi {
-			e.jacobiDiag(diag, eig.Values, eig.Vectors)
-		}
-		// A tiny ridge keeps CG well defined on the null space of J.
-		ridge := 1e-12 * math.Max(1, maxAbs(e.lam))
-		apply := func(out, v []float64) error { return e.hessVec(out, v, eig.Values, eig.Vectors, pq) }
-		np, err := freeCG(apply, grad, hp, free, diag, ridge, cfg.cgIters, dF, r, z, p, hp)
-		evals += np
-		if err != nil {
-			return evals, err
-		}
-		for i := range d {
-			if free[i] {
-				d[i] = dF[i]
-			}
-		}
-		// Projected backtracking: accept on sufficient decrease of f
-		// (Armijo along the projected arc) or, below the rounding level of
-		// f, on a decrease of the duality gap.
-		accepted := false
-		for t := 1.0; t > 1e-4; t *= 0.5 {
-			var slope float64
-			for i := range trial {
-				trial[i] = math.Min(math.Max(u[i]+t*d[i], 0), c)
-				slope += grad[i] * (trial[i] - u[i])
-			}
-			ft, err := e.eval(trial, tgrad)
+	p := newtonProblem{
+		eval: e.eval,
+		hessian: func() (func(out, v []float64) error, func([]float64), float64, error) {
+			// Full eigendecomposition of G(u) for the divided differences.
+			eig, err := e.b.SymEig(e.g, engine.AllRange(), true)
 			if err != nil {
-				return evals, err
+				return nil, nil, 0, fmt.Errorf("frob: eigendecomposition: %w", err)
 			}
-			evals++
-			g := relGap(e.certificate())
-			if (slope < 0 && ft <= f+1e-4*slope) || g < gap {
-				f = ft
-				gap = g
-				copy(u, trial)
-				copy(grad, tgrad)
-				accepted = true
-				break
+			apply := func(out, v []float64) error { return e.hessVec(out, v, eig.Values, eig.Vectors, pq) }
+			diag := func(d []float64) {
+				if useJacobi {
+					e.jacobiDiag(d, eig.Values, eig.Vectors)
+				}
 			}
-		}
-		if progress != nil {
+			// A tiny ridge keeps CG well defined on the null space of J.
+			return apply, diag, 1e-12 * math.Max(1, maxAbs(e.lam)), nil
+		},
+		merit:     func() float64 { return relGap(e.certificate()) },
+		target:    cfg.gapTol,
+		activeEps: func(_ int, pgmax float64) float64 { return math.Min(1e-3*c, pgmax) },
+		minStep:   1e-4,
+	}
+	if progress != nil {
+		p.report = func(step, evals int, gap float64) {
 			progress("frobmetric polish: Newton step %d, rel.gap %.3g, %d evaluations", step, gap, evals)
 		}
-		if !accepted {
-			break
-		}
 	}
-	// Leave the cache at u.
-	if _, err := e.eval(u, grad); err != nil {
-		return evals, err
-	}
-	return evals + 1, nil
+	return projectedNewton(ctx, p, u, lower, upper, cfg)
 }
 
 func maxAbs(x []float64) float64 {

@@ -303,88 +303,31 @@ func (e *sdpEval) hessDiag(st *newtonState, diag []float64) {
 // (merit ≤ 1), a step fails, or the budget is spent. On return
 // the cache holds u. It returns the number of evaluations and Hessian products.
 func (e *sdpEval) newton(ctx context.Context, u, lower, upper []float64, cfg polishConfig, merit func() float64, progress func(string, ...any)) (int, error) {
-	m := len(u)
-	grad := make([]float64, m)
-	f, err := e.eval(u, grad)
-	if err != nil {
-		return 0, err
-	}
-	evals := 1
-	cur := merit()
-	free := make([]bool, m)
-	d := make([]float64, m)
-	r, p, hp, dF := make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
-	z, diag := make([]float64, m), make([]float64, m)
-	trial, tgrad := make([]float64, m), make([]float64, m)
-	for step := 0; step < cfg.steps && cur > 1; step++ {
-		if err := ctx.Err(); err != nil {
-			return evals, fmt.Errorf("frob: %w", err)
-		}
-		eig, err := e.b.SymEig(e.dense(), engine.AllRange(), true)
-		if err != nil {
-			return evals, fmt.Errorf("frob: eigendecomposition: %w", err)
-		}
-		st := e.newNewtonState(eig)
-		var pgmax float64
-		for i, g := range grad {
-			pgmax = math.Max(pgmax, math.Abs(u[i]-math.Min(math.Max(u[i]-g, lower[i]), upper[i])))
-		}
-		for i, g := range grad {
-			eps := math.Min(pgmax, 1e-3*math.Max(1, math.Abs(u[i])))
-			atLow := !math.IsInf(lower[i], -1) && u[i] <= lower[i]+eps && g > 0
-			atHigh := !math.IsInf(upper[i], 1) && u[i] >= upper[i]-eps && g < 0
-			free[i] = !atLow && !atHigh
-			d[i] = 0
-			switch {
-			case atLow:
-				d[i] = lower[i] - u[i]
-			case atHigh:
-				d[i] = upper[i] - u[i]
-			}
-		}
-		e.hessVec(st, hp, d)
-		evals++
-		e.hessDiag(st, diag)
-		ridge := 1e-10 * e.sigma
-		apply := func(out, v []float64) error { e.hessVec(st, out, v); return nil }
-		np, _ := freeCG(apply, grad, hp, free, diag, ridge, cfg.cgIters, dF, r, z, p, hp)
-		evals += np
-		for i := range d {
-			if free[i] {
-				d[i] = dF[i]
-			}
-		}
-		accepted := false
-		for t := 1.0; t > 1e-6; t *= 0.5 {
-			var slope float64
-			for i := range trial {
-				trial[i] = math.Min(math.Max(u[i]+t*d[i], lower[i]), upper[i])
-				slope += grad[i] * (trial[i] - u[i])
-			}
-			ft, err := e.eval(trial, tgrad)
+	var st *newtonState
+	p := newtonProblem{
+		eval: e.eval,
+		hessian: func() (func(out, v []float64) error, func([]float64), float64, error) {
+			eig, err := e.b.SymEig(e.dense(), engine.AllRange(), true)
 			if err != nil {
-				return evals, err
+				return nil, nil, 0, fmt.Errorf("frob: eigendecomposition: %w", err)
 			}
-			evals++
-			mt := merit()
-			if (slope < 0 && ft <= f+1e-4*slope) || mt < cur {
-				f, cur = ft, mt
-				copy(u, trial)
-				copy(grad, tgrad)
-				accepted = true
-				break
-			}
-		}
-		if progress != nil {
+			st = e.newNewtonState(eig)
+			apply := func(out, v []float64) error { e.hessVec(st, out, v); return nil }
+			diag := func(d []float64) { e.hessDiag(st, d) }
+			return apply, diag, 1e-10 * e.sigma, nil
+		},
+		merit:  merit,
+		target: 1,
+		activeEps: func(i int, pgmax float64) float64 {
+			return math.Min(pgmax, 1e-3*math.Max(1, math.Abs(u[i])))
+		},
+		minStep: 1e-6,
+	}
+	if progress != nil {
+		p.report = func(step, evals int, _ float64) {
 			pr, du := e.certificate()
 			progress("sdp Newton step %d: rank %d, dual %.10g, rel.gap %.3g, violation %.3g, %d evaluations", step, st.r, du, relGap(pr, du), e.maxViol, evals)
 		}
-		if !accepted {
-			break
-		}
 	}
-	if _, err := e.eval(u, grad); err != nil {
-		return evals, err
-	}
-	return evals + 1, nil
+	return projectedNewton(ctx, p, u, lower, upper, cfg)
 }

@@ -1,0 +1,139 @@
+package frob
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// The projected semismooth Newton-CG both dual solvers polish with
+// (FrobMetric's metricEval.polish, the general SDP's sdpEval.newton): each
+// supplies its objective, the generalised Hessian at the cached point and a
+// merit; the loop, the ε-active set, the CG on the free variables and the
+// projected backtracking are here once.
+
+// newtonProblem is a bound-constrained dual seen by projectedNewton.
+type newtonProblem struct {
+	// eval evaluates the objective and gradient at u and caches the point.
+	eval func(u, grad []float64) (float64, error)
+	// hessian prepares the generalised Hessian at the cached point: apply
+	// sets out = J v, diag writes its diagonal (or leaves it, to run CG
+	// unpreconditioned), ridge keeps CG defined on J's null space.
+	hessian func() (apply func(out, v []float64) error, diag func([]float64), ridge float64, err error)
+	// merit measures the cached point (lower is better): the loop stops
+	// when it is at most target, and a step that lowers it is accepted even
+	// without sufficient decrease of the objective.
+	merit  func() float64
+	target float64
+	// activeEps returns the ε of the ε-active set of variable i given the
+	// largest projected-gradient step pgmax.
+	activeEps func(i int, pgmax float64) float64
+	// minStep is the smallest backtracking step tried.
+	minStep float64
+	// report, if set, is called after every Newton step.
+	report func(step, evals int, merit float64)
+}
+
+// projectedNewton runs projected semismooth Newton-CG steps from u
+// (modified in place) within [lower, upper] until the merit reaches the
+// target, a step fails, or cfg.steps are spent. On return the problem's
+// cache holds u. It returns the number of evaluations and Hessian products.
+func projectedNewton(ctx context.Context, p newtonProblem, u, lower, upper []float64, cfg polishConfig) (int, error) {
+	m := len(u)
+	grad := make([]float64, m)
+	f, err := p.eval(u, grad)
+	if err != nil {
+		return 0, err
+	}
+	evals := 1
+	cur := p.merit()
+	free := make([]bool, m)
+	d := make([]float64, m)
+	trial, tgrad := make([]float64, m), make([]float64, m)
+	r, pv, hp := make([]float64, m), make([]float64, m), make([]float64, m)
+	z, dF, diag := make([]float64, m), make([]float64, m), make([]float64, m)
+	for i := range diag {
+		diag[i] = 1
+	}
+	for step := 0; step < cfg.steps && cur > p.target; step++ {
+		if err := ctx.Err(); err != nil {
+			return evals, fmt.Errorf("frob: %w", err)
+		}
+		apply, jacobi, ridge, err := p.hessian()
+		if err != nil {
+			return evals, err
+		}
+		// ε-active set (Bertsekas): variables near a bound whose gradient
+		// pushes them onto it are fixed there.
+		var pgmax float64
+		for i, g := range grad {
+			pgmax = math.Max(pgmax, math.Abs(u[i]-math.Min(math.Max(u[i]-g, lower[i]), upper[i])))
+		}
+		for i, g := range grad {
+			eps := p.activeEps(i, pgmax)
+			atLow := !math.IsInf(lower[i], -1) && u[i] <= lower[i]+eps && g > 0
+			atHigh := !math.IsInf(upper[i], 1) && u[i] >= upper[i]-eps && g < 0
+			free[i] = !atLow && !atHigh
+			d[i] = 0
+			switch {
+			case atLow:
+				d[i] = lower[i] - u[i]
+			case atHigh:
+				d[i] = upper[i] - u[i]
+			}
+		}
+		// Truncated preconditioned CG on J_FF d_F = −g_F − J_FB d_B (the
+		// moves of the fixed variables onto their bounds enter the right
+		// side).
+		if err := apply(hp, d); err != nil {
+			return evals, err
+		}
+		evals++
+		jacobi(diag)
+		np, err := freeCG(apply, grad, hp, free, diag, ridge, cfg.cgIters, dF, r, z, pv, hp)
+		evals += np
+		if err != nil {
+			return evals, err
+		}
+		for i := range d {
+			if free[i] {
+				d[i] = dF[i]
+			}
+		}
+		// Projected backtracking: accept on sufficient decrease of f
+		// (Armijo along the projected arc) or on a lower merit (below the
+		// rounding level of f only the merit can tell progress).
+		accepted := false
+		for t := 1.0; t > p.minStep; t *= 0.5 {
+			var slope float64
+			for i := range trial {
+				trial[i] = math.Min(math.Max(u[i]+t*d[i], lower[i]), upper[i])
+				slope += grad[i] * (trial[i] - u[i])
+			}
+			ft, err := p.eval(trial, tgrad)
+			if err != nil {
+				return evals, err
+			}
+			evals++
+			mt := p.merit()
+			if (slope < 0 && ft <= f+1e-4*slope) || mt < cur {
+				f, cur = ft, mt
+				copy(u, trial)
+				copy(grad, tgrad)
+				accepted = true
+				break
+			}
+		}
+		if p.report != nil {
+			p.report(step, evals, cur)
+		}
+		if !accepted {
+			break
+		}
+	}
+	// Leave the cache at u.
+	if _, err := p.eval(u, grad); err != nil {
+		return evals, err
+	}
+	return evals + 1, nil
+}
