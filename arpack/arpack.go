@@ -99,6 +99,7 @@ type Error struct {
 	Info    int
 }
 
+// Error implements the error interface.
 func (e *Error) Error() string {
 	return fmt.Sprintf("arpack: %s: info = %d: %s", e.Routine, e.Info, infoText(e.Info))
 }

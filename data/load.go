@@ -71,6 +71,7 @@ type ParseError struct {
 	limit bool // the input exceeds a resource limit: also wraps ErrLimit
 }
 
+// Error implements the error interface.
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	b.WriteString("data: ")

@@ -81,6 +81,7 @@ type EigsNotConvergedError struct {
 	Requested, Converged, Iterations int
 }
 
+// Error implements the error interface.
 func (e *EigsNotConvergedError) Error() string {
 	return fmt.Sprintf("arpack: %d of %d eigenpairs converged after %d iterations", e.Converged, e.Requested, e.Iterations)
 }

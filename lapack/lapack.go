@@ -70,6 +70,7 @@ type ConvergenceError struct {
 	Info    int
 }
 
+// Error implements the error interface.
 func (e *ConvergenceError) Error() string {
 	return fmt.Sprintf("lapack: %s failed to converge (info=%d)", e.Routine, e.Info)
 }
