@@ -4,11 +4,11 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/lapack"
+	"github.com/psdlearn/psdlearn/lapack/lapacktest"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -23,41 +23,13 @@ const (
 	agreeTol = 10.0
 )
 
-// RandSym returns a random symmetric n×n matrix with entries N(0,1).
-func RandSym(rng *rand.Rand, n int) *mat.SymDense {
-	a := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			a.SetSym(i, j, rng.NormFloat64())
-		}
-	}
-	return a
-}
-
-// SymWithSpectrum returns Q diag(lambda) Qᵀ for a random orthogonal Q.
-func SymWithSpectrum(rng *rand.Rand, lambda []float64) *mat.SymDense {
-	n := len(lambda)
-	var qr mat.QR
-	qr.Factorize(mat.NewDense(n, n, randSlice(rng, n*n)))
-	var q mat.Dense
-	qr.QTo(&q)
-	var ql mat.Dense
-	ql.Scale(1, &q)
-	for j := 0; j < n; j++ {
-		for i := 0; i < n; i++ {
-			ql.Set(i, j, q.At(i, j)*lambda[j])
-		}
-	}
-	var full mat.Dense
-	full.Mul(&ql, q.T())
-	a := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			a.SetSym(i, j, 0.5*(full.At(i, j)+full.At(j, i)))
-		}
-	}
-	return a
-}
+// RandSym, SymWithSpectrum and EigResidual are lapacktest's (the dense
+// eigensolver suite lives there).
+var (
+	RandSym         = lapacktest.RandSym
+	SymWithSpectrum = lapacktest.SymWithSpectrum
+	EigResidual     = lapacktest.EigResidual
+)
 
 func randSlice(rng *rand.Rand, n int) []float64 {
 	s := make([]float64, n)
@@ -67,119 +39,9 @@ func randSlice(rng *rand.Rand, n int) []float64 {
 	return s
 }
 
-// EigResidual returns ‖AV − VΛ‖_F / (‖A‖_F · n · ε) and ‖VᵀV − I‖_F / (n · ε).
-func EigResidual(a mat.Symmetric, e engine.Eigen) (res, orth float64) {
-	n := a.SymmetricDim()
-	m := len(e.Values)
-	if m == 0 {
-		return 0, 0
-	}
-	var av mat.Dense
-	av.Mul(a, e.Vectors)
-	for j := 0; j < m; j++ {
-		for i := 0; i < n; i++ {
-			av.Set(i, j, av.At(i, j)-e.Vectors.At(i, j)*e.Values[j])
-		}
-	}
-	var vtv mat.Dense
-	vtv.Mul(e.Vectors.T(), e.Vectors)
-	for i := 0; i < m; i++ {
-		vtv.Set(i, i, vtv.At(i, i)-1)
-	}
-	anorm := mat.Norm(a, 2)
-	if anorm == 0 {
-		anorm = 1
-	}
-	return mat.Norm(&av, 2) / (anorm * float64(n) * eps), mat.Norm(&vtv, 2) / (float64(n) * eps)
-}
-
 func testDense(t *testing.T, b engine.Backend) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	t.Run("SymEig/residuals", func(t *testing.T) {
-		for _, n := range []int{1, 2, 7, 64, 200} {
-			a := RandSym(rng, n)
-			for _, tc := range []struct {
-				name string
-				r    engine.EigRange
-				want func(all []float64) []float64
-			}{
-				{"all", lapack.AllRange(), func(all []float64) []float64 { return all }},
-				{"negative", lapack.NegativePart(0), func(all []float64) []float64 { return filter(all, func(v float64) bool { return v <= 0 }) }},
-				{"positive", lapack.PositivePart(0), func(all []float64) []float64 { return filter(all, func(v float64) bool { return v > 0 }) }},
-				{"top3", lapack.TopK(n, min(3, n)), func(all []float64) []float64 { return all[n-min(3, n):] }},
-				{"bottom1", lapack.BottomK(1), func(all []float64) []float64 { return all[:1] }},
-			} {
-				full, err := b.SymEig(a, lapack.AllRange(), false)
-				if err != nil {
-					t.Fatalf("n=%d all values: %v", n, err)
-				}
-				if !sort.Float64sAreSorted(full.Values) {
-					t.Fatalf("n=%d: eigenvalues not ascending", n)
-				}
-				e, err := b.SymEig(a, tc.r, true)
-				if err != nil {
-					t.Fatalf("n=%d %s: %v", n, tc.name, err)
-				}
-				want := tc.want(full.Values)
-				if len(e.Values) != len(want) {
-					t.Fatalf("n=%d %s: %d eigenvalues, want %d", n, tc.name, len(e.Values), len(want))
-				}
-				anorm := math.Max(mat.Norm(a, 2), 1)
-				for i := range want {
-					if d := math.Abs(e.Values[i]-want[i]) / (anorm * float64(n) * eps); d > agreeTol {
-						t.Errorf("n=%d %s: λ[%d] = %v, full spectrum has %v (%.1f nε‖A‖)", n, tc.name, i, e.Values[i], want[i], d)
-					}
-				}
-				res, orth := EigResidual(a, e)
-				if res > residualTol || orth > orthoTol {
-					t.Errorf("n=%d %s: residual %.2f, orthogonality %.2f (units of nε)", n, tc.name, res, orth)
-				}
-			}
-		}
-	})
-	t.Run("SymEig/known-spectrum", func(t *testing.T) {
-		lambda := []float64{-3, -1e-3, 0, 0, 1e-8, 2, 2, 5, 1e3}
-		a := SymWithSpectrum(rng, lambda)
-		e, err := b.SymEig(a, lapack.AllRange(), true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range lambda {
-			if math.Abs(e.Values[i]-v) > 100*1e3*eps*float64(len(lambda)) {
-				t.Errorf("λ[%d] = %v, want %v", i, e.Values[i], v)
-			}
-		}
-		neg, err := b.SymEig(a, lapack.NegativePart(1e-6), true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(neg.Values) != 2 {
-			t.Fatalf("negative part: %d eigenvalues %v, want 2", len(neg.Values), neg.Values)
-		}
-	})
-	t.Run("SymEig/errors", func(t *testing.T) {
-		nan := RandSym(rng, 4)
-		nan.SetSym(1, 2, math.NaN())
-		inf := RandSym(rng, 4)
-		inf.SetSym(0, 0, math.Inf(1))
-		ok := RandSym(rng, 4)
-		for _, tc := range []struct {
-			name string
-			a    mat.Symmetric
-			r    engine.EigRange
-			want error
-		}{
-			{"nan", nan, lapack.AllRange(), lapack.ErrNotFinite},
-			{"inf", inf, lapack.AllRange(), lapack.ErrNotFinite},
-			{"empty-interval", ok, engine.EigRange{Kind: lapack.Values, VL: 1, VU: 1}, lapack.ErrInvalidArgument},
-			{"index-out-of-range", ok, lapack.TopK(4, 5), lapack.ErrInvalidArgument},
-			{"nil", nil, lapack.AllRange(), lapack.ErrInvalidArgument},
-		} {
-			if _, err := b.SymEig(tc.a, tc.r, true); !errors.Is(err, tc.want) {
-				t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
-			}
-		}
-	})
+	t.Run("SymEig", func(t *testing.T) { lapacktest.TestEigensolver(t, b) })
 	t.Run("WeightedGram", func(t *testing.T) {
 		// zeroFrac of the weights are set to zero: with most of them zero
 		// (as in a sparse FrobMetric dual) the Gram runs over the rows of
