@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/lp/lptest"
 )
 
 // Run runs the whole conformance suite against b.
@@ -20,7 +21,7 @@ func Run(t *testing.T, b engine.Backend) {
 	t.Run("dense", func(t *testing.T) { testDense(t, b) })
 	t.Run("eigs", func(t *testing.T) { testEigs(t, b) })
 	t.Run("minimize", func(t *testing.T) { testMinimize(t, b) })
-	t.Run("lp", func(t *testing.T) { testLP(t, b) })
+	t.Run("lp", func(t *testing.T) { lptest.TestSolver(t, b.LP()) })
 }
 
 // Agree checks that backends a and b agree on the same problems.
@@ -28,5 +29,5 @@ func Agree(t *testing.T, a, b engine.Backend) {
 	t.Run("dense", func(t *testing.T) { agreeDense(t, a, b) })
 	t.Run("eigs", func(t *testing.T) { agreeEigs(t, a, b) })
 	t.Run("minimize", func(t *testing.T) { agreeMinimize(t, a, b) })
-	t.Run("lp", func(t *testing.T) { agreeLP(t, a, b) })
+	t.Run("lp", func(t *testing.T) { lptest.TestAgree(t, a.LP(), b.LP()) })
 }

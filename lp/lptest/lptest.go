@@ -1,4 +1,10 @@
-package enginetest
+// Package lptest is the conformance suite of linear-programming solvers, in
+// the manner of gonum's testlapack: lp's CLP and pure-Go solvers run it, and
+// so does every engine backend (through engine/enginetest). It checks known
+// optima, primal feasibility and strong duality (the dual objective from the
+// row duals equals the primal), warm re-solves after added columns against
+// cold solves, and infeasibility reported as an error.
+package lptest
 
 import (
 	"context"
@@ -106,10 +112,11 @@ func checkLPOptimality(t *testing.T, name string, p engine.LPProblem, sol engine
 	}
 }
 
-func testLP(t *testing.T, b engine.Backend) {
+// TestSolver runs the suite on s.
+func TestSolver(t *testing.T, s engine.LPSolver) {
 	ctx := context.Background()
 	for _, c := range knownLPs() {
-		sol, err := lp.Solve(ctx, b.LP(), c.p)
+		sol, err := lp.Solve(ctx, s, c.p)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -122,7 +129,7 @@ func testLP(t *testing.T, b engine.Backend) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	full := randomLP(rng, 40, 60)
 	half := engine.LPProblem{RowLower: full.RowLower, RowUpper: full.RowUpper, Cols: full.Cols[:30]}
-	m, err := b.LP().NewModel(half)
+	m, err := s.NewModel(half)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +144,7 @@ func testLP(t *testing.T, b engine.Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cold, err := lp.Solve(ctx, b.LP(), full)
+	cold, err := lp.Solve(ctx, s, full)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,20 +154,21 @@ func testLP(t *testing.T, b engine.Backend) {
 	checkLPOptimality(t, "warm", full, warm)
 	// An infeasible problem is an error, not a solution.
 	inf := engine.LPProblem{RowLower: []float64{2}, RowUpper: []float64{math.Inf(1)}, Cols: []engine.LPColumn{{Obj: 1, Lower: 0, Upper: 1, Rows: []int{0}, Vals: []float64{1}}}}
-	if _, err := lp.Solve(ctx, b.LP(), inf); !errors.Is(err, lp.ErrInfeasible) {
+	if _, err := lp.Solve(ctx, s, inf); !errors.Is(err, lp.ErrInfeasible) {
 		t.Errorf("infeasible LP: error %v, want ErrInfeasible", err)
 	}
 }
 
-func agreeLP(t *testing.T, a, b engine.Backend) {
+// TestAgree checks that two solvers reach the same optima on random LPs.
+func TestAgree(t *testing.T, a, b engine.LPSolver) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	for k := 0; k < 3; k++ {
 		p := randomLP(rng, 30+10*k, 50+10*k)
-		sa, err := lp.Solve(context.Background(), a.LP(), p)
+		sa, err := lp.Solve(context.Background(), a, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sb, err := lp.Solve(context.Background(), b.LP(), p)
+		sb, err := lp.Solve(context.Background(), b, p)
 		if err != nil {
 			t.Fatal(err)
 		}
