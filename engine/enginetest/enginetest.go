@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/lbfgsb/lbfgsbtest"
 	"github.com/psdlearn/psdlearn/lp/lptest"
 )
 
@@ -20,7 +21,7 @@ import (
 func Run(t *testing.T, b engine.Backend) {
 	t.Run("dense", func(t *testing.T) { testDense(t, b) })
 	t.Run("eigs", func(t *testing.T) { testEigs(t, b) })
-	t.Run("minimize", func(t *testing.T) { testMinimize(t, b) })
+	t.Run("minimize", func(t *testing.T) { lbfgsbtest.TestMinimizer(t, b) })
 	t.Run("lp", func(t *testing.T) { lptest.TestSolver(t, b.LP()) })
 }
 
@@ -28,6 +29,6 @@ func Run(t *testing.T, b engine.Backend) {
 func Agree(t *testing.T, a, b engine.Backend) {
 	t.Run("dense", func(t *testing.T) { agreeDense(t, a, b) })
 	t.Run("eigs", func(t *testing.T) { agreeEigs(t, a, b) })
-	t.Run("minimize", func(t *testing.T) { agreeMinimize(t, a, b) })
+	t.Run("minimize", func(t *testing.T) { lbfgsbtest.TestAgree(t, a, b) })
 	t.Run("lp", func(t *testing.T) { lptest.TestAgree(t, a.LP(), b.LP()) })
 }

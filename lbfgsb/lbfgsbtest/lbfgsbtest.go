@@ -1,4 +1,11 @@
-package enginetest
+// Package lbfgsbtest is the conformance suite of bound-constrained
+// minimisers, in the manner of gonum's testlapack: lbfgsb's Fortran and
+// pure-Go solvers run it, and so does every engine backend (through
+// engine/enginetest). It checks the KKT conditions (projected gradient
+// below pgtol) on Rosenbrock, the Fortran driver1 problem, quadratics and
+// non-negative least squares; nil bounds against infinite ones; the
+// iteration limit, cancellation through the callback, and invalid bounds.
+package lbfgsbtest
 
 import (
 	"context"
@@ -268,13 +275,14 @@ func minKKT(p engine.Problem, x []float64) float64 {
 	return worst
 }
 
-func testMinimize(t *testing.T, b engine.Backend) {
+// TestMinimizer runs the suite on m.
+func TestMinimizer(t *testing.T, m engine.Minimizer) {
 	ctx := context.Background()
 	for _, c := range minCases() {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := b.Minimize(ctx, c.p, c.x0, c.s)
+			res, err := m.Minimize(ctx, c.p, c.x0, c.s)
 			if err != nil {
-				t.Fatalf("%s: %v", b.Name(), err)
+				t.Fatal(err)
 			}
 			if res.Reason != lbfgsb.ReasonPgtol || res.ProjGradNorm > c.s.Pgtol {
 				t.Errorf("reason %v, projected gradient %g (pgtol %g)", res.Reason, res.ProjGradNorm, c.s.Pgtol)
@@ -305,7 +313,7 @@ func testMinimize(t *testing.T, b engine.Backend) {
 			}
 			return f
 		}, Lower: lo, Upper: hi}
-		res, err := b.Minimize(ctx, p, []float64{-9, 9, 9, 0, 0, 0}, engine.MinimizeSettings{Pgtol: 1e-10})
+		res, err := m.Minimize(ctx, p, []float64{-9, 9, 9, 0, 0, 0}, engine.MinimizeSettings{Pgtol: 1e-10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,8 +332,8 @@ func testMinimize(t *testing.T, b engine.Backend) {
 			lInf[i], uInf[i] = math.Inf(-1), math.Inf(1)
 		}
 		s := engine.MinimizeSettings{Factr: -1, Pgtol: 1e-8}
-		ra, errA := b.Minimize(ctx, engine.Problem{Func: minRosenbrock}, minRosenbrockStart(n), s)
-		rb, errB := b.Minimize(ctx, engine.Problem{Func: minRosenbrock, Lower: lInf, Upper: uInf}, minRosenbrockStart(n), s)
+		ra, errA := m.Minimize(ctx, engine.Problem{Func: minRosenbrock}, minRosenbrockStart(n), s)
+		rb, errB := m.Minimize(ctx, engine.Problem{Func: minRosenbrock, Lower: lInf, Upper: uInf}, minRosenbrockStart(n), s)
 		if errA != nil || errB != nil {
 			t.Fatal(errA, errB)
 		}
@@ -337,13 +345,13 @@ func testMinimize(t *testing.T, b engine.Backend) {
 	t.Run("stops", func(t *testing.T) {
 		p := engine.Problem{Func: minRosenbrock}
 		x0 := minRosenbrockStart(10)
-		res, err := b.Minimize(ctx, p, x0, engine.MinimizeSettings{MaxIter: 4})
+		res, err := m.Minimize(ctx, p, x0, engine.MinimizeSettings{MaxIter: 4})
 		var nc *lbfgsb.NotConvergedError
 		if !errors.As(err, &nc) || nc.Reason != lbfgsb.ReasonMaxIter || res.Iterations != 4 || len(res.X) != 10 {
 			t.Errorf("iteration limit: err %v, %d iterations", err, res.Iterations)
 		}
 		cctx, cancel := context.WithCancel(ctx)
-		res, err = b.Minimize(cctx, p, x0, engine.MinimizeSettings{Callback: func(it lbfgsb.Iteration) bool {
+		res, err = m.Minimize(cctx, p, x0, engine.MinimizeSettings{Callback: func(it lbfgsb.Iteration) bool {
 			if it.Iter == 2 {
 				cancel()
 			}
@@ -352,7 +360,7 @@ func testMinimize(t *testing.T, b engine.Backend) {
 		if !errors.Is(err, context.Canceled) || !errors.As(err, &nc) || res.Iterations != 2 {
 			t.Errorf("cancel: err %v after %d iterations", err, res.Iterations)
 		}
-		_, err = b.Minimize(ctx, engine.Problem{Func: minRosenbrock, Lower: []float64{1, 1}, Upper: []float64{0, 2}},
+		_, err = m.Minimize(ctx, engine.Problem{Func: minRosenbrock, Lower: []float64{1, 1}, Upper: []float64{0, 2}},
 			[]float64{0, 0}, engine.MinimizeSettings{})
 		if !errors.Is(err, lbfgsb.ErrInvalidArgument) {
 			t.Errorf("lower > upper: err %v", err)
@@ -360,17 +368,19 @@ func testMinimize(t *testing.T, b engine.Backend) {
 	})
 }
 
-func agreeMinimize(t *testing.T, a, b engine.Backend) {
+// TestAgree checks that two minimisers reach the same objectives in
+// similar iteration counts.
+func TestAgree(t *testing.T, a, b engine.Minimizer) {
 	ctx := context.Background()
 	for _, c := range minCases() {
 		t.Run(c.name, func(t *testing.T) {
 			ra, errA := a.Minimize(ctx, c.p, c.x0, c.s)
 			rb, errB := b.Minimize(ctx, c.p, c.x0, c.s)
 			if errA != nil || errB != nil {
-				t.Fatalf("%s: %v; %s: %v", a.Name(), errA, b.Name(), errB)
+				t.Fatalf("first: %v; second: %v", errA, errB)
 			}
 			if err := minAgree(ra, rb); err != nil {
-				t.Errorf("%s vs %s: %v", a.Name(), b.Name(), err)
+				t.Error(err)
 			}
 		})
 	}
