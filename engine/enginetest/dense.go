@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/arpack/arpacktest"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/lapack/lapacktest"
@@ -51,7 +52,7 @@ func testDense(t *testing.T, b engine.Backend) {
 			zeroFrac    float64
 		}{{2, 1, 1, 0}, {30, 5, 80, 0}, {500, 20, 3000, 0}, {500, 20, 3000, 0.98}, {2000, 12, 4000, 0.995}, {40, 3, 60, 1}} {
 			x := mat.NewDense(tc.n, tc.d, randSlice(rng, tc.n*tc.d))
-			pairs, w := randPairs(rng, tc.n, tc.pairs)
+			pairs, w := arpacktest.RandPairs(rng, tc.n, tc.pairs)
 			for k := range w {
 				if rng.Float64() < tc.zeroFrac {
 					w[k] = 0
@@ -95,7 +96,7 @@ func testDense(t *testing.T, b engine.Backend) {
 	t.Run("PairQuadForms", func(t *testing.T) {
 		n, d := 200, 9
 		x := mat.NewDense(n, d, randSlice(rng, n*d))
-		pairs, _ := randPairs(rng, n, 500)
+		pairs, _ := arpacktest.RandPairs(rng, n, 500)
 		m := RandSym(rng, d)
 		got := make([]float64, len(pairs))
 		if err := b.PairQuadForms(got, x, m, pairs); err != nil {
@@ -179,7 +180,7 @@ func agreeDense(t *testing.T, a, b engine.Backend) {
 	}
 	n, d := 400, 12
 	x := mat.NewDense(n, d, randSlice(rng, n*d))
-	pairs, w := randPairs(rng, n, 2000)
+	pairs, w := arpacktest.RandPairs(rng, n, 2000)
 	g, _ := sparse.NewPairGraph(n, pairs)
 	_ = g.SetWeights(w)
 	ga, gb := mat.NewSymDense(d, nil), mat.NewSymDense(d, nil)
@@ -204,20 +205,6 @@ func filter(v []float64, keep func(float64) bool) []float64 {
 		}
 	}
 	return out
-}
-
-func randPairs(rng *rand.Rand, n, m int) ([]sparse.Pair, []float64) {
-	pairs := make([]sparse.Pair, 0, m)
-	w := make([]float64, 0, m)
-	for len(pairs) < m {
-		a, b := rng.IntN(n), rng.IntN(n)
-		if a == b {
-			continue
-		}
-		pairs = append(pairs, sparse.Pair{A: a, B: b})
-		w = append(w, rng.NormFloat64())
-	}
-	return pairs, w
 }
 
 func sqDist(x *mat.Dense, a, b int) float64 {
