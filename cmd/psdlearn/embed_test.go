@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/frob"
-
 )
 
 // runCLI runs `psdlearn args…` in-process.
