@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/mvu"
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
@@ -112,16 +112,16 @@ func kernelCertificate(loss npkl.Loss, covered bool) *model.Certificate {
 // squared distances of every k-nearest-neighbour pair and maximises the
 // variance. The zero value embeds in two dimensions with k = 6.
 type MVU struct {
-	frob.MVUOptions
+	mvu.Options
 }
 
 // Embed returns the embedding of the rows of x: its Coords (n×Dims), the
 // learned Gram matrix's spectrum and the certificate of the solve.
-func (e MVU) Embed(ctx context.Context, x *mat.Dense) (*frob.Embedding, error) {
+func (e MVU) Embed(ctx context.Context, x *mat.Dense) (*mvu.Embedding, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", ErrInvalid)
 	}
-	emb, err := frob.MVU(ctx, x, e.MVUOptions)
+	emb, err := mvu.Embed(ctx, x, e.Options)
 	if err != nil {
 		return emb, fmt.Errorf("psdlearn: mvu: %w", err)
 	}

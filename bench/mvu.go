@@ -6,7 +6,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/mvu"
+	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
@@ -35,7 +36,7 @@ func mvuCases(seed uint64) []Case {
 		cases = append(cases, Case{Name: "mvu swiss roll", Size: n, Detail: fmt.Sprintf("k = 6, sparse, %d iterations", mvuIters), Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
 			x, angle, _ := datasets.SwissRoll(n, seed)
 			return func(ctx context.Context) (Outcome, error) {
-				emb, err := frob.MVU(ctx, x, frob.MVUOptions{K: 6, SDP: frob.SDPOptions{Method: frob.Sparse, MaxIter: mvuIters, Backend: b, Seed: seed}})
+				emb, err := mvu.Embed(ctx, x, mvu.Options{K: 6, SDP: sdp.Options{Method: sdp.Sparse, MaxIter: mvuIters, Backend: b, Seed: seed}})
 				if err != nil {
 					return Outcome{}, err
 				}

@@ -47,6 +47,18 @@ func Names() []string {
 	return namesLocked()
 }
 
+// All returns the registered backends in the order of Names ("go" before
+// "native"): the set a test runs on to compare backends.
+func All() []Backend {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	out := make([]Backend, 0, len(registry))
+	for _, n := range namesLocked() {
+		out = append(out, registry[n])
+	}
+	return out
+}
+
 func namesLocked() []string {
 	out := make([]string, 0, len(registry))
 	for n := range registry {

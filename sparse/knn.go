@@ -3,6 +3,7 @@ package sparse
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -23,6 +24,40 @@ type Neighbors struct {
 // Row returns the indices and squared distances of the neighbours of query i.
 func (nb *Neighbors) Row(i int) ([]int, []float64) {
 	return nb.Index[i*nb.K : (i+1)*nb.K], nb.Dist[i*nb.K : (i+1)*nb.K]
+}
+
+// Edges returns the distinct undirected pairs {i, j} of a self-search's
+// neighbour lists (query i, neighbour j), as a[t] < b[t] sorted by (a, b),
+// with their squared distances: the k-nearest-neighbour graph's edges.
+func (nb *Neighbors) Edges() (a, b []int, dist2 []float64) {
+	type edge struct {
+		a, b int
+		d    float64
+	}
+	n := len(nb.Index) / max(nb.K, 1)
+	seen := make(map[[2]int]bool, len(nb.Index))
+	var es []edge
+	for i := 0; i < n; i++ {
+		idx, dist := nb.Row(i)
+		for t, j := range idx {
+			key := [2]int{min(i, j), max(i, j)}
+			if !seen[key] {
+				seen[key] = true
+				es = append(es, edge{key[0], key[1], dist[t]})
+			}
+		}
+	}
+	slices.SortFunc(es, func(x, y edge) int {
+		if x.a != y.a {
+			return x.a - y.a
+		}
+		return x.b - y.b
+	})
+	a, b, dist2 = make([]int, len(es)), make([]int, len(es)), make([]float64, len(es))
+	for t, e := range es {
+		a[t], b[t], dist2[t] = e.a, e.b, e.d
+	}
+	return a, b, dist2
 }
 
 const (

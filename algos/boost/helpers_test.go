@@ -14,18 +14,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// backends returns the engine backends registered in this build.
+// backends returns the registered backends, "go" first.
 func backends(t *testing.T) []engine.Backend {
-	t.Helper()
-	var out []engine.Backend
-	for _, name := range engine.Names() {
-		b, err := engine.Get(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, b)
+	bs := engine.All()
+	if len(bs) == 0 {
+		t.Fatal("no backend registered")
 	}
-	return out
+	return bs
 }
 
 // goBackend returns the pure-Go backend.

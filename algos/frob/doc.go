@@ -1,11 +1,12 @@
-// Package frob implements the Frobenius-norm regularised semidefinite
-// programs of Shen, Kim, Liu, Wang and van den Hengel, "An Efficient Dual
-// Approach to Distance Metric Learning": FrobMetric, a general solver for
-// Frobenius-regularised SDPs, and approximate maximum variance unfolding.
+// Package frob implements FrobMetric, the Frobenius-norm regularised metric
+// learner of Shen, Kim, Liu, Wang and van den Hengel, "An Efficient Dual
+// Approach to Distance Metric Learning". The paper's general
+// Frobenius-norm SDP solver is package sdp, and approximate maximum variance
+// unfolding on it is package mvu.
 //
-// All three solve a Lagrange dual whose only matrix operation is the
+// Like them, it solves a Lagrange dual whose only matrix operation is the
 // negative (or positive) part of a symmetric matrix — an eigendecomposition
-// — with the engine's L-BFGS-B, and recover the primal solution in closed
+// — with the engine's L-BFGS-B, and recovers the primal solution in closed
 // form, PSD by construction. Every solution carries its duality gap.
 //
 // FrobMetric (Learn) learns a Mahalanobis metric X from triplets (a_i is
@@ -24,20 +25,6 @@
 // (the shrinking of SVM solvers): the dual is sparse at the optimum, so most
 // iterations run on the triplets that can still be active, and only the
 // certificate needs all of them.
-//
-// SolveSDP solves min ⟨C,X⟩ + (1/2σ)‖X‖²_F s.t. X ⪰ 0 and linear
-// (in)equalities ⟨A_i, X⟩ ≤ b_i or = b_i, with the A_i given as sparse
-// entries and signed rank-one terms, through the dual
-// min_u ½σ‖(C + Σ u_i A_i)_−‖²_F + bᵀu; its negative part comes from a dense
-// eigensolver or, for large sparse problems with a low-rank solution, from
-// the sparse Lanczos solver.
-//
-// MVU embeds data by approximate maximum variance unfolding on SolveSDP:
-// C = −I, the squared distances of k-nearest-neighbour pairs kept, the
-// embedding centred. Hard distance equalities on a rigid neighbourhood
-// graph leave no strictly feasible point and their dual converges slowly
-// from a cold start, so MVU starts it from the solution of the inequality
-// relaxation (distances may shrink), which X = 0 satisfies strictly.
 //
 // The package registers the "frobmetric" trainer of train (psdlearn
 // train --algo frobmetric), which chooses C on the validation rows.

@@ -1,10 +1,12 @@
 package frob
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
@@ -240,21 +242,21 @@ func learnWhole(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, o
 			u0[r] = math.Min(math.Max(opt.U0[r], 0), cm)
 		}
 	}
-	target := orFloat(opt.GapTol, DefaultGapTol)
-	steps := orInt(opt.NewtonSteps, 30)
+	target := cmp.Or(opt.GapTol, DefaultGapTol)
+	steps := cmp.Or(opt.NewtonSteps, 30)
 	if opt.MaxIter > 0 && steps > opt.MaxIter {
 		steps = opt.MaxIter // MaxIter bounds every phase, the polish included
 	}
 	handover := math.Max(target, opt.HandoverGap)
-	cfg := driverConfig{
-		maxIter:  orInt(opt.MaxIter, 20000),
-		memory:   orInt(opt.Memory, 10),
-		restarts: orInt(opt.Restarts, 2),
-		progress: opt.Progress,
-		label:    fmt.Sprintf("frobmetric C=%g", opt.C),
+	cfg := dualsolve.Config{
+		MaxIter:  cmp.Or(opt.MaxIter, 20000),
+		Memory:   cmp.Or(opt.Memory, 10),
+		Restarts: cmp.Or(opt.Restarts, 2),
+		Progress: opt.Progress,
+		Label:    fmt.Sprintf("frobmetric C=%g", opt.C),
 	}
-	if cfg.restarts < 0 {
-		cfg.restarts = 0
+	if cfg.Restarts < 0 {
+		cfg.Restarts = 0
 	}
 	// L-BFGS-B runs on v_r = s_r·u_r with s_r = ‖A_r‖_F (Jacobi scaling):
 	// the dual Hessian's diagonal is about ‖A_r‖²_F, which varies by orders
@@ -289,9 +291,9 @@ func learnWhole(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, o
 		}
 		return f, err
 	}
-	prob := dualProblem{lower: lower, upper: upper, eval: evalV, certificate: ev.certificate}
+	prob := dualsolve.Problem{Lower: lower, Upper: upper, Eval: evalV, Certificate: ev.certificate}
 	var (
-		dr        driverResult
+		dr        dualsolve.Result
 		curve     []float64
 		evals     int
 		iters     int
@@ -300,72 +302,72 @@ func learnWhole(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, o
 	// L-BFGS-B takes the dual to a moderate gap, a semismooth Newton polish
 	// takes it the rest of the way; if the polish stalls, L-BFGS-B resumes
 	// from the polished point with a tighter hand-over, up to three cycles.
-	for cycle := 0; cycle < 3 && !certified && iters < cfg.maxIter; cycle++ {
-		cfg.gapTol = handover
-		cfg.maxIter = orInt(opt.MaxIter, 20000) - iters
+	for cycle := 0; cycle < 3 && !certified && iters < cfg.MaxIter; cycle++ {
+		cfg.GapTol = handover
+		cfg.MaxIter = cmp.Or(opt.MaxIter, 20000) - iters
 		var err error
-		dr, err = solveDual(ctx, b, prob, toV(u0), cfg)
-		if dr.u != nil {
-			dr.u = toU(dr.u)
+		dr, err = dualsolve.Solve(ctx, b, prob, toV(u0), cfg)
+		if dr.U != nil {
+			dr.U = toU(dr.U)
 		}
 		if err != nil {
-			if ctx.Err() != nil && dr.u != nil {
-				dr.iterations += iters
-				dr.evaluations += evals
-				return ev.result(dr, append(curve, dr.curve...)), err
+			if ctx.Err() != nil && dr.U != nil {
+				dr.Iterations += iters
+				dr.Evaluations += evals
+				return ev.result(dr, append(curve, dr.Curve...)), err
 			}
 			return nil, err
 		}
-		iters += dr.iterations
-		evals += dr.evaluations
-		curve = append(curve, dr.curve...)
-		u0 = dr.u
-		if relGap(dr.primal, dr.dual) <= target {
+		iters += dr.Iterations
+		evals += dr.Evaluations
+		curve = append(curve, dr.Curve...)
+		u0 = dr.U
+		if dualsolve.RelGap(dr.Primal, dr.Dual) <= target {
 			certified = true
 			break
 		}
 		if steps > 0 {
-			ne, err := ev.polish(ctx, dr.u, polishConfig{gapTol: target, steps: steps, cgIters: 200}, progress.Printf(opt.Progress, "frobmetric"))
+			ne, err := ev.polish(ctx, dr.U, dualsolve.PolishConfig{GapTol: target, Steps: steps, CGIters: 200}, progress.Printf(opt.Progress, "frobmetric"))
 			if err != nil {
 				if ctx.Err() != nil {
 					// The cache may hold a trial point: refill it with u.
-					if _, eerr := ev.eval(dr.u, make([]float64, m)); eerr == nil {
-						dr.primal, dr.dual = ev.certificate()
-						dr.evaluations, dr.iterations, dr.reason = evals+ne+1, iters, "cancelled"
+					if _, eerr := ev.eval(dr.U, make([]float64, m)); eerr == nil {
+						dr.Primal, dr.Dual = ev.certificate()
+						dr.Evaluations, dr.Iterations, dr.Reason = evals+ne+1, iters, "cancelled"
 						return ev.result(dr, curve), err
 					}
 				}
 				return nil, err
 			}
 			evals += ne
-			dr.primal, dr.dual = ev.certificate()
-			curve = append(curve, dr.dual)
-			if relGap(dr.primal, dr.dual) <= target {
+			dr.Primal, dr.Dual = ev.certificate()
+			curve = append(curve, dr.Dual)
+			if dualsolve.RelGap(dr.Primal, dr.Dual) <= target {
 				certified = true
-				dr.reason = "duality gap (Newton polish)"
+				dr.Reason = "duality gap (Newton polish)"
 				break
 			}
 		}
 		handover = math.Max(target, handover*1e-2)
 	}
-	dr.certified, dr.iterations, dr.evaluations = certified, iters, evals
+	dr.Certified, dr.Iterations, dr.Evaluations = certified, iters, evals
 	return ev.result(dr, curve), nil
 }
 
 // result assembles the MetricResult of dr from the evaluator's cache, which
 // must hold dr.u with its certificate computed.
-func (ev *metricEval) result(dr driverResult, curve []float64) *MetricResult {
+func (ev *metricEval) result(dr dualsolve.Result, curve []float64) *MetricResult {
 	res := &MetricResult{
-		U:           dr.u,
+		U:           dr.U,
 		Scale:       ev.scale,
-		Primal:      dr.primal,
-		Dual:        dr.dual,
-		Gap:         dr.primal - dr.dual,
-		RelGap:      relGap(dr.primal, dr.dual),
-		Certified:   dr.certified,
-		Iterations:  dr.iterations,
-		Evaluations: dr.evaluations,
-		Reason:      dr.reason,
+		Primal:      dr.Primal,
+		Dual:        dr.Dual,
+		Gap:         dr.Primal - dr.Dual,
+		RelGap:      dualsolve.RelGap(dr.Primal, dr.Dual),
+		Certified:   dr.Certified,
+		Iterations:  dr.Iterations,
+		Evaluations: dr.Evaluations,
+		Reason:      dr.Reason,
 		Curve:       curve,
 	}
 	for _, v := range ev.margin {
@@ -676,18 +678,4 @@ func checkFiniteDense(what string, x *mat.Dense) error {
 		}
 	}
 	return nil
-}
-
-func orFloat(v, def float64) float64 {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-func orInt(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/progress"
@@ -298,8 +299,8 @@ func TestLearnNewtonPolish(t *testing.T) {
 // TestProgressHeartbeat: with the heartbeat at zero every exact evaluation
 // reports, not just every 100th.
 func TestProgressHeartbeat(t *testing.T) {
-	defer func(h time.Duration) { progressHeartbeat = h }(progressHeartbeat)
-	progressHeartbeat = 0
+	defer func(h time.Duration) { dualsolve.ProgressHeartbeat = h }(dualsolve.ProgressHeartbeat)
+	dualsolve.ProgressHeartbeat = 0
 	d, ts := smallSet(t, "wine")
 	evalLines := 0
 	res, err := Learn(context.Background(), d.X, ts, MetricOptions{C: 100, Progress: func(e progress.Event) {

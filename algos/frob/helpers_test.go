@@ -14,16 +14,11 @@ import (
 
 // backends returns the registered backends, "go" first.
 func backends(t testing.TB) []engine.Backend {
-	var out []engine.Backend
-	for _, name := range []string{"go", "native"} {
-		if b, err := engine.Get(name); err == nil {
-			out = append(out, b)
-		}
-	}
-	if len(out) == 0 {
+	bs := engine.All()
+	if len(bs) == 0 {
 		t.Fatal("no backend registered")
 	}
-	return out
+	return bs
 }
 
 // loadSet opens an embedded data set.

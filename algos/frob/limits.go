@@ -29,24 +29,3 @@ func checkMetricLimits(x *mat.Dense, ts *constraints.TripletSet, opt MetricOptio
 	}
 	return nil
 }
-
-// SDPMemory estimates the bytes SolveSDP needs for an N×N problem with m
-// constraints: with the dense method the N×N matrix C + Â, its
-// eigenvectors and the primal (about 4·N²); with the sparse method the
-// Lanczos basis and eigenvectors (about 4·N·(rank+10)) and the sparsity
-// pattern; in both cases about 25·m values per constraint vector.
-func SDPMemory(n, m, rank int, dense bool) float64 {
-	b := limits.Words(25, m) + limits.Words(8, n)
-	if dense {
-		return b + limits.Words(4, n, n)
-	}
-	return b + limits.Words(4, n, rank+10)
-}
-
-// checkSDPMemory applies limits.Check to SDPMemory.
-func checkSDPMemory(n, m, rank int, method Method) error {
-	if err := limits.Check(fmt.Sprintf("the %s SDP on %d points (%d constraints)", method, n, m), SDPMemory(n, m, rank, method == Dense)); err != nil {
-		return fmt.Errorf("frob: %w", err)
-	}
-	return nil
-}

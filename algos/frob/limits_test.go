@@ -68,8 +68,4 @@ func TestMemoryLimit(t *testing.T) {
 	if est := MetricMemory(30, 4194304, 30); !(est > 140e12) {
 		t.Errorf("estimate %g for D = 4194304", est)
 	}
-	// The dense SDP of MVU on a million points is refused the same way.
-	if err := checkSDPMemory(1000000, 6000000, 16, Dense); !errors.Is(err, limits.ErrMemory) {
-		t.Errorf("dense SDP on 10⁶ points: %v", err)
-	}
 }

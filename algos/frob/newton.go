@@ -3,8 +3,10 @@ package frob
 import (
 	"context"
 	"fmt"
-	"github.com/psdlearn/psdlearn/engine"
 	"math"
+
+	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
+	"github.com/psdlearn/psdlearn/engine"
 
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
@@ -136,18 +138,11 @@ func divDiffPos(a, b float64) float64 {
 	}
 }
 
-// polishConfig bounds the Newton polish.
-type polishConfig struct {
-	gapTol  float64
-	steps   int // Newton steps
-	cgIters int // CG iterations per step
-}
-
 // polish runs projected semismooth Newton steps from u (modified in place)
 // until the relative gap is at most cfg.gapTol, a step fails to reduce the
 // gap, or the step budget is spent. It returns the number of evaluations
 // (function and Hessian products) used. On return the cache holds u.
-func (e *metricEval) polish(ctx context.Context, u []float64, cfg polishConfig, progress func(string, ...any)) (int, error) {
+func (e *metricEval) polish(ctx context.Context, u []float64, cfg dualsolve.PolishConfig, progress func(string, ...any)) (int, error) {
 	m, c := len(u), e.cm
 	lower, upper := make([]float64, m), make([]float64, m)
 	for i := range upper {
@@ -157,9 +152,9 @@ func (e *metricEval) polish(ctx context.Context, u []float64, cfg polishConfig, 
 	// The Jacobi diagonal costs O(m·D²) per step: beyond about a hundred
 	// evaluations' worth, CG runs unpreconditioned (diag = 1).
 	useJacobi := float64(m)*float64(e.d)*float64(e.d) <= 100*(float64(e.n)*float64(e.d)*float64(e.d)+float64(len(e.ts.Pairs))*float64(e.d))
-	p := newtonProblem{
-		eval: e.eval,
-		hessian: func() (func(out, v []float64) error, func([]float64), float64, error) {
+	p := dualsolve.NewtonProblem{
+		Eval: e.eval,
+		Hessian: func() (func(out, v []float64) error, func([]float64), float64, error) {
 			// Full eigendecomposition of G(u) for the divided differences.
 			eig, err := e.b.SymEig(e.g, engine.AllRange(), true)
 			if err != nil {
@@ -174,17 +169,17 @@ func (e *metricEval) polish(ctx context.Context, u []float64, cfg polishConfig, 
 			// A tiny ridge keeps CG well defined on the null space of J.
 			return apply, diag, 1e-12 * math.Max(1, maxAbs(e.lam)), nil
 		},
-		merit:     func() float64 { return relGap(e.certificate()) },
-		target:    cfg.gapTol,
-		activeEps: func(_ int, pgmax float64) float64 { return math.Min(1e-3*c, pgmax) },
-		minStep:   1e-4,
+		Merit:     func() float64 { return dualsolve.RelGap(e.certificate()) },
+		Target:    cfg.GapTol,
+		ActiveEps: func(_ int, pgmax float64) float64 { return math.Min(1e-3*c, pgmax) },
+		MinStep:   1e-4,
 	}
 	if progress != nil {
-		p.report = func(step, evals int, gap float64) {
+		p.Report = func(step, evals int, gap float64) {
 			progress("frobmetric polish: Newton step %d, rel.gap %.3g, %d evaluations", step, gap, evals)
 		}
 	}
-	return projectedNewton(ctx, p, u, lower, upper, cfg)
+	return dualsolve.ProjectedNewton(ctx, p, u, lower, upper, cfg)
 }
 
 func maxAbs(x []float64) float64 {

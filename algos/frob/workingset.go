@@ -1,10 +1,12 @@
 package frob
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/progress"
@@ -80,8 +82,8 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	b := engine.Or(opt.Backend)
 	cm := opt.C / float64(m)
 	full := newMetricEval(b, x, ts, cm)
-	target := orFloat(opt.GapTol, DefaultGapTol)
-	maxIter := orInt(opt.MaxIter, 20000)
+	target := cmp.Or(opt.GapTol, DefaultGapTol)
+	maxIter := cmp.Or(opt.MaxIter, 20000)
 	label := fmt.Sprintf("frobmetric C=%g", opt.C)
 	say := progress.Printf(opt.Progress, "frobmetric")
 	if say == nil {
@@ -115,9 +117,9 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	)
 	// result assembles the outcome at u, which the full evaluator holds.
 	result := func() *MetricResult {
-		res := full.result(driverResult{
-			u: u, primal: primal, dual: dual, certified: certified, reason: reason,
-			iterations: iters, evaluations: evals,
+		res := full.result(dualsolve.Result{
+			U: u, Primal: primal, Dual: dual, Certified: certified, Reason: reason,
+			Iterations: iters, Evaluations: evals,
 		}, curve)
 		res.Rounds, res.FullEvaluations = rounds, fullEvals
 		return res
@@ -164,7 +166,7 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 			if err := evalFull(); err != nil {
 				return nil, err
 			}
-			g := relGap(primal, dual)
+			g := dualsolve.RelGap(primal, dual)
 			if g <= target {
 				certified, reason = true, "duality gap (working set)"
 				break
@@ -254,7 +256,7 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 		// above, so an early round solved too loosely costs one more
 		// round, while one solved to the final accuracy on a working set
 		// that is still growing is wasted.
-		roundTol := math.Max(target/4, relGap(primal, dual)/100)
+		roundTol := math.Max(target/4, dualsolve.RelGap(primal, dual)/100)
 		if grownLast == 0 {
 			roundTol = target / 4 // nothing new to learn from: finish W
 		}

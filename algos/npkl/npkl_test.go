@@ -32,17 +32,13 @@ func blobs(n, d, c int, spread float64, seed uint64) (*mat.Dense, []int) {
 	return x, y
 }
 
-// backends returns the registered backends (go, and native when compiled in).
+// backends returns the registered backends, "go" first.
 func backends(t *testing.T) []engine.Backend {
-	var out []engine.Backend
-	for _, n := range engine.Names() {
-		b, err := engine.Get(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, b)
+	bs := engine.All()
+	if len(bs) == 0 {
+		t.Fatal("no backend registered")
 	}
-	return out
+	return bs
 }
 
 // denseKernel forms V diag(λ) Vᵀ (tests only).

@@ -14,7 +14,9 @@ import (
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/algos/meg"
+	"github.com/psdlearn/psdlearn/algos/mvu"
 	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
@@ -508,49 +510,26 @@ func multiPassCase(b engine.Backend, iris *data.Dataset) cancelCase {
 }
 
 // swissSDP is the Frobenius-perturbed MVU problem on n points of a Swiss roll
-// (6 nearest neighbours, centred), solved directly with frob.SolveSDP.
-func swissSDP(n int) *frob.SDP {
+// (6 nearest neighbours, centred, distances in units of their mean),
+// solved directly with sdp.Solve.
+func swissSDP(n int) *sdp.Problem {
 	x, _, _ := datasets.SwissRoll(n, 3)
 	nb, err := sparse.KNN(x, x, 6, true)
 	if err != nil {
 		panic(err)
 	}
-	p := &frob.SDP{N: n, Sigma: 100}
-	for i := 0; i < n; i++ {
-		p.C.Entries = append(p.C.Entries, frob.Entry{I: i, J: i, V: -1})
-	}
-	seen := map[[2]int]bool{}
+	a, b, d2 := nb.Edges()
 	var mean float64
-	type edge struct {
-		a, b int
-		d2   float64
+	for _, v := range d2 {
+		mean += v
 	}
-	var edges []edge
-	for i := 0; i < n; i++ {
-		idx, dist := nb.Row(i)
-		for k, j := range idx {
-			a, bb := min(i, j), max(i, j)
-			if seen[[2]int{a, bb}] {
-				continue
-			}
-			seen[[2]int{a, bb}] = true
-			edges = append(edges, edge{a, bb, dist[k]})
-			mean += dist[k]
-		}
+	mean /= float64(len(d2))
+	edges := make([]engine.Pair, len(a))
+	for t := range a {
+		edges[t] = engine.Pair{A: a[t], B: b[t]}
+		d2[t] /= mean
 	}
-	mean /= float64(len(edges))
-	for _, e := range edges {
-		p.Constraints = append(p.Constraints, frob.Constraint{
-			A: frob.SymMatrix{Entries: []frob.Entry{{I: e.a, J: e.a, V: 1}, {I: e.b, J: e.b, V: 1}, {I: e.a, J: e.b, V: -1}}},
-			B: e.d2 / mean, Equality: true,
-		})
-	}
-	ones := make([]float64, n)
-	for i := range ones {
-		ones[i] = 1
-	}
-	p.Constraints = append(p.Constraints, frob.Constraint{A: frob.SymMatrix{RankOnes: []frob.RankOne{{W: 1, Value: ones}}}, Equality: true})
-	return p
+	return sdp.UnfoldingProblem(n, 100, edges, d2)
 }
 
 // learnCase is frob.Learn on wine's triplets with the given working-set mode.
@@ -590,28 +569,28 @@ func learnCase(name string, ws frob.WorkingSetMode, b engine.Backend, wine *data
 }
 
 func frobCases(b engine.Backend, wine *data.Dataset, ts *constraints.TripletSet) []cancelCase {
-	sdp := swissSDP(80)
+	roll80 := swissSDP(80)
 	roll, _, _ := datasets.SwissRoll(120, 5)
 	tick := func(p *probe) progress.Func { return func(progress.Event) { p.tick() } }
 	return []cancelCase{
 		learnCase("frob.Learn", frob.WorkingSetOff, b, wine, ts),
 		learnCase("frob.Learn working set", frob.WorkingSetOn, b, wine, ts),
 		{
-			// No poll mode: SolveSDP checks its context itself only between
+			// No poll mode: sdp.Solve checks its context itself only between
 			// L-BFGS-B rounds (the rounds check a derived context).
-			name: "frob.SolveSDP", hookAt: 1,
+			name: "sdp.Solve", hookAt: 1,
 			run: func(ctx context.Context, p *probe) (any, error) {
-				return frob.SolveSDP(ctx, sdp, frob.SDPOptions{Method: frob.Dense, GapTol: 1e-12, FeasTol: 1e-12, Backend: b, Progress: tick(p)})
+				return sdp.Solve(ctx, roll80, sdp.Options{Method: sdp.Dense, GapTol: 1e-12, FeasTol: 1e-12, Backend: b, Progress: tick(p)})
 			},
 			result: func(m mode, p *probe, v any) error {
-				s, _ := v.(*frob.SDPSolution)
+				s, _ := v.(*sdp.Solution)
 				if s == nil {
 					if needResult(m, p) {
 						return errors.New("nil result")
 					}
 					return nil
 				}
-				if s.Factor == nil || len(s.U) != len(sdp.Constraints) {
+				if s.Factor == nil || len(s.U) != len(roll80.Constraints) {
 					return errors.New("no primal factor or dual point")
 				}
 				if s.Certified || math.IsNaN(s.Primal) || math.IsNaN(s.Dual) || math.IsNaN(s.MaxViolation) {
@@ -621,12 +600,12 @@ func frobCases(b engine.Backend, wine *data.Dataset, ts *constraints.TripletSet)
 			},
 		},
 		{
-			name: "frob.MVU", hookAt: 1,
+			name: "mvu.Embed", hookAt: 1,
 			run: func(ctx context.Context, p *probe) (any, error) {
-				return frob.MVU(ctx, roll, frob.MVUOptions{K: 6, Dims: 2, SDP: frob.SDPOptions{Method: frob.Dense, GapTol: 1e-12, Backend: b, Progress: tick(p)}})
+				return mvu.Embed(ctx, roll, mvu.Options{K: 6, Dims: 2, SDP: sdp.Options{Method: sdp.Dense, GapTol: 1e-12, Backend: b, Progress: tick(p)}})
 			},
 			result: func(m mode, p *probe, v any) error {
-				e, _ := v.(*frob.Embedding)
+				e, _ := v.(*mvu.Embedding)
 				if e == nil {
 					if needResult(m, p) {
 						return errors.New("nil result")

@@ -11,6 +11,8 @@ import (
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/algos/meg"
+	"github.com/psdlearn/psdlearn/algos/mvu"
+	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
@@ -102,7 +104,7 @@ func TestHostileInputs(t *testing.T) {
 				return err
 			})
 			add("MVU x="+a.name, func() error {
-				_, err := frob.MVU(ctx, xv, frob.MVUOptions{K: 4, SDP: frob.SDPOptions{Backend: b}})
+				_, err := mvu.Embed(ctx, xv, mvu.Options{K: 4, SDP: sdp.Options{Backend: b}})
 				return err
 			})
 			add("RBFKernel x="+a.name, func() error { _, err := meg.RBFKernel(xv, 1); return err })
@@ -190,7 +192,7 @@ func TestHostileInputs(t *testing.T) {
 				if k == 0 {
 					k = 40 // zero selects the default 6
 				}
-				_, err := frob.MVU(ctx, x, frob.MVUOptions{K: k, SDP: frob.SDPOptions{Backend: b}})
+				_, err := mvu.Embed(ctx, x, mvu.Options{K: k, SDP: sdp.Options{Backend: b}})
 				return err
 			})
 		}

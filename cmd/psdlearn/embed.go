@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/mvu"
+	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/data"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
@@ -116,14 +117,14 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	if plotFile != "" && dims < 2 {
 		return fmt.Errorf("embed: --plot needs --dims ≥ 2")
 	}
-	var m frob.Method
+	var m sdp.Method
 	switch method {
 	case "auto":
-		m = frob.Auto
+		m = sdp.Auto
 	case "dense":
-		m = frob.Dense
+		m = sdp.Dense
 	case "sparse":
-		m = frob.Sparse
+		m = sdp.Sparse
 	default:
 		return fmt.Errorf("embed: unknown --method %q (dense, sparse, auto)", method)
 	}
@@ -147,9 +148,9 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	progress := newProgress(env)
 	start := time.Now()
-	emb, err := frob.MVU(ctx, x, frob.MVUOptions{
+	emb, err := mvu.Embed(ctx, x, mvu.Options{
 		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty, RelaxIter: relaxIters,
-		SDP: frob.SDPOptions{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: printfEvents(progress)},
+		SDP: sdp.Options{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: printfEvents(progress)},
 	})
 	if err != nil {
 		return err
@@ -215,7 +216,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 
 // edgeErrors returns the mean and largest relative error |d̂² − d²|/d² of
 // the constrained neighbour distances in the learned Gram matrix.
-func edgeErrors(emb *frob.Embedding) (mean, worst float64) {
+func edgeErrors(emb *mvu.Embedding) (mean, worst float64) {
 	rel := emb.EdgeErrors()
 	for _, r := range rel {
 		mean += r

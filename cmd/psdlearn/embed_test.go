@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/mvu"
 )
 
 // runCLI runs `psdlearn args…` in-process.
@@ -47,8 +47,8 @@ func TestEmbedSwissRoll(t *testing.T) {
 	}
 	// Without --sigma the σ chosen is reported; for 400 points the
 	// geodesic estimate (about 4.5e4) is below the floor.
-	if sum["sigma"] != frob.SigmaFloor {
-		t.Errorf("sigma %v, want the floor %g", sum["sigma"], frob.SigmaFloor)
+	if sum["sigma"] != mvu.SigmaFloor {
+		t.Errorf("sigma %v, want the floor %g", sum["sigma"], mvu.SigmaFloor)
 	}
 	it, _ := sum["iterations"].(float64)
 	if it < 1 || it > 300 {

@@ -1,4 +1,4 @@
-package frob
+package mvu
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
@@ -37,7 +38,7 @@ func TestMVUSwissRoll(t *testing.T) {
 		t.Skip("the pure-Go backend takes minutes here; set PSDLEARN_LONG=1")
 	}
 	x, ts, hs := swissRoll(400, 7)
-	emb, err := MVU(context.Background(), x, MVUOptions{K: 6, Sigma: 1e5, Dims: 2, SDP: SDPOptions{Backend: b, MaxIter: 2000}})
+	emb, err := Embed(context.Background(), x, Options{K: 6, Sigma: 1e5, Dims: 2, SDP: sdp.Options{Backend: b, MaxIter: 2000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,18 +91,18 @@ func TestMVUInputErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		x    *mat.Dense
-		opt  MVUOptions
+		opt  Options
 	}{
-		{"nil", nil, MVUOptions{}},
-		{"NaN", nan, MVUOptions{}},
-		{"k too large", x, MVUOptions{K: 50}},
-		{"negative k", x, MVUOptions{K: -1}},
-		{"negative sigma", x, MVUOptions{Sigma: -1}},
-		{"dims", x, MVUOptions{Dims: 51}},
-		{"disconnected", split, MVUOptions{K: 3}},
+		{"nil", nil, Options{}},
+		{"NaN", nan, Options{}},
+		{"k too large", x, Options{K: 50}},
+		{"negative k", x, Options{K: -1}},
+		{"negative sigma", x, Options{Sigma: -1}},
+		{"dims", x, Options{Dims: 51}},
+		{"disconnected", split, Options{K: 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := MVU(context.Background(), tc.x, tc.opt); !errors.Is(err, ErrInput) {
+			if _, err := Embed(context.Background(), tc.x, tc.opt); !errors.Is(err, ErrInput) {
 				t.Errorf("got %v, want ErrInput", err)
 			}
 		})
@@ -109,14 +110,14 @@ func TestMVUInputErrors(t *testing.T) {
 }
 
 // mvuProblem builds the MVU SDP of x with k neighbours.
-func mvuProblem(t testing.TB, x *mat.Dense, k int, sigma float64) *SDP {
+func mvuProblem(t testing.TB, x *mat.Dense, k int, sigma float64) *sdp.Problem {
 	n, _ := x.Dims()
 	nb, err := sparse.KNN(x, x, k, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	edges, d2 := knnEdges(nb, n)
-	return mvuSDP(n, sigma, edges, d2)
+	edges, d2 := knnEdges(nb)
+	return sdp.UnfoldingProblem(n, sigma, edges, d2)
 }
 
 // edgeDistortion returns the median relative error |d̂² − d²|/d² of the
@@ -144,10 +145,10 @@ func TestMVUMethodsAgree(t *testing.T) {
 		x.SetRow(i, []float64{3 * math.Cos(a), 3 * math.Sin(a), 0.5 * a})
 	}
 	var ref []float64
-	for _, b := range backends(t) {
-		for _, method := range []Method{Dense, Sparse} {
+	for _, b := range engine.All() {
+		for _, method := range []sdp.Method{sdp.Dense, sdp.Sparse} {
 			t.Run(b.Name()+"/"+method.String(), func(t *testing.T) {
-				emb, err := MVU(context.Background(), x, MVUOptions{K: 2, Dims: 1, SDP: SDPOptions{Backend: b, Method: method}})
+				emb, err := Embed(context.Background(), x, Options{K: 2, Dims: 1, SDP: sdp.Options{Backend: b, Method: method}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -197,9 +198,9 @@ func TestMVUMethodsAgree(t *testing.T) {
 func TestMVURelaxation(t *testing.T) {
 	x, _, _ := swissRoll(300, 3)
 	const maxIter, relaxIter = 120, 40
-	for _, method := range []Method{Dense, Sparse} {
+	for _, method := range []sdp.Method{sdp.Dense, sdp.Sparse} {
 		t.Run(method.String(), func(t *testing.T) {
-			emb, err := MVU(context.Background(), x, MVUOptions{K: 6, RelaxIter: relaxIter, SDP: SDPOptions{Method: method, MaxIter: maxIter}})
+			emb, err := Embed(context.Background(), x, Options{K: 6, RelaxIter: relaxIter, SDP: sdp.Options{Method: method, MaxIter: maxIter}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,9 +230,9 @@ func TestMVURelaxation(t *testing.T) {
 			}
 		})
 	}
-	for _, opt := range []MVUOptions{{K: 6, RelaxIter: -1}, {K: 6, Inequalities: true}} {
-		opt.SDP = SDPOptions{Method: Dense, MaxIter: 20}
-		emb, err := MVU(context.Background(), x, opt)
+	for _, opt := range []Options{{K: 6, RelaxIter: -1}, {K: 6, Inequalities: true}} {
+		opt.SDP = sdp.Options{Method: sdp.Dense, MaxIter: 20}
+		emb, err := Embed(context.Background(), x, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,12 +247,12 @@ func TestMVURelaxation(t *testing.T) {
 // of the best iterate comes back with the context's error, promptly.
 func TestMVUCancelMidRun(t *testing.T) {
 	x, _, _ := swissRoll(300, 7)
-	for _, method := range []Method{Dense, Sparse} {
+	for _, method := range []sdp.Method{sdp.Dense, sdp.Sparse} {
 		t.Run(method.String(), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			reports := 0
-			emb, err := MVU(ctx, x, MVUOptions{K: 6, Sigma: 1e5, Dims: 2, SDP: SDPOptions{Method: method, Progress: func(progress.Event) {
+			emb, err := Embed(ctx, x, Options{K: 6, Sigma: 1e5, Dims: 2, SDP: sdp.Options{Method: method, Progress: func(progress.Event) {
 				if reports++; reports == 1 {
 					cancel()
 				}
@@ -266,7 +267,7 @@ func TestMVUCancelMidRun(t *testing.T) {
 			// The first report comes from the relaxation, so that is where
 			// the run stopped.
 			if emb.Relaxation != sol {
-				t.Errorf("cancelled during the relaxation, but Solution is not Relaxation")
+				t.Errorf("cancelled during the relaxation, but sdp.Solution is not Relaxation")
 			}
 			if sol.Certified || sol.Evaluations > 102 {
 				t.Errorf("Certified %v after %d evaluations: want an uncertified iterate from at most 102 evaluations", sol.Certified, sol.Evaluations)
@@ -301,12 +302,12 @@ func TestMVUSwissRollSparse(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			x, angle, _ := swissRoll(n, 7)
 			start := time.Now()
-			emb, err := MVU(context.Background(), x, MVUOptions{K: 6, Sigma: 1e5, Dims: 2, SDP: SDPOptions{Backend: b, Method: Sparse, MaxIter: 300}})
+			emb, err := Embed(context.Background(), x, Options{K: 6, Sigma: 1e5, Dims: 2, SDP: sdp.Options{Backend: b, Method: sdp.Sparse, MaxIter: 300}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			sol := emb.Solution
-			if sol.Method != Sparse {
+			if sol.Method != sdp.Sparse {
 				t.Errorf("method %v used, want sparse", sol.Method)
 			}
 			rho := math.Abs(eval.Spearman(mat.Col(nil, 0, emb.Coords), angle))
@@ -347,7 +348,7 @@ func TestMVUClosedCurve(t *testing.T) {
 			}
 		}
 	}
-	emb, err := MVU(context.Background(), x, MVUOptions{K: 4, Dims: 2, SDP: SDPOptions{Method: Dense}})
+	emb, err := Embed(context.Background(), x, Options{K: 4, Dims: 2, SDP: sdp.Options{Method: sdp.Dense}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +396,7 @@ func TestEdgeErrors(t *testing.T) {
 	emb := &Embedding{
 		Edges:    []engine.Pair{{A: 0, B: 1}, {A: 1, B: 2}, {A: 0, B: 2}, {A: 1, B: 1}},
 		Dist2:    []float64{2, 4, 12, 0},
-		Solution: &SDPSolution{Factor: mat.NewDense(3, 1, []float64{0, 1, 3})},
+		Solution: &sdp.Solution{Factor: mat.NewDense(3, 1, []float64{0, 1, 3})},
 	}
 	want := []float64{0.5, 0, 0.25, 0} // squared distances 1, 4, 9, 0
 	got := emb.EdgeErrors()

@@ -1,4 +1,4 @@
-package frob
+package sdp
 
 import (
 	"context"
@@ -11,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/datasets"
+	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/progress"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -93,9 +96,9 @@ func TestSDPTraceConstraint(t *testing.T) {
 				want.SymRankOne(want, v, q.ColView(i))
 			}
 		}
-		p := &SDP{N: n, Sigma: sigma, C: SymMatrix{Entries: entries},
+		p := &Problem{N: n, Sigma: sigma, C: SymMatrix{Entries: entries},
 			Constraints: []Constraint{{A: SymMatrix{Entries: trace}, B: tc.t, Equality: tc.equality}}}
-		for _, b := range backends(t) {
+		for _, b := range engine.All() {
 			for _, method := range []Method{Dense, Sparse} {
 				t.Run(tc.name+"/"+b.Name()+"/"+method.String(), func(t *testing.T) {
 					var stopped string // the last round's progress line
@@ -104,7 +107,7 @@ func TestSDPTraceConstraint(t *testing.T) {
 							stopped = e.Message
 						}
 					}
-					sol, err := SolveSDP(context.Background(), p, SDPOptions{Method: method, Backend: b, InitRank: 2, Progress: report})
+					sol, err := Solve(context.Background(), p, Options{Method: method, Backend: b, InitRank: 2, Progress: report})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -132,73 +135,28 @@ func TestSDPTraceConstraint(t *testing.T) {
 	}
 }
 
-// TestSDPFrobMetric solves FrobMetric as a general SDP — constraints
-// ⟨−A_r, X⟩ ≤ −1 softened with penalty C/m, each A_r a signed sum of two
-// rank-ones — and compares with Learn.
-func TestSDPFrobMetric(t *testing.T) {
-	d, ts := smallSet(t, "iris")
-	const c = 10.0
-	m := ts.Len()
-	dim := d.Dim()
-	p := &SDP{N: dim, Sigma: 1}
-	for _, tr := range ts.Triplets {
-		pv := make([]float64, dim)
-		qv := make([]float64, dim)
-		for k := 0; k < dim; k++ {
-			pv[k] = d.X.At(tr.I, k) - d.X.At(tr.K, k)
-			qv[k] = d.X.At(tr.I, k) - d.X.At(tr.J, k)
-		}
-		p.Constraints = append(p.Constraints, Constraint{
-			A:       SymMatrix{RankOnes: []RankOne{{W: -1, Value: pv}, {W: 1, Value: qv}}},
-			B:       -1,
-			Penalty: c / float64(m),
-		})
-	}
-	for _, b := range backends(t) {
-		t.Run(b.Name(), func(t *testing.T) {
-			sol, err := SolveSDP(context.Background(), p, SDPOptions{Method: Dense, Backend: b})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := Learn(context.Background(), d.X, ts, MetricOptions{C: c, Backend: b})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !sol.Certified || sol.RelGap > 1e-6 {
-				t.Errorf("SDP rel. gap %.3g (%s)", sol.RelGap, sol.Reason)
-			}
-			if math.Abs(sol.Primal-res.Primal) > 1e-6*math.Max(1, math.Abs(res.Primal)) {
-				t.Errorf("SDP optimum %.10g, FrobMetric %.10g", sol.Primal, res.Primal)
-			}
-			if !mat.EqualApprox(sol.X(), res.M, 1e-3*mat.Norm(res.M, math.Inf(1))) {
-				t.Errorf("SDP X* differs from FrobMetric M")
-			}
-		})
-	}
-}
-
 func TestSDPInputErrors(t *testing.T) {
 	ok := Constraint{A: SymMatrix{Entries: []Entry{{0, 0, 1}}}, B: 1}
 	for _, tc := range []struct {
 		name string
-		p    *SDP
+		p    *Problem
 	}{
 		{"nil", nil},
-		{"size", &SDP{N: 0, Sigma: 1, Constraints: []Constraint{ok}}},
-		{"sigma", &SDP{N: 3, Sigma: 0, Constraints: []Constraint{ok}}},
-		{"sigma-inf", &SDP{N: 3, Sigma: math.Inf(1), Constraints: []Constraint{ok}}},
-		{"no constraints", &SDP{N: 3, Sigma: 1}},
-		{"entry range", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{Entries: []Entry{{0, 3, 1}}}}}}},
-		{"entry NaN", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{Entries: []Entry{{0, 1, math.NaN()}}}}}}},
-		{"C range", &SDP{N: 3, Sigma: 1, C: SymMatrix{Entries: []Entry{{-1, 0, 1}}}, Constraints: []Constraint{ok}}},
-		{"dense rank-one length", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{RankOnes: []RankOne{{W: 1, Value: []float64{1, 2}}}}}}}},
-		{"sparse rank-one mismatch", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{RankOnes: []RankOne{{W: 1, Index: []int{0, 1}, Value: []float64{1}}}}}}}},
-		{"sparse rank-one repeat", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{RankOnes: []RankOne{{W: 1, Index: []int{1, 1}, Value: []float64{1, 1}}}}}}}},
-		{"b NaN", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: ok.A, B: math.NaN()}}}},
-		{"negative penalty", &SDP{N: 3, Sigma: 1, Constraints: []Constraint{{A: ok.A, Penalty: -1}}}},
+		{"size", &Problem{N: 0, Sigma: 1, Constraints: []Constraint{ok}}},
+		{"sigma", &Problem{N: 3, Sigma: 0, Constraints: []Constraint{ok}}},
+		{"sigma-inf", &Problem{N: 3, Sigma: math.Inf(1), Constraints: []Constraint{ok}}},
+		{"no constraints", &Problem{N: 3, Sigma: 1}},
+		{"entry range", &Problem{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{Entries: []Entry{{0, 3, 1}}}}}}},
+		{"entry NaN", &Problem{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{Entries: []Entry{{0, 1, math.NaN()}}}}}}},
+		{"C range", &Problem{N: 3, Sigma: 1, C: SymMatrix{Entries: []Entry{{-1, 0, 1}}}, Constraints: []Constraint{ok}}},
+		{"dense rank-one length", &Problem{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{RankOnes: []RankOne{{W: 1, Value: []float64{1, 2}}}}}}}},
+		{"sparse rank-one mismatch", &Problem{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{RankOnes: []RankOne{{W: 1, Index: []int{0, 1}, Value: []float64{1}}}}}}}},
+		{"sparse rank-one repeat", &Problem{N: 3, Sigma: 1, Constraints: []Constraint{{A: SymMatrix{RankOnes: []RankOne{{W: 1, Index: []int{1, 1}, Value: []float64{1, 1}}}}}}}},
+		{"b NaN", &Problem{N: 3, Sigma: 1, Constraints: []Constraint{{A: ok.A, B: math.NaN()}}}},
+		{"negative penalty", &Problem{N: 3, Sigma: 1, Constraints: []Constraint{{A: ok.A, Penalty: -1}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := SolveSDP(context.Background(), tc.p, SDPOptions{}); !errors.Is(err, ErrInput) {
+			if _, err := Solve(context.Background(), tc.p, Options{}); !errors.Is(err, ErrInput) {
 				t.Errorf("got %v, want ErrInput", err)
 			}
 		})
@@ -211,12 +169,12 @@ var _ = sort.Float64s
 // central differences on an MVU-type problem (off-diagonal entries, a dense
 // rank-one, equalities) for both methods.
 func TestSDPGradient(t *testing.T) {
-	x, _, _ := swissRoll(60, 3)
+	x, _, _ := datasets.SwissRoll(60, 3)
 	for _, method := range []Method{Dense, Sparse} {
-		for _, b := range backends(t) {
+		for _, b := range engine.All() {
 			t.Run(method.String()+"/"+b.Name(), func(t *testing.T) {
 				p := mvuProblem(t, x, 5, 10)
-				ev, err := compileSDP(p, SDPOptions{Method: method, Backend: b, EigTol: 1e-14})
+				ev, err := compileSDP(p, Options{Method: method, Backend: b, EigTol: 1e-14})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -314,14 +272,14 @@ func TestSDPNewton(t *testing.T) {
 	if active == 0 {
 		t.Fatal("test problem has no active cap")
 	}
-	p := &SDP{N: n, Sigma: sigma, C: SymMatrix{Entries: entries}}
+	p := &Problem{N: n, Sigma: sigma, C: SymMatrix{Entries: entries}}
 	p.Constraints = []Constraint{{A: SymMatrix{Entries: trace}, B: tr, Equality: true}}
 	for i := 0; i < 5; i++ {
 		p.Constraints = append(p.Constraints, Constraint{A: SymMatrix{Entries: []Entry{{i, i, 1}}}, B: capv})
 	}
-	for _, b := range backends(t) {
+	for _, b := range engine.All() {
 		t.Run(b.Name(), func(t *testing.T) {
-			sol, err := SolveSDP(context.Background(), p, SDPOptions{Method: Dense, Backend: b, LBFGSIter: 1})
+			sol, err := Solve(context.Background(), p, Options{Method: Dense, Backend: b, LBFGSIter: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -345,14 +303,14 @@ func TestSDPNewton(t *testing.T) {
 // must equal the dense evaluator's, and the factor, recomputed on demand,
 // must be the dense one.
 func TestSDPComplement(t *testing.T) {
-	x, _, _ := swissRoll(300, 3)
+	x, _, _ := datasets.SwissRoll(300, 3)
 	// Multiplier scales: positive part of rank 1, of rank about 44, and both
 	// parts above the cap (then the sparse path falls back as before).
 	for _, tc := range []struct {
 		scale    float64
 		wantComp bool
 	}{{0.12, true}, {0.2, true}, {0.4, false}} {
-		for _, b := range backends(t) {
+		for _, b := range engine.All() {
 			t.Run(fmt.Sprintf("%g/%s", tc.scale, b.Name()), func(t *testing.T) {
 				p := mvuProblem(t, x, 5, 10)
 				m := len(p.Constraints)
@@ -364,9 +322,9 @@ func TestSDPComplement(t *testing.T) {
 				var f [2]float64
 				var g [2][]float64
 				var prim, dual, viol [2]float64
-				var evs [2]*sdpEval
+				var evs [2]*dualEval
 				for k, method := range []Method{Dense, Sparse} {
-					ev, err := compileSDP(p, SDPOptions{Method: method, Backend: b, EigTol: 1e-14, InitRank: 8})
+					ev, err := compileSDP(p, Options{Method: method, Backend: b, EigTol: 1e-14, InitRank: 8})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -413,7 +371,7 @@ func TestSDPComplement(t *testing.T) {
 // (certificate and factor) still describes the last exact point, here a
 // complement evaluation whose factor is recomputed on demand.
 func TestSDPBoundedTrial(t *testing.T) {
-	x, _, _ := swissRoll(300, 3)
+	x, _, _ := datasets.SwissRoll(300, 3)
 	p := mvuProblem(t, x, 5, 10)
 	m := len(p.Constraints)
 	rng := rand.New(rand.NewPCG(8, 9))
@@ -423,11 +381,11 @@ func TestSDPBoundedTrial(t *testing.T) {
 		uComp[i] = 0.12 * rng.Float64()
 		uFar[i] = -rng.Float64()
 	}
-	for _, b := range backends(t) {
+	for _, b := range engine.All() {
 		t.Run(b.Name(), func(t *testing.T) {
 			// evalAt evaluates u with a fresh evaluator of the method.
-			evalAt := func(method Method, u []float64) (float64, *sdpEval) {
-				ev, err := compileSDP(p, SDPOptions{Method: method, Backend: b, EigTol: 1e-14, InitRank: 8})
+			evalAt := func(method Method, u []float64) (float64, *dualEval) {
+				ev, err := compileSDP(p, Options{Method: method, Backend: b, EigTol: 1e-14, InitRank: 8})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -473,4 +431,19 @@ func TestSDPBoundedTrial(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mvuProblem builds the unfolding SDP of x on its k-nearest-neighbour graph.
+func mvuProblem(t testing.TB, x *mat.Dense, k int, sigma float64) *Problem {
+	n, _ := x.Dims()
+	nb, err := sparse.KNN(x, x, k, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, d2 := nb.Edges()
+	edges := make([]engine.Pair, len(a))
+	for i := range a {
+		edges[i] = engine.Pair{A: a[i], B: b[i]}
+	}
+	return UnfoldingProblem(n, sigma, edges, d2)
 }

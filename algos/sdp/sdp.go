@@ -1,10 +1,12 @@
-package frob
+package sdp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
@@ -27,7 +29,7 @@ type RankOne struct {
 
 // SymMatrix is a symmetric n×n matrix given as a sum of sparse entries and
 // signed rank-one terms. It is never formed densely except on the dense path
-// of SolveSDP.
+// of Solve.
 type SymMatrix struct {
 	Entries  []Entry
 	RankOnes []RankOne
@@ -46,7 +48,7 @@ type Constraint struct {
 	Penalty float64
 }
 
-// SDP is the Frobenius-norm regularised semidefinite program
+// Problem is the Frobenius-norm regularised semidefinite program
 //
 //	min_X ⟨C, X⟩ + (1/2σ)‖X‖²_F + Σ_i Penalty_i ξ_i
 //	s.t.  X ⪰ 0,  ⟨A_i, X⟩ ≤ b_i (+ ξ_i)  or  ⟨A_i, X⟩ = b_i.
@@ -59,14 +61,14 @@ type Constraint struct {
 //
 // with gradient σ⟨(C + Â)_−, A_i⟩ + b_i, and the primal solution is
 // X* = −σ(C + Â*)_−, PSD by construction.
-type SDP struct {
+type Problem struct {
 	N           int
 	C           SymMatrix
 	Sigma       float64
 	Constraints []Constraint
 }
 
-// Method selects how SolveSDP computes the negative part (C + Â)_−.
+// Method selects how Solve computes the negative part (C + Â)_−.
 type Method int
 
 const (
@@ -95,8 +97,8 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
-// SDPOptions configures SolveSDP.
-type SDPOptions struct {
+// Options configures Solve.
+type Options struct {
 	Method Method
 	// GapTol is the relative duality gap |primal − dual|/max(1, |primal|)
 	// and FeasTol the relative violation max_i viol_i/(1 + |b_i|) of the hard
@@ -138,8 +140,8 @@ type SDPOptions struct {
 	Progress progress.Func
 }
 
-// SDPSolution is the solution of an SDP with its certificate.
-type SDPSolution struct {
+// Solution is the solution of an SDP with its certificate.
+type Solution struct {
 	// U is the dual solution.
 	U []float64
 	// Factor is an N×r matrix with X* = Factor·Factorᵀ (r = rank of (C + Â*)_−).
@@ -164,24 +166,24 @@ type SDPSolution struct {
 }
 
 // X returns X* as a dense symmetric matrix.
-func (s *SDPSolution) X() *mat.SymDense {
+func (s *Solution) X() *mat.SymDense {
 	n, _ := s.Factor.Dims()
 	x := mat.NewSymDense(n, nil)
 	x.SymOuterK(1, s.Factor)
 	return x
 }
 
-// SolveSDP solves the Frobenius-norm regularised SDP p through its dual (see
+// Solve solves the Frobenius-norm regularised SDP p through its dual (see
 // SDP) with the engine's L-BFGS-B. The constraints are never formed as dense
 // matrices: C + Â is assembled once per evaluation as a sparse matrix plus
 // weighted rank-one terms, its negative part is taken either densely or with
 // the sparse partial eigensolver, and with (C + Â)_− = −Z Zᵀ every gradient
 // entry ⟨Z Zᵀ, A_i⟩ costs O(nnz(A_i)·rank).
 //
-// When ctx is cancelled, SolveSDP returns the best iterate so far
+// When ctx is cancelled, Solve returns the best iterate so far
 // (uncertified, with its gap and violation) together with an error wrapping
 // ctx.Err(), or a nil solution if no iterate could be recovered.
-func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error) {
+func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	ev, err := compileSDP(p, opt)
 	if err != nil {
 		return nil, err
@@ -212,18 +214,18 @@ func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error)
 			u0[i] = math.Min(math.Max(v, lower[i]), upper[i])
 		}
 	}
-	feasTol := orFloat(opt.FeasTol, 1e-6)
-	gapTol := orFloat(opt.GapTol, DefaultGapTol)
-	cfg := driverConfig{
-		gapTol:   gapTol,
-		maxIter:  orInt(opt.MaxIter, 20000),
-		memory:   orInt(opt.Memory, 10),
-		restarts: orInt(opt.Restarts, 5),
-		progress: opt.Progress,
-		label:    "sdp " + ev.method.String(),
+	feasTol := cmp.Or(opt.FeasTol, 1e-6)
+	gapTol := cmp.Or(opt.GapTol, DefaultGapTol)
+	cfg := dualsolve.Config{
+		GapTol:   gapTol,
+		MaxIter:  cmp.Or(opt.MaxIter, 20000),
+		Memory:   cmp.Or(opt.Memory, 10),
+		Restarts: cmp.Or(opt.Restarts, 5),
+		Progress: opt.Progress,
+		Label:    "sdp " + ev.method.String(),
 	}
-	if cfg.restarts < 0 {
-		cfg.restarts = 0
+	if cfg.Restarts < 0 {
+		cfg.Restarts = 0
 	}
 	// With hard constraints the gap alone does not certify: an infeasible X*
 	// can show a small gap. Fold the feasibility test into the certificate by
@@ -240,52 +242,52 @@ func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error)
 	}
 	merit := func() float64 {
 		pr, du := ev.certificate()
-		return math.Max(math.Abs(relGap(pr, du))/gapTol, ev.maxViol/feasTol)
+		return math.Max(math.Abs(dualsolve.RelGap(pr, du))/gapTol, ev.maxViol/feasTol)
 	}
-	prob := dualProblem{lower: lower, upper: upper, eval: ev.eval, certificate: certificate, merit: merit,
-		setCutoff: func(f float64) { ev.cutoff = f },
-		bounded:   func() bool { return ev.bounded },
-		status:    func() string { return fmt.Sprintf("max violation %.3g", ev.maxViol) },
+	prob := dualsolve.Problem{Lower: lower, Upper: upper, Eval: ev.eval, Certificate: certificate, Merit: merit,
+		SetCutoff: func(f float64) { ev.cutoff = f },
+		Bounded:   func() bool { return ev.bounded },
+		Status:    func() string { return fmt.Sprintf("max violation %.3g", ev.maxViol) },
 	}
-	steps := orInt(opt.NewtonSteps, 50)
+	steps := cmp.Or(opt.NewtonSteps, 50)
 	newtonOK := steps > 0 && n <= newtonMaxN
 	var (
-		dr    driverResult
+		dr    dualsolve.Result
 		iters int
 		evals int
 		curve []float64
 	)
 	// L-BFGS-B first (up to LBFGSIter iterations when a Newton phase
 	// follows), then semismooth Newton-CG; up to three such cycles.
-	total := orInt(opt.MaxIter, 20000)
+	total := cmp.Or(opt.MaxIter, 20000)
 	for cycle := 0; cycle < 3 && iters < total; cycle++ {
-		cfg.maxIter = total - iters
+		cfg.MaxIter = total - iters
 		if newtonOK && opt.LBFGSIter > 0 {
-			cfg.maxIter = min(cfg.maxIter, opt.LBFGSIter)
+			cfg.MaxIter = min(cfg.MaxIter, opt.LBFGSIter)
 		}
 		var err error
-		dr, err = solveDual(ctx, ev.b, prob, u0, cfg)
+		dr, err = dualsolve.Solve(ctx, ev.b, prob, u0, cfg)
 		if err != nil {
-			if ctx.Err() != nil && dr.u != nil {
-				dr.iterations += iters
-				dr.evaluations += evals
-				return ev.solution(dr, append(curve, dr.curve...), gapTol, feasTol), err
+			if ctx.Err() != nil && dr.U != nil {
+				dr.Iterations += iters
+				dr.Evaluations += evals
+				return ev.solution(dr, append(curve, dr.Curve...), gapTol, feasTol), err
 			}
 			return nil, err
 		}
-		iters += dr.iterations
-		evals += dr.evaluations
-		curve = append(curve, dr.curve...)
-		u0 = dr.u
+		iters += dr.Iterations
+		evals += dr.Evaluations
+		curve = append(curve, dr.Curve...)
+		u0 = dr.U
 		if merit() <= 1 || !newtonOK {
 			break
 		}
-		ne, err := ev.newton(ctx, u0, lower, upper, polishConfig{steps: steps, cgIters: 500}, merit, progress.Printf(opt.Progress, "sdp"))
+		ne, err := ev.newton(ctx, u0, lower, upper, dualsolve.PolishConfig{Steps: steps, CGIters: 500}, merit, progress.Printf(opt.Progress, "sdp"))
 		if err != nil {
 			if ctx.Err() != nil {
 				// The cache may hold a trial point: refill it with u0.
 				if _, eerr := ev.eval(u0, make([]float64, m)); eerr == nil {
-					dr.u, dr.iterations, dr.evaluations, dr.reason = u0, iters, evals+ne+1, "cancelled"
+					dr.U, dr.Iterations, dr.Evaluations, dr.Reason = u0, iters, evals+ne+1, "cancelled"
 					return ev.solution(dr, curve, gapTol, feasTol), err
 				}
 			}
@@ -294,30 +296,30 @@ func SolveSDP(ctx context.Context, p *SDP, opt SDPOptions) (*SDPSolution, error)
 		evals += ne
 		_, du := ev.certificate()
 		curve = append(curve, du)
-		dr.reason = "Newton-CG"
+		dr.Reason = "Newton-CG"
 		if merit() <= 1 {
 			break
 		}
 	}
-	dr.u, dr.iterations, dr.evaluations = u0, iters, evals
+	dr.U, dr.Iterations, dr.Evaluations = u0, iters, evals
 	return ev.solution(dr, curve, gapTol, feasTol), nil
 }
 
 // solution assembles the SDPSolution of dr from the evaluator's cache,
 // which must hold dr.u.
-func (ev *sdpEval) solution(dr driverResult, curve []float64, gapTol, feasTol float64) *SDPSolution {
+func (ev *dualEval) solution(dr dualsolve.Result, curve []float64, gapTol, feasTol float64) *Solution {
 	pr, du := ev.certificate()
-	sol := &SDPSolution{
-		U:            dr.u,
+	sol := &Solution{
+		U:            dr.U,
 		Factor:       ev.factor(),
 		Primal:       pr,
 		Dual:         du,
 		Gap:          pr - du,
-		RelGap:       relGap(pr, du),
+		RelGap:       dualsolve.RelGap(pr, du),
 		MaxViolation: ev.maxViol,
-		Iterations:   dr.iterations,
-		Evaluations:  dr.evaluations,
-		Reason:       dr.reason,
+		Iterations:   dr.Iterations,
+		Evaluations:  dr.Evaluations,
+		Reason:       dr.Reason,
 		Method:       ev.method,
 		Curve:        curve,
 	}

@@ -1,4 +1,4 @@
-package frob
+package sdp
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 // recovered from it and the certificate.
 
 // bigVectors returns the big rank-one vectors as dense n-vectors.
-func (e *sdpEval) bigVectors() [][]float64 {
+func (e *dualEval) bigVectors() [][]float64 {
 	if e.bigDense == nil && len(e.big) > 0 {
 		e.bigDense = make([][]float64, len(e.big))
 		for t, r := range e.big {
@@ -32,7 +32,7 @@ func (e *sdpEval) bigVectors() [][]float64 {
 }
 
 // entry returns (C + Â)_ij.
-func (e *sdpEval) entry(i, j int, bd [][]float64) float64 {
+func (e *dualEval) entry(i, j int, bd [][]float64) float64 {
 	var v float64
 	ind := e.s.Ind[e.s.Indptr[i]:e.s.Indptr[i+1]]
 	if k := sort.SearchInts(ind, j); k < len(ind) && ind[k] == j {
@@ -47,7 +47,7 @@ func (e *sdpEval) entry(i, j int, bd [][]float64) float64 {
 }
 
 // innerM returns ⟨C + Â, A⟩; y and ay are n-vector scratch space.
-func (e *sdpEval) innerM(a SymMatrix, bd [][]float64, y, ay []float64) float64 {
+func (e *dualEval) innerM(a SymMatrix, bd [][]float64, y, ay []float64) float64 {
 	var s float64
 	for _, t := range a.Entries {
 		v := t.V * e.entry(t.I, t.J, bd)
@@ -84,7 +84,7 @@ func (e *sdpEval) innerM(a SymMatrix, bd [][]float64, y, ay []float64) float64 {
 }
 
 // frobSq returns ‖C + Â‖²_F = ‖S‖² + 2Σ_t w_t v_tᵀ S v_t + Σ_{t,t′} w_t w_t′ (v_t·v_t′)².
-func (e *sdpEval) frobSq(bd [][]float64, sv []float64) float64 {
+func (e *dualEval) frobSq(bd [][]float64, sv []float64) float64 {
 	var s float64
 	for _, v := range e.s.Data {
 		s += v * v
@@ -114,7 +114,7 @@ func (e *sdpEval) frobSq(bd [][]float64, sv []float64) float64 {
 }
 
 // eval returns the dual objective ½σ‖(C+Â)_−‖² + bᵀu and its gradient.
-func (e *sdpEval) eval(u, grad []float64) (float64, error) {
+func (e *dualEval) eval(u, grad []float64) (float64, error) {
 	e.assemble(u)
 	cons := e.p.Constraints
 	e.trialBU = 0
@@ -181,7 +181,7 @@ func (e *sdpEval) eval(u, grad []float64) (float64, error) {
 // at the trial point from its k smallest Ritz pairs (all negative) and writes
 // the gradient of that bound into grad, leaving the cache of the last exact
 // evaluation in place.
-func (e *sdpEval) boundedEval(lam []float64, vec *mat.Dense, grad []float64) float64 {
+func (e *dualEval) boundedEval(lam []float64, vec *mat.Dense, grad []float64) float64 {
 	e.bounded = true
 	f := e.trialBU
 	for _, l := range lam {
@@ -200,7 +200,7 @@ func (e *sdpEval) boundedEval(lam []float64, vec *mat.Dense, grad []float64) flo
 // complement fills the evaluation cache from the positive eigenpairs of
 // M = C + Â: with P = V₊√Λ₊, −M₋ = P Pᵀ − M, so ⟨Z Zᵀ, A⟩ = ⟨P Pᵀ, A⟩ − ⟨M, A⟩
 // and ½σ‖M₋‖² = ½σ(‖M‖² − Σ λ₊²). No high-rank matrix is formed.
-func (e *sdpEval) complement(plam []float64, pvec *mat.Dense) {
+func (e *dualEval) complement(plam []float64, pvec *mat.Dense) {
 	e.comp = true
 	e.z, e.lam = nil, nil
 	p := scaledFactor(plam, pvec)
@@ -236,7 +236,7 @@ func scaledFactor(lam []float64, vec *mat.Dense) *mat.Dense {
 
 // certificate returns the primal objective of X* = σ Z Zᵀ (with optimal
 // slacks of the soft constraints) and the dual objective at the cached point.
-func (e *sdpEval) certificate() (primal, dual float64) {
+func (e *dualEval) certificate() (primal, dual float64) {
 	primal = e.sigma*e.qc + e.half // ⟨C,X⟩ + ‖X‖²/(2σ) = σ⟨C,ZZᵀ⟩ + ½σΣλ²
 	for i, c := range e.p.Constraints {
 		if c.Penalty > 0 {
@@ -253,7 +253,7 @@ func (e *sdpEval) certificate() (primal, dual float64) {
 }
 
 // factor returns √σ Z, the factor of X*.
-func (e *sdpEval) factor() *mat.Dense {
+func (e *dualEval) factor() *mat.Dense {
 	if e.comp {
 		// A complement evaluation has no factor: compute the negative part
 		// (of C + Â at the cached point: a bounded evaluation may have

@@ -1,8 +1,8 @@
-package frob
+package dualsolve
 
 import "math"
 
-// freeCG is the truncated, Jacobi-preconditioned conjugate gradient shared
+// FreeCG is the truncated, Jacobi-preconditioned conjugate gradient shared
 // by both semismooth Newton methods. It solves
 //
 //	(J_FF + ridge·I) x_F = −g_F − (J d_B)_F
@@ -15,7 +15,7 @@ import "math"
 // x (zero outside F) receives the solution; r, z, p and hp are scratch of
 // the same length; jdb may be the same slice as hp (it is read first). It
 // returns the number of products applied.
-func freeCG(apply func(out, p []float64) error, grad, jdb []float64, free []bool, diag []float64, ridge float64, maxIter int, x, r, z, p, hp []float64) (int, error) {
+func FreeCG(apply func(out, p []float64) error, grad, jdb []float64, free []bool, diag []float64, ridge float64, maxIter int, x, r, z, p, hp []float64) (int, error) {
 	precond := func(i int) float64 { return r[i] / (diag[i] + ridge + 1e-300) }
 	var rz, rr float64
 	for i := range r {

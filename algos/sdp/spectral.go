@@ -1,4 +1,4 @@
-package frob
+package sdp
 
 import (
 	"errors"
@@ -24,12 +24,12 @@ var errAboveCutoff = errors.New("frob: dual objective above the cutoff")
 
 // rankCap is the number of eigenpairs beyond which a capped spectral search
 // gives up (errHighRank): max(64, 4·the current request).
-func (e *sdpEval) rankCap() int { return min(e.maxRank, max(64, 4*e.k)) }
+func (e *dualEval) rankCap() int { return min(e.maxRank, max(64, 4*e.k)) }
 
 // negativePart returns the negative eigenpairs of the current C + Â. With
 // capped set, the sparse path returns errHighRank instead of asking for more
 // than rankCap eigenpairs.
-func (e *sdpEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
+func (e *dualEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 	if e.method == Dense {
 		return e.negativeDense()
 	}
@@ -126,7 +126,7 @@ func (e *sdpEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 
 // shiftedOp is C + Â + shift·I.
 type shiftedOp struct {
-	e     *sdpEval
+	e     *dualEval
 	shift float64
 }
 
@@ -143,7 +143,7 @@ func (o shiftedOp) Apply(dst, x []float64) {
 
 // positivePart returns the positive eigenpairs of the current C + Â from
 // the sparse eigensolver, or errHighRank if there are more than rankCap.
-func (e *sdpEval) positivePart() ([]float64, *mat.Dense, error) {
+func (e *dualEval) positivePart() ([]float64, *mat.Dense, error) {
 	k := max(e.kPos, min(e.initRank, e.n-1))
 	kCap := e.rankCap()
 	for {
@@ -175,7 +175,7 @@ func (e *sdpEval) positivePart() ([]float64, *mat.Dense, error) {
 	}
 }
 
-func (e *sdpEval) negativeDense() ([]float64, *mat.Dense, error) {
+func (e *dualEval) negativeDense() ([]float64, *mat.Dense, error) {
 	eig, err := e.b.SymEig(e.dense(), engine.NegativePart(0), true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("frob: eigendecomposition: %w", err)

@@ -1,6 +1,7 @@
-package frob
+package sdp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -11,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The SDP compiler: SolveSDP turns the problem into an sdpEval, the dual
+// The SDP compiler: Solve turns the problem into a dualEval, the dual
 // evaluator with its constraint data in the forms the operator and the
 // dual need (sparse entries, small and large rank-one terms).
 
@@ -40,11 +41,11 @@ const denseFallbackN = 4000
 // smallRankOne is the largest support of a rank-one term folded into the sparse matrix.
 const smallRankOne = 16
 
-// sdpEval evaluates the SDP dual and caches the factor of the primal solution.
-type sdpEval struct {
+// dualEval evaluates the SDP dual and caches the factor of the primal solution.
+type dualEval struct {
 	ctx    context.Context
 	b      engine.Backend
-	p      *SDP
+	p      *Problem
 	n      int
 	sigma  float64
 	method Method
@@ -97,7 +98,7 @@ type sdpEval struct {
 	maxViol float64
 }
 
-func compileSDP(p *SDP, opt SDPOptions) (*sdpEval, error) {
+func compileSDP(p *Problem, opt Options) (*dualEval, error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: nil SDP", ErrInput)
 	}
@@ -125,14 +126,14 @@ func compileSDP(p *SDP, opt SDPOptions) (*sdpEval, error) {
 			return nil, fmt.Errorf("%w: constraint %d has penalty %v", ErrInput, i, c.Penalty)
 		}
 	}
-	ev := &sdpEval{
+	ev := &dualEval{
 		cutoff: math.Inf(1),
 		b:      engine.Or(opt.Backend),
 		p:      p,
 		n:      n,
 		sigma:  p.Sigma,
 		method: opt.Method,
-		eigTol: orFloat(opt.EigTol, 1e-12),
+		eigTol: cmp.Or(opt.EigTol, 1e-12),
 		seed:   opt.Seed,
 		q:      make([]float64, len(p.Constraints)),
 	}
@@ -158,7 +159,7 @@ func compileSDP(p *SDP, opt SDPOptions) (*sdpEval, error) {
 	}
 	ev.initRank = min(ev.initRank, ev.maxRank)
 	ev.k = ev.initRank
-	if err := checkSDPMemory(n, len(p.Constraints), ev.initRank, ev.method); err != nil {
+	if err := checkMemory(n, len(p.Constraints), ev.initRank, ev.method); err != nil {
 		return nil, err
 	}
 

@@ -1,4 +1,4 @@
-package frob
+package mvu
 
 import (
 	"container/heap"

@@ -1,10 +1,12 @@
-package frob
+package sdp
 
 import (
 	"context"
 	"fmt"
-	"github.com/psdlearn/psdlearn/engine"
 	"math"
+
+	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
+	"github.com/psdlearn/psdlearn/engine"
 
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
@@ -38,7 +40,7 @@ type newtonState struct {
 	rr   []float64  // n×r: R
 }
 
-func (e *sdpEval) newNewtonState(eig engine.Eigen) *newtonState {
+func (e *dualEval) newNewtonState(eig engine.Eigen) *newtonState {
 	n := e.n
 	r := 0
 	for r < len(eig.Values) && eig.Values[r] < 0 {
@@ -56,7 +58,7 @@ func (e *sdpEval) newNewtonState(eig engine.Eigen) *newtonState {
 }
 
 // hessVec writes out_i = σ⟨A_i, D(A*(v))⟩ for every constraint.
-func (e *sdpEval) hessVec(st *newtonState, out, v []float64) {
+func (e *dualEval) hessVec(st *newtonState, out, v []float64) {
 	n, r := e.n, st.r
 	if r == 0 {
 		for i := range out {
@@ -198,7 +200,7 @@ func (e *sdpEval) hessVec(st *newtonState, out, v []float64) {
 // J_ii = σ(‖M_αα‖²_F + 2 Σ_{j∈β, k∈α} Γ_jk M_jk²) with M = Qᵀ A_i Q_α,
 // a Jacobi preconditioner for CG. A_i Q_α is nonzero only on the support of
 // A_i, so constraint i costs O(n·r·support).
-func (e *sdpEval) hessDiag(st *newtonState, diag []float64) {
+func (e *dualEval) hessDiag(st *newtonState, diag []float64) {
 	n, r := e.n, st.r
 	if r == 0 {
 		for i := range diag {
@@ -302,11 +304,11 @@ func (e *sdpEval) hessDiag(st *newtonState, diag []float64) {
 // (modified in place) within the bounds, until the certificate passes
 // (merit ≤ 1), a step fails, or the budget is spent. On return
 // the cache holds u. It returns the number of evaluations and Hessian products.
-func (e *sdpEval) newton(ctx context.Context, u, lower, upper []float64, cfg polishConfig, merit func() float64, progress func(string, ...any)) (int, error) {
+func (e *dualEval) newton(ctx context.Context, u, lower, upper []float64, cfg dualsolve.PolishConfig, merit func() float64, progress func(string, ...any)) (int, error) {
 	var st *newtonState
-	p := newtonProblem{
-		eval: e.eval,
-		hessian: func() (func(out, v []float64) error, func([]float64), float64, error) {
+	p := dualsolve.NewtonProblem{
+		Eval: e.eval,
+		Hessian: func() (func(out, v []float64) error, func([]float64), float64, error) {
 			eig, err := e.b.SymEig(e.dense(), engine.AllRange(), true)
 			if err != nil {
 				return nil, nil, 0, fmt.Errorf("frob: eigendecomposition: %w", err)
@@ -316,18 +318,18 @@ func (e *sdpEval) newton(ctx context.Context, u, lower, upper []float64, cfg pol
 			diag := func(d []float64) { e.hessDiag(st, d) }
 			return apply, diag, 1e-10 * e.sigma, nil
 		},
-		merit:  merit,
-		target: 1,
-		activeEps: func(i int, pgmax float64) float64 {
+		Merit:  merit,
+		Target: 1,
+		ActiveEps: func(i int, pgmax float64) float64 {
 			return math.Min(pgmax, 1e-3*math.Max(1, math.Abs(u[i])))
 		},
-		minStep: 1e-6,
+		MinStep: 1e-6,
 	}
 	if progress != nil {
-		p.report = func(step, evals int, _ float64) {
+		p.Report = func(step, evals int, _ float64) {
 			pr, du := e.certificate()
-			progress("sdp Newton step %d: rank %d, dual %.10g, rel.gap %.3g, violation %.3g, %d evaluations", step, st.r, du, relGap(pr, du), e.maxViol, evals)
+			progress("sdp Newton step %d: rank %d, dual %.10g, rel.gap %.3g, violation %.3g, %d evaluations", step, st.r, du, dualsolve.RelGap(pr, du), e.maxViol, evals)
 		}
 	}
-	return projectedNewton(ctx, p, u, lower, upper, cfg)
+	return dualsolve.ProjectedNewton(ctx, p, u, lower, upper, cfg)
 }

@@ -1,4 +1,4 @@
-package frob
+package sdp
 
 import (
 	"gonum.org/v1/gonum/blas"
@@ -9,7 +9,7 @@ import (
 // data, applied matrix-free for the sparse eigensolver, or formed densely.
 
 // assemble sets the current values of C + Â(u).
-func (e *sdpEval) assemble(u []float64) {
+func (e *dualEval) assemble(u []float64) {
 	copy(e.s.Data, e.base)
 	for i, ui := range u {
 		if ui == 0 {
@@ -29,10 +29,10 @@ func (e *sdpEval) assemble(u []float64) {
 }
 
 // Dim implements engine.Operator.
-func (e *sdpEval) Dim() int { return e.n }
+func (e *dualEval) Dim() int { return e.n }
 
 // Apply implements engine.Operator: dst = (C + Â) x.
-func (e *sdpEval) Apply(dst, x []float64) {
+func (e *dualEval) Apply(dst, x []float64) {
 	e.s.MulVec(dst, x)
 	for t, r := range e.big {
 		w := e.bigW[t]
@@ -62,7 +62,7 @@ func (e *sdpEval) Apply(dst, x []float64) {
 }
 
 // dense returns C + Â as a dense symmetric matrix.
-func (e *sdpEval) dense() *mat.SymDense {
+func (e *dualEval) dense() *mat.SymDense {
 	n := e.n
 	a := mat.NewSymDense(n, nil)
 	raw := a.RawSymmetric()

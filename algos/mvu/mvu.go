@@ -1,19 +1,20 @@
-package frob
+package mvu
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"sort"
 
+	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
-// MVUOptions configures MVU.
-type MVUOptions struct {
+// Options configures MVU.
+type Options struct {
 	// K is the number of nearest neighbours whose distances are preserved; zero selects 6.
 	K int
 	// Sigma is σ of the Frobenius perturbation −(1/2σ)‖X‖²_F of the MVU
@@ -49,11 +50,11 @@ type MVUOptions struct {
 	// skips the relaxation. Its iterations count towards SDP.MaxIter.
 	RelaxIter int
 	// Penalty > 0 softens the distance constraints: a violation costs
-	// Penalty per unit and the multipliers are bounded by it (see Constraint).
+	// Penalty per unit and the multipliers are bounded by it (see sdp.Constraint).
 	Penalty float64
 	// SDP configures the solver (method, tolerances, backend, progress).
 	// Its U0 is ignored: MVU starts from its own dual point.
-	SDP SDPOptions
+	SDP sdp.Options
 }
 
 // Embedding is an MVU embedding.
@@ -71,43 +72,43 @@ type Embedding struct {
 	// data (X = Factor·Factorᵀ; objectives scaled by the mean squared
 	// neighbour distance, relative figures unchanged). Its Iterations and
 	// Evaluations count the final solve only.
-	Solution *SDPSolution
+	Solution *sdp.Solution
 	// Relaxation is the solution of the inequality relaxation that started
-	// the equality solve (see MVUOptions.RelaxIter), in the same units, or
+	// the equality solve (see Options.RelaxIter), in the same units, or
 	// nil when there was none. If MVU was cancelled during the relaxation,
 	// Solution is Relaxation.
-	Relaxation *SDPSolution
+	Relaxation *sdp.Solution
 	// Iterations and Evaluations count the L-BFGS-B iterations and dual
 	// evaluations of the whole run, the relaxation's included.
 	Iterations, Evaluations int
-	// Sigma is the σ used (MVUOptions.Sigma, or the value chosen for it).
+	// Sigma is the σ used (Options.Sigma, or the value chosen for it).
 	Sigma float64
 }
 
-// MVU computes an approximate maximum variance unfolding of the rows of x
+// Embed computes an approximate maximum variance unfolding of the rows of x
 // (n×D): the Gram matrix X of an embedding maximising the variance tr X
 // while preserving the squared distances of every k-nearest-neighbour pair,
 // centred (1ᵀX1 = 0). The Frobenius-perturbed problem
 //
 //	min ⟨−I, X⟩ + (1/2σ)‖X‖²_F  s.t.  X ⪰ 0,  X_aa + X_bb − 2X_ab = ‖x_a − x_b‖² on the kNN graph,  1ᵀX1 = 0
 //
-// is solved by SolveSDP, after the inequality relaxation (distances may
-// shrink) that gives it a starting point (see MVUOptions.RelaxIter).
+// is solved by sdp.Solve, after the inequality relaxation (distances may
+// shrink) that gives it a starting point (see Options.RelaxIter).
 // C + Â = −I + L_u + u₀11ᵀ is a graph Laplacian minus the identity plus a
 // rank-one term, and its negative part has the rank of the embedding, so the
 // sparse method handles n far beyond dense SDP solvers. When ctx is
-// cancelled MVU returns the embedding of the best iterate so far (when one
+// cancelled Embed returns the embedding of the best iterate so far (when one
 // could be recovered) with an error wrapping ctx.Err().
-func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) {
+func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", ErrInput)
 	}
-	if err := checkFiniteDense("data", x); err != nil {
+	if err := checkFinite(x); err != nil {
 		return nil, err
 	}
 	n, _ := x.Dims()
-	k := orInt(opt.K, 6)
-	dims := orInt(opt.Dims, 2)
+	k := cmp.Or(opt.K, 6)
+	dims := cmp.Or(opt.Dims, 2)
 	sigma := opt.Sigma
 	if k < 1 || k >= n {
 		return nil, fmt.Errorf("%w: k = %d neighbours for %d points", ErrInput, k, n)
@@ -122,7 +123,7 @@ func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) 
 	if err != nil {
 		return nil, fmt.Errorf("frob: MVU: %w", err)
 	}
-	edges, dist2 := knnEdges(nb, n)
+	edges, dist2 := knnEdges(nb)
 	if !connected(n, edges) {
 		return nil, fmt.Errorf("%w: the %d-nearest-neighbour graph is not connected; increase k", ErrInput, k)
 	}
@@ -134,7 +135,7 @@ func MVU(ctx context.Context, x *mat.Dense, opt MVUOptions) (*Embedding, error) 
 	if sigma == 0 {
 		sigma = autoSigma(n, edges, unit)
 	}
-	p := mvuSDP(n, sigma, edges, unit)
+	p := sdp.UnfoldingProblem(n, sigma, edges, unit)
 	for i := range edges {
 		p.Constraints[i].Equality = !opt.Inequalities
 		p.Constraints[i].Penalty = opt.Penalty
@@ -199,7 +200,7 @@ func unitDistances(dist2 []float64) (unit []float64, scale2 float64) {
 
 // toDataUnits rescales a solution of the problem in units of the mean
 // squared neighbour distance scale2 to the units of the data (X = scale2·X').
-func toDataUnits(s *SDPSolution, scale2 float64) {
+func toDataUnits(s *sdp.Solution, scale2 float64) {
 	s.Factor.Scale(math.Sqrt(scale2), s.Factor)
 	s.Primal *= scale2
 	s.Dual *= scale2
@@ -215,14 +216,14 @@ func toDataUnits(s *SDPSolution, scale2 float64) {
 // from the relaxation's multipliers. It returns the relaxation's solution
 // (nil if none) and the final one; if ctx is cancelled during the
 // relaxation both are the relaxation's best iterate.
-func solveMVU(ctx context.Context, p *SDP, sopt SDPOptions, opt MVUOptions) (relaxed, sol *SDPSolution, err error) {
-	total := orInt(sopt.MaxIter, 20000)
+func solveMVU(ctx context.Context, p *sdp.Problem, sopt sdp.Options, opt Options) (relaxed, sol *sdp.Solution, err error) {
+	total := cmp.Or(sopt.MaxIter, 20000)
 	relaxIter := opt.RelaxIter
 	if relaxIter == 0 {
 		relaxIter = total / 2
 	}
 	if opt.Inequalities || relaxIter < 0 || total < 2 {
-		sol, err = SolveSDP(ctx, p, sopt)
+		sol, err = sdp.Solve(ctx, p, sopt)
 		return nil, sol, err
 	}
 	relaxIter = min(relaxIter, total-1)
@@ -235,7 +236,7 @@ func solveMVU(ctx context.Context, p *SDP, sopt SDPOptions, opt MVUOptions) (rel
 	if sopt.Progress != nil {
 		ropt.Progress = progress.Prefix(sopt.Progress, "relaxation: ")
 	}
-	relaxed, err = SolveSDP(ctx, p, ropt)
+	relaxed, err = sdp.Solve(ctx, p, ropt)
 	for i := 0; i < edges; i++ {
 		p.Constraints[i].Equality = true
 	}
@@ -244,7 +245,7 @@ func solveMVU(ctx context.Context, p *SDP, sopt SDPOptions, opt MVUOptions) (rel
 	}
 	sopt.U0 = relaxed.U
 	sopt.MaxIter = total - relaxed.Iterations
-	sol, err = SolveSDP(ctx, p, sopt)
+	sol, err = sdp.Solve(ctx, p, sopt)
 	return relaxed, sol, err
 }
 
@@ -267,61 +268,6 @@ func (e *Embedding) EdgeErrors() []float64 {
 		}
 	}
 	return rel
-}
-
-// mvuSDP builds the Frobenius-perturbed MVU problem on the given edges.
-func mvuSDP(n int, sigma float64, edges []engine.Pair, dist2 []float64) *SDP {
-	p := &SDP{N: n, Sigma: sigma}
-	p.C.Entries = make([]Entry, n)
-	for i := range p.C.Entries {
-		p.C.Entries[i] = Entry{i, i, -1}
-	}
-	p.Constraints = make([]Constraint, 0, len(edges)+1)
-	for t, e := range edges {
-		p.Constraints = append(p.Constraints, Constraint{
-			A:        SymMatrix{Entries: []Entry{{e.A, e.A, 1}, {e.B, e.B, 1}, {e.A, e.B, -1}}},
-			B:        dist2[t],
-			Equality: true,
-		})
-	}
-	ones := make([]float64, n)
-	for i := range ones {
-		ones[i] = 1
-	}
-	p.Constraints = append(p.Constraints, Constraint{A: SymMatrix{RankOnes: []RankOne{{W: 1, Value: ones}}}, Equality: true})
-	return p
-}
-
-// knnEdges returns the distinct undirected kNN pairs (A < B) with their squared distances.
-func knnEdges(nb *sparse.Neighbors, n int) ([]engine.Pair, []float64) {
-	type edge struct {
-		p engine.Pair
-		d float64
-	}
-	seen := make(map[engine.Pair]bool, n*nb.K)
-	var es []edge
-	for i := 0; i < n; i++ {
-		idx, dist := nb.Row(i)
-		for t, j := range idx {
-			p := engine.Pair{A: min(i, j), B: max(i, j)}
-			if !seen[p] {
-				seen[p] = true
-				es = append(es, edge{p, dist[t]})
-			}
-		}
-	}
-	sort.Slice(es, func(a, b int) bool {
-		if es[a].p.A != es[b].p.A {
-			return es[a].p.A < es[b].p.A
-		}
-		return es[a].p.B < es[b].p.B
-	})
-	pairs := make([]engine.Pair, len(es))
-	d := make([]float64, len(es))
-	for t, e := range es {
-		pairs[t], d[t] = e.p, e.d
-	}
-	return pairs, d
 }
 
 // connected reports whether the graph with the given edges spans all n points.
@@ -445,4 +391,15 @@ func topCoordinates(b engine.Backend, f *mat.Dense, dims int) (*mat.Dense, []flo
 		vals = vals[:len(vals)-1]
 	}
 	return coords, vals, nil
+}
+
+// knnEdges returns the distinct undirected kNN pairs (A < B), sorted, with
+// their squared distances.
+func knnEdges(nb *sparse.Neighbors) ([]engine.Pair, []float64) {
+	a, b, d2 := nb.Edges()
+	pairs := make([]engine.Pair, len(a))
+	for t := range a {
+		pairs[t] = engine.Pair{A: a[t], B: b[t]}
+	}
+	return pairs, d2
 }

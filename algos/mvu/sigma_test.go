@@ -1,4 +1,4 @@
-package frob
+package mvu
 
 import (
 	"math"
@@ -34,7 +34,7 @@ func TestAutoSigmaLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		edges, dist2 := knnEdges(nb, tc.n)
+		edges, dist2 := knnEdges(nb)
 		unit, scale2 := unitDistances(dist2)
 		var mean, want float64
 		for i := 0; i < tc.n; i++ {

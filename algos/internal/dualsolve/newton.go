@@ -1,4 +1,4 @@
-package frob
+package dualsolve
 
 import (
 	"context"
@@ -12,41 +12,41 @@ import (
 // merit; the loop, the ε-active set, the CG on the free variables and the
 // projected backtracking are here once.
 
-// newtonProblem is a bound-constrained dual seen by projectedNewton.
-type newtonProblem struct {
-	// eval evaluates the objective and gradient at u and caches the point.
-	eval func(u, grad []float64) (float64, error)
-	// hessian prepares the generalised Hessian at the cached point: apply
+// NewtonProblem is a bound-constrained dual seen by projectedNewton.
+type NewtonProblem struct {
+	// Eval evaluates the objective and gradient at u and caches the point.
+	Eval func(u, grad []float64) (float64, error)
+	// Hessian prepares the generalised Hessian at the cached point: apply
 	// sets out = J v, diag writes its diagonal (or leaves it, to run CG
 	// unpreconditioned), ridge keeps CG defined on J's null space.
-	hessian func() (apply func(out, v []float64) error, diag func([]float64), ridge float64, err error)
-	// merit measures the cached point (lower is better): the loop stops
+	Hessian func() (apply func(out, v []float64) error, diag func([]float64), ridge float64, err error)
+	// Merit measures the cached point (lower is better): the loop stops
 	// when it is at most target, and a step that lowers it is accepted even
 	// without sufficient decrease of the objective.
-	merit  func() float64
-	target float64
-	// activeEps returns the ε of the ε-active set of variable i given the
+	Merit  func() float64
+	Target float64
+	// ActiveEps returns the ε of the ε-active set of variable i given the
 	// largest projected-gradient step pgmax.
-	activeEps func(i int, pgmax float64) float64
-	// minStep is the smallest backtracking step tried.
-	minStep float64
-	// report, if set, is called after every Newton step.
-	report func(step, evals int, merit float64)
+	ActiveEps func(i int, pgmax float64) float64
+	// MinStep is the smallest backtracking step tried.
+	MinStep float64
+	// Report, if set, is called after every Newton step.
+	Report func(step, evals int, merit float64)
 }
 
-// projectedNewton runs projected semismooth Newton-CG steps from u
+// ProjectedNewton runs projected semismooth Newton-CG steps from u
 // (modified in place) within [lower, upper] until the merit reaches the
 // target, a step fails, or cfg.steps are spent. On return the problem's
 // cache holds u. It returns the number of evaluations and Hessian products.
-func projectedNewton(ctx context.Context, p newtonProblem, u, lower, upper []float64, cfg polishConfig) (int, error) {
+func ProjectedNewton(ctx context.Context, p NewtonProblem, u, lower, upper []float64, cfg PolishConfig) (int, error) {
 	m := len(u)
 	grad := make([]float64, m)
-	f, err := p.eval(u, grad)
+	f, err := p.Eval(u, grad)
 	if err != nil {
 		return 0, err
 	}
 	evals := 1
-	cur := p.merit()
+	cur := p.Merit()
 	free := make([]bool, m)
 	d := make([]float64, m)
 	trial, tgrad := make([]float64, m), make([]float64, m)
@@ -55,11 +55,11 @@ func projectedNewton(ctx context.Context, p newtonProblem, u, lower, upper []flo
 	for i := range diag {
 		diag[i] = 1
 	}
-	for step := 0; step < cfg.steps && cur > p.target; step++ {
+	for step := 0; step < cfg.Steps && cur > p.Target; step++ {
 		if err := ctx.Err(); err != nil {
 			return evals, fmt.Errorf("frob: %w", err)
 		}
-		apply, jacobi, ridge, err := p.hessian()
+		apply, jacobi, ridge, err := p.Hessian()
 		if err != nil {
 			return evals, err
 		}
@@ -70,7 +70,7 @@ func projectedNewton(ctx context.Context, p newtonProblem, u, lower, upper []flo
 			pgmax = math.Max(pgmax, math.Abs(u[i]-math.Min(math.Max(u[i]-g, lower[i]), upper[i])))
 		}
 		for i, g := range grad {
-			eps := p.activeEps(i, pgmax)
+			eps := p.ActiveEps(i, pgmax)
 			atLow := !math.IsInf(lower[i], -1) && u[i] <= lower[i]+eps && g > 0
 			atHigh := !math.IsInf(upper[i], 1) && u[i] >= upper[i]-eps && g < 0
 			free[i] = !atLow && !atHigh
@@ -90,7 +90,7 @@ func projectedNewton(ctx context.Context, p newtonProblem, u, lower, upper []flo
 		}
 		evals++
 		jacobi(diag)
-		np, err := freeCG(apply, grad, hp, free, diag, ridge, cfg.cgIters, dF, r, z, pv, hp)
+		np, err := FreeCG(apply, grad, hp, free, diag, ridge, cfg.CGIters, dF, r, z, pv, hp)
 		evals += np
 		if err != nil {
 			return evals, err
@@ -104,18 +104,18 @@ func projectedNewton(ctx context.Context, p newtonProblem, u, lower, upper []flo
 		// (Armijo along the projected arc) or on a lower merit (below the
 		// rounding level of f only the merit can tell progress).
 		accepted := false
-		for t := 1.0; t > p.minStep; t *= 0.5 {
+		for t := 1.0; t > p.MinStep; t *= 0.5 {
 			var slope float64
 			for i := range trial {
 				trial[i] = math.Min(math.Max(u[i]+t*d[i], lower[i]), upper[i])
 				slope += grad[i] * (trial[i] - u[i])
 			}
-			ft, err := p.eval(trial, tgrad)
+			ft, err := p.Eval(trial, tgrad)
 			if err != nil {
 				return evals, err
 			}
 			evals++
-			mt := p.merit()
+			mt := p.Merit()
 			if (slope < 0 && ft <= f+1e-4*slope) || mt < cur {
 				f, cur = ft, mt
 				copy(u, trial)
@@ -124,16 +124,23 @@ func projectedNewton(ctx context.Context, p newtonProblem, u, lower, upper []flo
 				break
 			}
 		}
-		if p.report != nil {
-			p.report(step, evals, cur)
+		if p.Report != nil {
+			p.Report(step, evals, cur)
 		}
 		if !accepted {
 			break
 		}
 	}
 	// Leave the cache at u.
-	if _, err := p.eval(u, grad); err != nil {
+	if _, err := p.Eval(u, grad); err != nil {
 		return evals, err
 	}
 	return evals + 1, nil
+}
+
+// PolishConfig bounds the Newton polish.
+type PolishConfig struct {
+	GapTol  float64
+	Steps   int // Newton steps
+	CGIters int // CG iterations per step
 }

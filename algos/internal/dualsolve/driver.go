@@ -1,4 +1,4 @@
-package frob
+package dualsolve
 
 import (
 	"context"
@@ -13,50 +13,50 @@ import (
 	"github.com/psdlearn/psdlearn/progress"
 )
 
-// dualProblem is a smooth dual minimised by the engine's L-BFGS-B: eval
+// Problem is a smooth dual minimised by the engine's L-BFGS-B: eval
 // computes the objective and gradient at u and caches what certificate needs;
 // certificate then returns the primal and dual objective values of the
 // cached point (the primal of the solution recovered from it).
-type dualProblem struct {
-	lower, upper []float64
-	eval         func(u, grad []float64) (float64, error)
-	certificate  func() (primal, dual float64)
-	// merit, if non-nil, scores the cached point (lower is better); when the
-	// solve ends uncertified, the evaluated point of lowest merit is returned
+type Problem struct {
+	Lower, Upper []float64
+	Eval         func(u, grad []float64) (float64, error)
+	Certificate  func() (primal, dual float64)
+	// Merit, if non-nil, scores the cached point (lower is better); when the
+	// solve ends uncertified, the evaluated point of lowest Merit is returned
 	// instead of L-BFGS-B's last iterate. Nil means no such tracking.
-	merit func() float64
-	// setCutoff, if non-nil, receives the objective at the start of every
+	Merit func() float64
+	// SetCutoff, if non-nil, receives the objective at the start of every
 	// L-BFGS-B round, and +Inf when the round ends (the evaluator must start
 	// at +Inf). Every iterate of the round lies below it, so a trial
 	// point above it is rejected by the line search, and eval may then return
 	// a lower bound of the objective (with the gradient of the bounding
 	// function) instead of its value; bounded reports that it did for the
 	// last evaluation, whose cached point then carries no certificate.
-	setCutoff func(f float64)
-	bounded   func() bool
-	// status, if non-nil, describes the cached point beyond its objectives
+	SetCutoff func(f float64)
+	Bounded   func() bool
+	// Status, if non-nil, describes the cached point beyond its objectives
 	// (for example its constraint violation) for the progress lines.
-	status func() string
+	Status func() string
 }
 
-// driverConfig holds the stopping rules common to both solvers.
-type driverConfig struct {
-	gapTol   float64 // stop when (primal − dual)/max(1,|primal|) ≤ gapTol
-	maxIter  int     // total L-BFGS-B iterations over all rounds
-	memory   int     // L-BFGS-B correction pairs
-	restarts int     // fresh L-BFGS-B rounds after a stall
-	progress progress.Func
-	label    string
+// Config holds the stopping rules common to both solvers.
+type Config struct {
+	GapTol   float64 // stop when (primal − dual)/max(1,|primal|) ≤ gapTol
+	MaxIter  int     // total L-BFGS-B iterations over all rounds
+	Memory   int     // L-BFGS-B correction pairs
+	Restarts int     // fresh L-BFGS-B rounds after a stall
+	Progress progress.Func
+	Label    string
 }
 
-// driverResult is the outcome of solveDual.
-type driverResult struct {
-	u                       []float64
-	primal, dual            float64
-	iterations, evaluations int
-	reason                  string
-	certified               bool      // the relative gap reached gapTol
-	curve                   []float64 // best dual objective after every evaluation
+// Result is the outcome of solveDual.
+type Result struct {
+	U                       []float64
+	Primal, Dual            float64
+	Iterations, Evaluations int
+	Reason                  string
+	Certified               bool      // the relative gap reached gapTol
+	Curve                   []float64 // best dual objective after every evaluation
 }
 
 // progressEvery and progressHeartbeat pace the driver's progress lines: one
@@ -65,22 +65,22 @@ type driverResult struct {
 // seconds, so 100 of them would leave a user minutes without news).
 const progressEvery = 100
 
-var progressHeartbeat = 10 * time.Second // a variable for tests
+var ProgressHeartbeat = 10 * time.Second // a variable for tests
 
 // describe returns ", " and the status of the cached point, or "".
-func (p dualProblem) describe() string {
-	if p.status == nil {
+func (p Problem) describe() string {
+	if p.Status == nil {
 		return ""
 	}
-	return ", " + p.status()
+	return ", " + p.Status()
 }
 
-// relGap is the duality gap relative to the primal value.
-func relGap(primal, dual float64) float64 {
+// RelGap is the duality gap relative to the primal value.
+func RelGap(primal, dual float64) float64 {
 	return (primal - dual) / math.Max(1, math.Abs(primal))
 }
 
-// solveDual minimises p from u0 with L-BFGS-B. Every evaluation also
+// Solve minimises p from u0 with L-BFGS-B. Every evaluation also
 // computes the duality certificate of its point (cheap: the primal solution
 // is a by-product of the gradient); the first point whose relative gap is at
 // most gapTol ends the solve. When L-BFGS-B stops short of that (its own
@@ -93,7 +93,7 @@ func relGap(primal, dual float64) float64 {
 // evaluator's cache holds the returned point. When ctx is cancelled the
 // result holds the best accepted iterate (u nil if nothing was evaluated)
 // and the error wraps ctx.Err().
-func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float64, cfg driverConfig) (driverResult, error) {
+func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg Config) (Result, error) {
 	n := len(u0)
 	u := append([]float64(nil), u0...)
 	var (
@@ -101,7 +101,7 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 		last      = make([]float64, n) // the point the cache holds
 		haveLast  bool
 		certified []float64 // a point whose gap reached gapTol
-		res       driverResult
+		res       Result
 		bestDual  = math.Inf(-1)
 		evals     int
 		bestU     []float64
@@ -114,7 +114,7 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 	)
 	bestGap := math.Inf(1)
 	lastReport := time.Now()
-	for round := 0; round <= cfg.restarts && res.iterations < cfg.maxIter && certified == nil; round++ {
+	for round := 0; round <= cfg.Restarts && res.Iterations < cfg.MaxIter && certified == nil; round++ {
 		rctx, cancel := context.WithCancel(ctx)
 		roundEvals := 0
 		fn := func(x, grad []float64) float64 {
@@ -124,20 +124,20 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 				}
 				return math.NaN()
 			}
-			f, err := p.eval(x, grad)
+			f, err := p.Eval(x, grad)
 			if err != nil {
 				evalErr = err
 				cancel()
 				return math.NaN()
 			}
 			evals++
-			if p.bounded != nil && p.bounded() {
+			if p.Bounded != nil && p.Bounded() {
 				// The cache still holds the last exact evaluation.
-				res.curve = append(res.curve, bestDual)
+				res.Curve = append(res.Curve, bestDual)
 				return f
 			}
-			if p.setCutoff != nil && roundEvals == 0 {
-				p.setCutoff(f)
+			if p.SetCutoff != nil && roundEvals == 0 {
+				p.SetCutoff(f)
 			}
 			roundEvals++
 			if f < lowF {
@@ -146,21 +146,21 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 			}
 			copy(last, x)
 			haveLast = true
-			pr, du := p.certificate()
+			pr, du := p.Certificate()
 			bestDual = math.Max(bestDual, du)
-			res.curve = append(res.curve, bestDual)
-			g := relGap(pr, du)
-			if cfg.progress != nil && (evals%progressEvery == 0 || time.Since(lastReport) >= progressHeartbeat) {
+			res.Curve = append(res.Curve, bestDual)
+			g := RelGap(pr, du)
+			if cfg.Progress != nil && (evals%progressEvery == 0 || time.Since(lastReport) >= ProgressHeartbeat) {
 				lastReport = time.Now()
-				cfg.progress(progress.Event{Algorithm: algorithmOf(cfg.label), Iteration: evals, Objective: du, Gap: g,
-					Message: fmt.Sprintf("%s: eval %d dual %.10g primal %.10g rel.gap %.3g%s", cfg.label, evals, du, pr, g, p.describe())})
+				cfg.Progress(progress.Event{Algorithm: algorithmOf(cfg.Label), Iteration: evals, Objective: du, Gap: g,
+					Message: fmt.Sprintf("%s: eval %d dual %.10g primal %.10g rel.gap %.3g%s", cfg.Label, evals, du, pr, g, p.describe())})
 			}
-			if g <= cfg.gapTol {
+			if g <= cfg.GapTol {
 				certified = append([]float64(nil), x...)
 				cancel()
 			}
-			if p.merit != nil {
-				if mt := p.merit(); mt < bestMerit {
+			if p.Merit != nil {
+				if mt := p.Merit(); mt < bestMerit {
 					bestMerit = mt
 					bestU = append(bestU[:0], x...)
 				}
@@ -168,22 +168,22 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 			return f
 		}
 		set := engine.MinimizeSettings{
-			M: cfg.memory,
+			M: cfg.Memory,
 			// The duality gap is the stopping rule; L-BFGS-B's own tests
 			// are set tight so they only fire when it cannot progress.
 			Factr:   1,
 			Pgtol:   -1,
-			MaxIter: cfg.maxIter - res.iterations,
-			MaxEval: 4*(cfg.maxIter-res.iterations) + 20,
+			MaxIter: cfg.MaxIter - res.Iterations,
+			MaxEval: 4*(cfg.MaxIter-res.Iterations) + 20,
 		}
-		r, err := b.Minimize(rctx, engine.Problem{Func: fn, Lower: p.lower, Upper: p.upper}, u, set)
+		r, err := b.Minimize(rctx, engine.Problem{Func: fn, Lower: p.Lower, Upper: p.Upper}, u, set)
 		cancel()
-		if p.setCutoff != nil {
+		if p.SetCutoff != nil {
 			// The evaluations below (and after solveDual) must be exact.
-			p.setCutoff(math.Inf(1))
+			p.SetCutoff(math.Inf(1))
 		}
-		res.iterations += r.Iterations
-		res.evaluations = evals
+		res.Iterations += r.Iterations
+		res.Evaluations = evals
 		if evalErr != nil {
 			return res, evalErr
 		}
@@ -193,25 +193,25 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 				copy(u, r.X)
 			}
 			if haveLast && !slices.Equal(u, last) {
-				if _, err := p.eval(u, make([]float64, n)); err != nil {
+				if _, err := p.Eval(u, make([]float64, n)); err != nil {
 					copy(u, last) // the cache still holds last
 				}
 			}
 			if !haveLast {
 				u = nil
 			}
-			res.u = u
+			res.U = u
 			if u != nil {
-				res.primal, res.dual = p.certificate()
+				res.Primal, res.Dual = p.Certificate()
 			}
-			res.reason = "cancelled"
+			res.Reason = "cancelled"
 			return res, fmt.Errorf("frob: %w", ctxErr)
 		}
-		res.reason = r.Reason.String()
+		res.Reason = r.Reason.String()
 		switch {
 		case certified != nil:
 			copy(u, certified)
-			res.reason = "duality gap"
+			res.Reason = "duality gap"
 		case len(r.X) == n && lowU != nil && lowF < r.F:
 			// A failed line search evaluated a lower point than it accepted.
 			copy(u, lowU)
@@ -224,21 +224,21 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 		// Make the cache hold u and measure its gap.
 		if !haveLast || !slices.Equal(u, last) {
 			grad := make([]float64, n)
-			if _, err := p.eval(u, grad); err != nil {
+			if _, err := p.Eval(u, grad); err != nil {
 				return res, err
 			}
 			copy(last, u)
 			haveLast = true
-			res.evaluations++
+			res.Evaluations++
 		}
-		pr, du := p.certificate()
-		g := relGap(pr, du)
-		if g <= cfg.gapTol && certified == nil {
+		pr, du := p.Certificate()
+		g := RelGap(pr, du)
+		if g <= cfg.GapTol && certified == nil {
 			certified = u
 		}
-		if cfg.progress != nil {
-			cfg.progress(progress.Event{Algorithm: algorithmOf(cfg.label), Iteration: res.evaluations, Objective: du, Gap: g,
-				Message: fmt.Sprintf("%s: round %d stopped (%s) after %d iterations, %d evaluations: dual %.10g rel.gap %.3g%s", cfg.label, round, res.reason, res.iterations, res.evaluations, du, g, p.describe())})
+		if cfg.Progress != nil {
+			cfg.Progress(progress.Event{Algorithm: algorithmOf(cfg.Label), Iteration: res.Evaluations, Objective: du, Gap: g,
+				Message: fmt.Sprintf("%s: round %d stopped (%s) after %d iterations, %d evaluations: dual %.10g rel.gap %.3g%s", cfg.Label, round, res.Reason, res.Iterations, res.Evaluations, du, g, p.describe())})
 		}
 		if g >= bestGap*(1-1e-3) && r.Iterations <= 1 {
 			break // a fresh start no longer makes progress
@@ -248,14 +248,14 @@ func solveDual(ctx context.Context, b engine.Backend, p dualProblem, u0 []float6
 	if certified == nil && bestU != nil {
 		// Return the best point seen; re-evaluate it to refill the cache.
 		if !slices.Equal(u, bestU) {
-			p.eval(bestU, make([]float64, n)) // it evaluated without error before
+			p.Eval(bestU, make([]float64, n)) // it evaluated without error before
 			copy(u, bestU)
-			res.evaluations++
+			res.Evaluations++
 		}
 	}
-	res.u = u
-	res.certified = certified != nil
-	res.primal, res.dual = p.certificate()
+	res.U = u
+	res.Certified = certified != nil
+	res.Primal, res.Dual = p.Certificate()
 	return res, nil
 }
 
