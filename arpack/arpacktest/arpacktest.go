@@ -68,6 +68,18 @@ func GridLaplacian(n1, n2 int) (*sparse.CSR, []float64) {
 	return l, spec
 }
 
+// GridOp returns the operator of the n1×n2 grid Laplacian and its exact
+// spectrum, ascending (see GridLaplacian).
+func GridOp(tb testing.TB, n1, n2 int) (*sparse.SymCSR, []float64) {
+	tb.Helper()
+	l, spec := GridLaplacian(n1, n2)
+	op, err := sparse.NewSymCSR(l)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return op, spec
+}
+
 // EigsResidual returns max_j ‖A v_j − λ_j v_j‖₂ and max |VᵀV − I|.
 func EigsResidual(op engine.Operator, res engine.EigsResult) (resid, orth float64) {
 	m := len(res.Values)
@@ -152,11 +164,7 @@ func TestEigsSolver(t *testing.T, s engine.EigsSolver, impl blas.Float64) {
 	opt := engine.EigsOptions{NCV: 30, Tol: eigsTol, Seed: 1}
 
 	t.Run("grid-100x137-smallest", func(t *testing.T) {
-		l, spec := GridLaplacian(100, 137)
-		op, err := sparse.NewSymCSR(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		op, spec := GridOp(t, 100, 137)
 		res, err := s.Eigs(ctx, op, 10, arpack.SmallestAlgebraic, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -165,11 +173,7 @@ func TestEigsSolver(t *testing.T, s engine.EigsSolver, impl blas.Float64) {
 	})
 
 	t.Run("grid-largest-and-both-ends", func(t *testing.T) {
-		l, spec := GridLaplacian(30, 43)
-		op, err := sparse.NewSymCSR(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		op, spec := GridOp(t, 30, 43)
 		norm := spec[len(spec)-1]
 		res, err := s.Eigs(ctx, op, 10, arpack.LargestAlgebraic, opt)
 		if err != nil {
@@ -257,11 +261,7 @@ func TestAgree(t *testing.T, a, b engine.EigsSolver) {
 		}
 	}
 	t.Run("grid-100x137-smallest", func(t *testing.T) {
-		l, spec := GridLaplacian(100, 137)
-		op, err := sparse.NewSymCSR(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		op, spec := GridOp(t, 100, 137)
 		opt := engine.EigsOptions{NCV: 30, Tol: eigsTol, Seed: 8}
 		ra, err := a.Eigs(ctx, op, 10, arpack.SmallestAlgebraic, opt)
 		if err != nil {

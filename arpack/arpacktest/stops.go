@@ -9,7 +9,6 @@ import (
 
 	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -24,18 +23,6 @@ func (o FuncOp) Dim() int { return o.N }
 
 // Apply sets dst to A·x.
 func (o FuncOp) Apply(dst, x []float64) { o.F(dst, x) }
-
-// GridOp returns the operator of the n1×n2 grid Laplacian and its exact
-// spectrum, ascending (see GridLaplacian).
-func GridOp(tb testing.TB, n1, n2 int) (*sparse.SymCSR, []float64) {
-	tb.Helper()
-	l, spec := GridLaplacian(n1, n2)
-	op, err := sparse.NewSymCSR(l)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return op, spec
-}
 
 // SameResult reports whether two results are identical, bit for bit,
 // counters included.
