@@ -7,14 +7,19 @@ import (
 	"github.com/psdlearn/psdlearn/arpack/arpacktest"
 )
 
+// solvers returns the eigensolvers compiled into this build.
+func solvers() map[string]arpack.Solver {
+	s := map[string]arpack.Solver{"go": arpack.Go}
+	if arpack.HaveNative {
+		s["native"] = arpack.Native
+	}
+	return s
+}
+
 // TestConformance runs the sparse eigensolver suite on every solver, and
 // checks that the native and pure-Go solvers agree.
 func TestConformance(t *testing.T) {
-	solvers := map[string]arpack.Solver{"go": arpack.Go}
-	if arpack.HaveNative {
-		solvers["native"] = arpack.Native
-	}
-	for name, s := range solvers {
+	for name, s := range solvers() {
 		t.Run(name, func(t *testing.T) { arpacktest.TestEigsSolver(t, s, nil) })
 	}
 	if arpack.HaveNative {

@@ -1,9 +1,12 @@
-package lbfgsb
+package lbfgsb_test
 
 import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/psdlearn/psdlearn/lbfgsb"
+	"github.com/psdlearn/psdlearn/lbfgsb/lbfgsbtest"
 )
 
 // BenchmarkMinimize times whole solves of the extended Rosenbrock function
@@ -22,18 +25,18 @@ func BenchmarkMinimize(b *testing.B) {
 		}
 		for _, variant := range []struct {
 			name string
-			p    Problem
+			p    lbfgsb.Problem
 		}{
-			{"free", Problem{Func: rosenbrock}},
-			{"bounded", Problem{Func: rosenbrock, Upper: up}},
+			{"free", lbfgsb.Problem{Func: lbfgsbtest.Rosenbrock}},
+			{"bounded", lbfgsb.Problem{Func: lbfgsbtest.Rosenbrock, Upper: up}},
 		} {
-			for _, sv := range solvers() {
-				b.Run(fmt.Sprintf("%s/n=%d/%s", variant.name, n, sv.name), func(b *testing.B) {
-					x0 := rosenbrockStart(n)
-					s := Settings{Factr: -1, Pgtol: 1e-8}
+			for name, s := range solvers() {
+				b.Run(fmt.Sprintf("%s/n=%d/%s", variant.name, n, name), func(b *testing.B) {
+					x0 := lbfgsbtest.RosenbrockStart(n)
+					set := lbfgsb.Settings{Factr: -1, Pgtol: 1e-8}
 					var it int
 					for i := 0; i < b.N; i++ {
-						res, err := sv.s.Minimize(context.Background(), variant.p, x0, s)
+						res, err := s.Minimize(context.Background(), variant.p, x0, set)
 						if err != nil {
 							b.Fatal(err)
 						}

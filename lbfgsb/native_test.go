@@ -4,85 +4,11 @@ package lbfgsb
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// TestNativeReentrant proves that the Fortran solver keeps no hidden state:
-// 8 goroutines solving different problems concurrently (twice each) get
-// bit-for-bit the results of sequential solves. Run it with -race too.
-func TestNativeReentrant(t *testing.T) {
-	mk := func() []testProblem {
-		var ps []testProblem
-		for i := 0; i < 3; i++ {
-			q, _ := quadProblem(120+20*i, uint64(10+i), 0.1, -0.5, 0.5)
-			ps = append(ps, q)
-		}
-		ps = append(ps, nnlsProblem(300, 60, 7), nnlsProblem(250, 40, 8), driver1Problem(25))
-		for _, n := range []int{200, 1000} {
-			up := make([]float64, n)
-			for i := range up {
-				up[i] = 0.7
-			}
-			ps = append(ps, testProblem{name: "rosenbrock", p: Problem{Func: rosenbrock, Upper: up}, x0: rosenbrockStart(n),
-				s: Settings{Factr: -1, Pgtol: 1e-8}})
-		}
-		return ps
-	}
-	for _, sv := range solvers() {
-		t.Run(sv.name, func(t *testing.T) {
-			seq := mk()
-			want := make([]Result, len(seq))
-			for i, pr := range seq {
-				var err error
-				if want[i], err = sv.s.Minimize(context.Background(), pr.p, pr.x0, pr.s); err != nil {
-					t.Fatalf("problem %d: %v", i, err)
-				}
-			}
-			par := mk() // fresh instances: the objectives have scratch buffers
-			if len(par) != 8 {
-				t.Fatalf("%d problems, want 8", len(par))
-			}
-			got := make([][2]Result, len(par))
-			var wg sync.WaitGroup
-			for i, pr := range par {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for k := 0; k < 2; k++ {
-						got[i][k], _ = sv.s.Minimize(context.Background(), pr.p, pr.x0, pr.s)
-					}
-				}()
-			}
-			wg.Wait()
-			for i := range par {
-				for k := 0; k < 2; k++ {
-					if err := sameResult(want[i], got[i][k]); err != nil {
-						t.Errorf("problem %d (%s), concurrent run %d: %v", i, par[i].name, k, err)
-					}
-				}
-			}
-		})
-	}
-}
-
-func sameResult(a, b Result) error {
-	if a.F != b.F || a.Iterations != b.Iterations || a.Evaluations != b.Evaluations ||
-		a.Reason != b.Reason || a.ProjGradNorm != b.ProjGradNorm || len(a.X) != len(b.X) {
-		return fmt.Errorf("f %v/%v it %d/%d ev %d/%d reason %v/%v", a.F, b.F, a.Iterations, b.Iterations,
-			a.Evaluations, b.Evaluations, a.Reason, b.Reason)
-	}
-	for i := range a.X {
-		if a.X[i] != b.X[i] {
-			return fmt.Errorf("x[%d] %v/%v", i, a.X[i], b.X[i])
-		}
-	}
-	return nil
-}
 
 // TestNativeSilent: Debian's liblbfgsb writes "ascent direction in
 // projection gd = ..." to stdout whatever iprint says; the binding swallows

@@ -1,6 +1,6 @@
 //go:build unix
 
-package lp
+package lp_test
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/psdlearn/psdlearn/lp"
+	"github.com/psdlearn/psdlearn/lp/lptest"
 )
 
 // TestSignalsReachGo: while native solves run, every SIGINT sent to the
@@ -21,11 +24,11 @@ import (
 // request to stop; the native solver turns that off, so a Go program keeps
 // its signals and the solve is not cut short by a Ctrl-C meant for the program.
 func TestSignalsReachGo(t *testing.T) {
-	if !HaveNative {
+	if !lp.HaveNative {
 		t.Skip("no native LP solver in this build")
 	}
 	rng := rand.New(rand.NewPCG(31, 32))
-	p := randomLP(rng, 200, 400)
+	p := lptest.MixedLP(rng, 200, 400)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT)
 	defer signal.Stop(ch)
@@ -38,12 +41,12 @@ func TestSignalsReachGo(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
-			sol, err := Solve(context.Background(), Native, p)
+			sol, err := lp.Solve(context.Background(), lp.Native, p)
 			if err != nil {
 				solveErr = err
 				return
 			}
-			if sol.Status != Optimal {
+			if sol.Status != lp.Optimal {
 				solveErr = fmt.Errorf("status %v", sol.Status)
 				return
 			}

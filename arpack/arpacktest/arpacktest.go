@@ -2,16 +2,18 @@
 // eigensolvers, in the manner of gonum's testlapack: arpack's native and
 // pure-Go Lanczos solvers run it, and so does every engine backend (through
 // engine/enginetest). It checks eigenvalues against analytic spectra (grid
-// Laplacians), residuals ‖Av − λv‖ against the requested tolerance, every
-// part of the spectrum (largest, smallest, both ends, magnitudes), the
-// matrix-free Gram operator of the boosting pricers against a dense
-// reference, invalid arguments, cancellation, and bitwise reproducibility
-// under concurrent use.
+// Laplacians) and matrices of known spectrum, residuals ‖Av − λv‖ against
+// the requested tolerance, every part of the spectrum (largest, smallest,
+// both ends, magnitudes), tiny dimensions and operators with invariant
+// Krylov spaces, the matrix-free Gram operator of the boosting pricers
+// against a dense reference, the normalised Laplacian of a real k-NN graph
+// (letters), invalid arguments, non-convergence with the converged pairs,
+// cancellation between operator products, NaN from the operator, and
+// bitwise reproducibility for a seed and under concurrent use.
 package arpacktest
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -20,7 +22,6 @@ import (
 
 	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lapack/lapacktest"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -65,6 +66,18 @@ func GridLaplacian(n1, n2 int) (*sparse.CSR, []float64) {
 	}
 	sort.Float64s(spec)
 	return l, spec
+}
+
+// GridOp returns the operator of the n1×n2 grid Laplacian and its exact
+// spectrum, ascending (see GridLaplacian).
+func GridOp(tb testing.TB, n1, n2 int) (*sparse.SymCSR, []float64) {
+	tb.Helper()
+	l, spec := GridLaplacian(n1, n2)
+	op, err := sparse.NewSymCSR(l)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return op, spec
 }
 
 // EigsResidual returns max_j ‖A v_j − λ_j v_j‖₂ and max |VᵀV − I|.
@@ -151,11 +164,7 @@ func TestEigsSolver(t *testing.T, s engine.EigsSolver, impl blas.Float64) {
 	opt := engine.EigsOptions{NCV: 30, Tol: eigsTol, Seed: 1}
 
 	t.Run("grid-100x137-smallest", func(t *testing.T) {
-		l, spec := GridLaplacian(100, 137)
-		op, err := sparse.NewSymCSR(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		op, spec := GridOp(t, 100, 137)
 		res, err := s.Eigs(ctx, op, 10, arpack.SmallestAlgebraic, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -164,11 +173,7 @@ func TestEigsSolver(t *testing.T, s engine.EigsSolver, impl blas.Float64) {
 	})
 
 	t.Run("grid-largest-and-both-ends", func(t *testing.T) {
-		l, spec := GridLaplacian(30, 43)
-		op, err := sparse.NewSymCSR(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		op, spec := GridOp(t, 30, 43)
 		norm := spec[len(spec)-1]
 		res, err := s.Eigs(ctx, op, 10, arpack.LargestAlgebraic, opt)
 		if err != nil {
@@ -182,31 +187,7 @@ func TestEigsSolver(t *testing.T, s engine.EigsSolver, impl blas.Float64) {
 		eigsCheck(t, "BE", op, res, append(append([]float64(nil), spec[:3]...), spec[len(spec)-4:]...), norm)
 	})
 
-	t.Run("dense-magnitude", func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(21, 22))
-		lambda := make([]float64, 120)
-		for i := range lambda {
-			lambda[i] = -9 + 15*math.Pow(float64(i)/119, 1.2) // −9 … 6, distinct magnitudes
-		}
-		a := lapacktest.SymWithSpectrum(rng, lambda)
-		op := sparse.NewDenseSym(a, impl)
-		byMag := append([]float64(nil), lambda...)
-		sort.Slice(byMag, func(i, j int) bool { return math.Abs(byMag[i]) > math.Abs(byMag[j]) })
-		for _, tc := range []struct {
-			which arpack.Which
-			want  []float64
-		}{
-			{arpack.LargestMagnitude, append([]float64(nil), byMag[:4]...)},
-			{arpack.SmallestMagnitude, append([]float64(nil), byMag[len(byMag)-3:]...)},
-		} {
-			sort.Float64s(tc.want)
-			res, err := s.Eigs(ctx, op, len(tc.want), tc.which, engine.EigsOptions{NCV: 60, Tol: eigsTol, Seed: 2})
-			if err != nil {
-				t.Fatalf("%v: %v", tc.which, err)
-			}
-			eigsCheck(t, tc.which.String(), op, res, tc.want, 9)
-		}
-	})
+	t.Run("which", func(t *testing.T) { testWhich(t, s, impl) })
 
 	t.Run("matrix-free-gram", func(t *testing.T) {
 		// The pricing step of BoostMetric/PSDBoost: the top eigenpairs of
@@ -228,87 +209,18 @@ func TestEigsSolver(t *testing.T, s engine.EigsSolver, impl blas.Float64) {
 		}
 	})
 
-	t.Run("errors", func(t *testing.T) {
-		l, _ := GridLaplacian(4, 5)
-		op, err := sparse.NewSymCSR(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tc := range []struct {
-			name string
-			k    int
-			w    arpack.Which
-			opt  engine.EigsOptions
-		}{
-			{"k=0", 0, arpack.LargestAlgebraic, engine.EigsOptions{}},
-			{"k=n", 20, arpack.LargestAlgebraic, engine.EigsOptions{}},
-			{"NCV=k", 5, arpack.LargestAlgebraic, engine.EigsOptions{NCV: 5}},
-			{"NCV>n", 5, arpack.LargestAlgebraic, engine.EigsOptions{NCV: 21}},
-			{"BE k=1", 1, arpack.BothEnds, engine.EigsOptions{}},
-			{"Tol<0", 2, arpack.SmallestAlgebraic, engine.EigsOptions{Tol: -1}},
-			{"Start length", 2, arpack.SmallestAlgebraic, engine.EigsOptions{Start: []float64{1}}},
-		} {
-			if _, err := s.Eigs(ctx, op, tc.k, tc.w, tc.opt); !errors.Is(err, arpack.ErrInvalidArgument) {
-				t.Errorf("%s: err = %v, want arpack.ErrInvalidArgument", tc.name, err)
-			}
-		}
-		if _, err := s.Eigs(ctx, nil, 1, arpack.LargestAlgebraic, engine.EigsOptions{}); !errors.Is(err, arpack.ErrInvalidArgument) {
-			t.Errorf("nil operator: err = %v", err)
-		}
-		cctx, cancel := context.WithCancel(ctx)
-		cancel()
-		if _, err := s.Eigs(cctx, op, 2, arpack.LargestAlgebraic, engine.EigsOptions{}); !errors.Is(err, context.Canceled) {
-			t.Errorf("cancelled context: err = %v", err)
-		}
-	})
+	t.Run("errors", func(t *testing.T) { testErrors(t, s) })
+	t.Run("small-and-degenerate", func(t *testing.T) { testSmall(t, s, impl, false) })
+	t.Run("not-converged", func(t *testing.T) { testNotConverged(t, s) })
+	t.Run("cancel", func(t *testing.T) { testCancel(t, s) })
+	t.Run("not-finite", func(t *testing.T) { testNotFinite(t, s) })
+	t.Run("deterministic", func(t *testing.T) { testDeterministic(t, s) })
+	t.Run("letters", func(t *testing.T) { testLetters(t, s) })
+	t.Run("grid-400x613-largest", func(t *testing.T) { testGridLarge(t, s) })
 
 	t.Run("concurrent", func(t *testing.T) {
 		// 8 goroutines solving different problems get exactly the sequential answers.
-		type job struct {
-			op    engine.Operator
-			which arpack.Which
-		}
-		jobs := make([]job, 8)
-		for i := range jobs {
-			l, _ := GridLaplacian(14+i, 19+2*i)
-			op, err := sparse.NewSymCSR(l)
-			if err != nil {
-				t.Fatal(err)
-			}
-			jobs[i] = job{op, arpack.Which(i % 2)} // LA, SA alternately
-		}
-		o := engine.EigsOptions{NCV: 20, Tol: eigsTol, Seed: 5}
-		want := make([]engine.EigsResult, len(jobs))
-		for i, j := range jobs {
-			var err error
-			if want[i], err = s.Eigs(ctx, j.op, 4, j.which, o); err != nil {
-				t.Fatal(err)
-			}
-		}
-		got := make([]engine.EigsResult, len(jobs))
-		errs := make([]error, len(jobs))
-		var wg sync.WaitGroup
-		for i, j := range jobs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				got[i], errs[i] = s.Eigs(ctx, j.op, 4, j.which, o)
-			}()
-		}
-		wg.Wait()
-		for i := range jobs {
-			if errs[i] != nil {
-				t.Errorf("job %d: %v", i, errs[i])
-				continue
-			}
-			same := len(got[i].Values) == len(want[i].Values) && mat.Equal(got[i].Vectors, want[i].Vectors)
-			for k := range want[i].Values {
-				same = same && got[i].Values[k] == want[i].Values[k]
-			}
-			if !same {
-				t.Errorf("job %d: concurrent result differs from the sequential one", i)
-			}
-		}
+		testConcurrent(t, []engine.EigsSolver{s}, 14, 19, engine.EigsOptions{NCV: 20, Tol: eigsTol, Seed: 5})
 	})
 }
 
@@ -349,11 +261,7 @@ func TestAgree(t *testing.T, a, b engine.EigsSolver) {
 		}
 	}
 	t.Run("grid-100x137-smallest", func(t *testing.T) {
-		l, spec := GridLaplacian(100, 137)
-		op, err := sparse.NewSymCSR(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		op, spec := GridOp(t, 100, 137)
 		opt := engine.EigsOptions{NCV: 30, Tol: eigsTol, Seed: 8}
 		ra, err := a.Eigs(ctx, op, 10, arpack.SmallestAlgebraic, opt)
 		if err != nil {
@@ -364,6 +272,41 @@ func TestAgree(t *testing.T, a, b engine.EigsSolver) {
 			t.Fatal(err)
 		}
 		compare(t, "grid SA", ra, rb, spec[len(spec)-1])
+	})
+	t.Run("grid-50x67", func(t *testing.T) {
+		op, spec := GridOp(t, 50, 67)
+		for _, which := range []engine.Which{arpack.SmallestAlgebraic, arpack.LargestAlgebraic, arpack.BothEnds} {
+			opt := engine.EigsOptions{NCV: 30, Tol: eigsTol, Seed: 2}
+			ra, err := a.Eigs(ctx, op, 6, which, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rb, err := b.Eigs(ctx, op, 6, which, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compare(t, "grid "+which.String(), ra, rb, spec[len(spec)-1])
+		}
+	})
+	t.Run("concurrent", func(t *testing.T) {
+		// Both solvers at once, 8 problems each.
+		testConcurrent(t, []engine.EigsSolver{a, b}, 12, 17, engine.EigsOptions{NCV: 20, Tol: eigsTol, Seed: 7})
+	})
+	t.Run("letters", func(t *testing.T) {
+		ra, _ := lettersSolve(t, a)
+		rb, _ := lettersSolve(t, b)
+		if len(ra.Values) != len(rb.Values) {
+			t.Fatalf("%d vs %d eigenvalues", len(ra.Values), len(rb.Values))
+		}
+		var worst float64
+		for i := range ra.Values {
+			rel := math.Abs(ra.Values[i]-rb.Values[i]) / math.Abs(ra.Values[i])
+			worst = math.Max(worst, rel)
+			if rel > eigsRel {
+				t.Errorf("λ[%d]: %.15g vs %.15g (relative difference %.2g)", i, ra.Values[i], rb.Values[i], rel)
+			}
+		}
+		t.Logf("largest relative difference: %.2g", worst)
 	})
 	t.Run("matrix-free-gram", func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(25, 26))
@@ -424,4 +367,49 @@ func gramSpectrum(x *mat.Dense, g *sparse.PairGraph) []float64 {
 		panic("arpacktest: reference eigendecomposition failed")
 	}
 	return es.Values(nil)
+}
+
+// testConcurrent solves, with each solver, the 4 largest or smallest
+// eigenpairs (alternately) of 8 grid Laplacians of sizes (n1+i)×(n2+2i),
+// first one after the other, then all at once, and requires every
+// concurrent result to be the sequential one, bit for bit.
+func testConcurrent(t *testing.T, solvers []engine.EigsSolver, n1, n2 int, opt engine.EigsOptions) {
+	type job struct {
+		s     engine.EigsSolver
+		op    engine.Operator
+		which engine.Which
+	}
+	var jobs []job
+	for _, s := range solvers {
+		for i := 0; i < 8; i++ {
+			op, _ := GridOp(t, n1+i, n2+2*i)
+			jobs = append(jobs, job{s, op, engine.Which(i % 2)}) // LA, SA alternately
+		}
+	}
+	ctx := context.Background()
+	want := make([]engine.EigsResult, len(jobs))
+	for i, j := range jobs {
+		var err error
+		if want[i], err = j.s.Eigs(ctx, j.op, 4, j.which, opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([]engine.EigsResult, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = j.s.Eigs(ctx, j.op, 4, j.which, opt)
+		}()
+	}
+	wg.Wait()
+	for i := range jobs {
+		if errs[i] != nil {
+			t.Errorf("job %d: %v", i, errs[i])
+		} else if !SameResult(want[i], got[i]) {
+			t.Errorf("job %d: concurrent result differs from the sequential one", i)
+		}
+	}
 }

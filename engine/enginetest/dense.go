@@ -8,21 +8,12 @@ import (
 
 	"github.com/psdlearn/psdlearn/arpack/arpacktest"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/lapack/lapacktest"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
 const eps = 0x1p-52
-
-// Tolerances of the dense suite, in units of n·ε·‖A‖ (residuals) and n·ε (orthogonality).
-const (
-	residualTol = 10.0
-	orthoTol    = 10.0
-	// agreeTol bounds |λ_native − λ_go| / (‖A‖·n·ε).
-	agreeTol = 10.0
-)
 
 // RandSym, SymWithSpectrum and EigResidual are lapacktest's (the dense
 // eigensolver suite lives there).
@@ -147,37 +138,8 @@ func testDense(t *testing.T, b engine.Backend) {
 }
 
 func agreeDense(t *testing.T, a, b engine.Backend) {
+	t.Run("SymEig", func(t *testing.T) { lapacktest.TestAgree(t, a, b) })
 	rng := rand.New(rand.NewPCG(21, 22))
-	for _, n := range []int{3, 50, 300} {
-		m := RandSym(rng, n)
-		for _, r := range []engine.EigRange{lapack.AllRange(), lapack.NegativePart(0), lapack.TopK(n, 2)} {
-			ea, err := a.SymEig(m, r, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eb, err := b.SymEig(m, r, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(ea.Values) != len(eb.Values) {
-				t.Fatalf("n=%d range %+v: %d vs %d eigenvalues", n, r, len(ea.Values), len(eb.Values))
-			}
-			anorm := mat.Norm(m, 2)
-			for i := range ea.Values {
-				if d := math.Abs(ea.Values[i]-eb.Values[i]) / (anorm * float64(n) * eps); d > agreeTol {
-					t.Errorf("n=%d: λ[%d] %s=%v %s=%v (%.1f nε‖A‖)", n, i, a.Name(), ea.Values[i], b.Name(), eb.Values[i], d)
-				}
-				// Random matrices have simple eigenvalues: the vectors agree up to sign.
-				dot := 0.0
-				for k := 0; k < n; k++ {
-					dot += ea.Vectors.At(k, i) * eb.Vectors.At(k, i)
-				}
-				if math.Abs(math.Abs(dot)-1) > 1e-8 {
-					t.Errorf("n=%d: eigenvector %d differs (|vᵀw| = %v)", n, i, math.Abs(dot))
-				}
-			}
-		}
-	}
 	n, d := 400, 12
 	x := mat.NewDense(n, d, randSlice(rng, n*d))
 	pairs, w := arpacktest.RandPairs(rng, n, 2000)
@@ -195,16 +157,6 @@ func agreeDense(t *testing.T, a, b engine.Backend) {
 	if r := mat.Norm(&diff, 2) / mat.Norm(ga, 2); r > 1e-13 {
 		t.Errorf("WeightedGram: relative difference %g between %s and %s", r, a.Name(), b.Name())
 	}
-}
-
-func filter(v []float64, keep func(float64) bool) []float64 {
-	var out []float64
-	for _, x := range v {
-		if keep(x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 func sqDist(x *mat.Dense, a, b int) float64 {

@@ -249,27 +249,45 @@ func TestEigensolver(t *testing.T, impl engine.SymEigensolver) {
 }
 
 // TestAgree checks that two eigensolvers give the same eigenvalues, to
-// agreeTol·n·ε·‖A‖, on random matrices and the usual ranges.
+// agreeTol·n·ε·‖A‖, and the same eigenvectors up to sign (to 1e-8; random
+// matrices have simple eigenvalues), on random matrices and the usual
+// ranges.
 func TestAgree(t *testing.T, a, b engine.SymEigensolver) {
-	rng := rand.New(rand.NewPCG(2, 2))
-	for _, n := range []int{2, 40, 257} {
-		m := RandSym(rng, n)
-		for _, r := range []engine.EigRange{lapack.AllRange(), lapack.NegativePart(0), lapack.TopK(n, min(5, n))} {
-			ea, err := a.SymEig(m, r, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eb, err := b.SymEig(m, r, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(ea.Values) != len(eb.Values) {
-				t.Fatalf("n=%d: %d vs %d eigenvalues", n, len(ea.Values), len(eb.Values))
-			}
-			norm := mat.Norm(m, 2)
-			for i := range ea.Values {
-				if d := math.Abs(ea.Values[i]-eb.Values[i]) / (norm * float64(n) * eps); d > agreeTol {
-					t.Errorf("n=%d λ[%d]: %v vs %v (%.1f nε‖A‖)", n, i, ea.Values[i], eb.Values[i], d)
+	for _, set := range []struct {
+		seed1, seed2 uint64
+		ns           []int
+		topK         int
+	}{
+		{2, 2, []int{2, 40, 257}, 5},
+		{21, 22, []int{3, 50, 300}, 2},
+	} {
+		rng := rand.New(rand.NewPCG(set.seed1, set.seed2))
+		for _, n := range set.ns {
+			m := RandSym(rng, n)
+			for _, r := range []engine.EigRange{lapack.AllRange(), lapack.NegativePart(0), lapack.TopK(n, min(set.topK, n))} {
+				ea, err := a.SymEig(m, r, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				eb, err := b.SymEig(m, r, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ea.Values) != len(eb.Values) {
+					t.Fatalf("n=%d range %+v: %d vs %d eigenvalues", n, r, len(ea.Values), len(eb.Values))
+				}
+				norm := mat.Norm(m, 2)
+				for i := range ea.Values {
+					if d := math.Abs(ea.Values[i]-eb.Values[i]) / (norm * float64(n) * eps); d > agreeTol {
+						t.Errorf("n=%d λ[%d]: %v vs %v (%.1f nε‖A‖)", n, i, ea.Values[i], eb.Values[i], d)
+					}
+					dot := 0.0
+					for k := 0; k < n; k++ {
+						dot += ea.Vectors.At(k, i) * eb.Vectors.At(k, i)
+					}
+					if math.Abs(math.Abs(dot)-1) > 1e-8 {
+						t.Errorf("n=%d: eigenvector %d differs (|vᵀw| = %v)", n, i, math.Abs(dot))
+					}
 				}
 			}
 		}
