@@ -1,8 +1,10 @@
 // Package psdlearn learns positive semidefinite matrices: Mahalanobis
-// metrics from labelled data (BoostMetric, PSDBoost, FrobMetric). This root
-// package is the short path for a Go program; the algorithms themselves live
-// in algos/boost and algos/frob, the learned model and its file format in
-// model, and the numerical backends behind them in engine.
+// metrics from labelled data (BoostMetric, PSDBoost, FrobMetric), kernels
+// over a set of objects from pairs or distances (SimpleNPKL, DefiniteBoost,
+// MEG) and embeddings (MVU). This root package is the short path for a Go
+// program; the algorithms themselves live in algos/boost, algos/frob,
+// algos/npkl and algos/meg, the learned model and its file format in model,
+// and the numerical backends behind them in engine.
 //
 // The five-line path (model.LoadFile needs no native library):
 //
@@ -44,6 +46,12 @@
 // values offered ("C"), the mean errors ("val_errors") and the number of
 // folds ("folds", 0 on Validation). FitTriplets can choose only on
 // Validation (folds cannot be cut from given triplets).
+//
+// The kernel learners (SimpleNPKL.FitPairs, DefiniteBoost.FitPairs,
+// MEG.FitDistances) take ctx first like Fit and return a *model.Model of
+// Kind model.KindKernel: a kernel over the given objects only (no Transform
+// for new points), with a certificate that claims convergence only when
+// the algorithm has a stopping rule that was met.
 //
 // Estimators hold no state and are safe for concurrent use; so are models
 // once loaded (Transform and Distance only read them), and the inputs,
