@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/psdlearn/psdlearn"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/model"
 	"gonum.org/v1/gonum/mat"
@@ -72,4 +73,55 @@ func Example() {
 	// converged: true
 	// goroutines agree: true
 	// setosa closer to setosa: true
+}
+
+// MEG learns a kernel over six objects from their squared distances: two
+// groups of three points on a line (at 0, 1, 2 and 10, 11, 12). The
+// distances are up to 144, so the kernel's trace must be large enough:
+// Trace 200. On that scale the small distances move the trace-one kernel
+// little per update; a larger learning rate than the paper's and many
+// passes fit them.
+func ExampleMEG() {
+	pos := []float64{0, 1, 2, 10, 11, 12}
+	var ds []psdlearn.Distance
+	for a := range pos {
+		for b := a + 1; b < len(pos); b++ {
+			ds = append(ds, psdlearn.Distance{A: a, B: b, Y: (pos[a] - pos[b]) * (pos[a] - pos[b])})
+		}
+	}
+	m, err := psdlearn.MEG{Trace: 200, Eta: 10, Passes: 1000}.FitDistances(context.Background(), len(pos), ds)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("squared distances: (0,1) %.1f, (0,2) %.1f, (0,5) %.1f\n",
+		m.Kernel.SqDistance(0, 1), m.Kernel.SqDistance(0, 2), m.Kernel.SqDistance(0, 5))
+	fmt.Println("converged:", m.Certificate.Converged, "-", m.Certificate.Reason)
+	// Output:
+	// squared distances: (0,1) 1.0, (0,2) 4.0, (0,5) 144.0
+	// converged: false - online MEG: 1000 pass(es) over 15 examples, no convergence certificate
+}
+
+// DefiniteBoost learns a kernel over five objects from pairs: 0, 1 and 2
+// are must-linked in a chain, 3 and 4 likewise, and 2 is cannot-linked to
+// 3.
+func ExampleDefiniteBoost() {
+	pairs, err := constraints.NewPairs(5, []constraints.LabelledPair{
+		{A: 0, B: 1, Same: true}, {A: 1, B: 2, Same: true}, {A: 3, B: 4, Same: true}, {A: 2, B: 3},
+	})
+	if err != nil {
+		panic(err)
+	}
+	m, err := psdlearn.DefiniteBoost{}.FitPairs(context.Background(), pairs)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("converged:", m.Certificate.Converged)
+	// Under I/5 every squared distance is 2/5 = 0.4; must-links end within
+	// Near·0.4 = 0.08, the cannot-link beyond Far·0.4 = 0.4.
+	fmt.Printf("must-link (0,1) %.2f, cannot-link (2,3) %.2f\n", m.Kernel.SqDistance(0, 1), m.Kernel.SqDistance(2, 3))
+	fmt.Println("0 closer to 2 than to 4:", m.Kernel.SqDistance(0, 2) < m.Kernel.SqDistance(0, 4))
+	// Output:
+	// converged: true
+	// must-link (0,1) 0.08, cannot-link (2,3) 0.43
+	// 0 closer to 2 than to 4: true
 }

@@ -1,8 +1,10 @@
 // Package psdlearn learns positive semidefinite matrices: Mahalanobis
-// metrics from labelled data (BoostMetric, PSDBoost, FrobMetric). This root
-// package is the short path for a Go program; the algorithms themselves live
-// in algos/boost and algos/frob, the learned model and its file format in
-// model, and the numerical backends behind them in engine.
+// metrics from labelled data (BoostMetric, PSDBoost, FrobMetric), kernels
+// over a set of objects from pairs or distances (SimpleNPKL, DefiniteBoost,
+// MEG) and embeddings (MVU). This root package is the short path for a Go
+// program; the algorithms themselves live in algos/boost, algos/frob,
+// algos/npkl and algos/meg, the learned model and its file format in model,
+// and the numerical backends behind them in engine.
 //
 // The five-line path (model.LoadFile needs no native library):
 //
@@ -31,10 +33,25 @@
 // hinge loss, i.e. the objective is ‖M‖²/2 + C·(1/m)Σ ξ_r for FrobMetric and
 // the LP's per-triplet slack weight C/m for PSDBoost, so one C value means
 // the same trade-off whatever the number m of triplets. (The CLI's --C for
-// PSDBoost is the raw LP weight; here it is scaled by m.) Given several C
-// values, Fit chooses one on Validation when it is set, and otherwise on a
-// seeded random 20% of the rows held out for the purpose; it then
-// refits on all rows with the chosen C.
+// PSDBoost is the raw LP weight; here it is scaled by m.)
+//
+// Given several C values, Fit chooses the one with the lowest k-NN
+// validation error (K neighbours; equal errors choose the smaller C), then
+// refits on all rows with it. The error is measured on Validation, when it
+// is set, after fitting on all rows; otherwise by stratified k-fold
+// cross-validation (Folds, default 3): the rows of every class are dealt
+// at random (Seed) to the folds, each fold is held out in turn while the
+// preprocessing, the triplets and the metric are fitted on the others, and
+// the errors are averaged over the folds. The model's Info records the
+// values offered ("C"), the mean errors ("val_errors") and the number of
+// folds ("folds", 0 on Validation). FitTriplets can choose only on
+// Validation (folds cannot be cut from given triplets).
+//
+// The kernel learners (SimpleNPKL.FitPairs, DefiniteBoost.FitPairs,
+// MEG.FitDistances) take ctx first like Fit and return a *model.Model of
+// Kind model.KindKernel: a kernel over the given objects only (no Transform
+// for new points), with a certificate that claims convergence only when
+// the algorithm has a stopping rule that was met.
 //
 // Estimators hold no state and are safe for concurrent use; so are models
 // once loaded (Transform and Distance only read them), and the inputs,
@@ -77,7 +94,11 @@ type Common struct {
 	// Validation, if set, is the labelled set on which several C values are
 	// compared (raw features, preprocessed like the training rows).
 	Validation *data.Dataset
-	// Seed fixes the held-out rows used to choose C without Validation.
+	// Folds is the number of stratified cross-validation folds on which
+	// several C values are compared without Validation (0: 3). Every class
+	// needs at least Folds rows.
+	Folds int
+	// Seed fixes the cross-validation folds.
 	Seed uint64
 	// Backend runs the numerical kernels (nil: engine.Default()).
 	Backend engine.Backend
@@ -173,10 +194,6 @@ func (e FrobMetric) FitTriplets(ctx context.Context, x *mat.Dense, ts *constrain
 	return fit(ctx, e.Common, "frobmetric", train.Options{Iters: e.Iters}, x, nil, ts, cs...)
 }
 
-// holdOut is the fraction of the rows held out to choose C without a
-// validation set.
-const holdOut = 0.2
-
 // fit runs algo on x (with labels y, or on the given triplets) and returns
 // the model. cs are C values in this package's convention.
 func fit(ctx context.Context, c Common, algo string, opt train.Options, x *mat.Dense, y []int, ts *constraints.TripletSet, cs ...float64) (*model.Model, error) {
@@ -195,6 +212,9 @@ func fit(ctx context.Context, c Common, algo string, opt train.Options, x *mat.D
 			return nil, fmt.Errorf("%w: C = %v, want a positive finite value", ErrInvalid, v)
 		}
 	}
+	if c.Folds < 0 || c.Folds == 1 {
+		return nil, fmt.Errorf("%w: Folds = %d, want 0 (the default, 3) or at least 2", ErrInvalid, c.Folds)
+	}
 	trainer, err := train.Lookup(algo)
 	if err != nil {
 		return nil, err
@@ -211,75 +231,36 @@ func fit(ctx context.Context, c Common, algo string, opt train.Options, x *mat.D
 	if y == nil {
 		full.Y = make([]int, n) // triplets given: labels are not used
 	}
+	cs = sortedCopy(cs) // ascending: equal validation errors choose the smaller C
 	chosen := cs
+	var sel *selection
 	if len(cs) > 1 {
-		best, err := chooseC(ctx, c, trainer, algo, opt, full, ts, k, b, cs)
-		if err != nil {
+		if sel, err = chooseC(ctx, c, trainer, algo, opt, full, ts, k, b, cs); err != nil {
 			return nil, err
 		}
-		chosen = []float64{best}
+		chosen = []float64{sel.c}
 	}
-	return fitOnce(ctx, c, trainer, algo, opt, full, nil, ts, k, b, chosen)
-}
-
-// chooseC returns the C of cs with the lowest validation k-NN error, on
-// c.Validation or on a seeded random hold-out of the rows.
-func chooseC(ctx context.Context, c Common, trainer train.Trainer, algo string, opt train.Options, full *data.Dataset, ts *constraints.TripletSet, k int, b engine.Backend, cs []float64) (float64, error) {
-	tr, val := full, c.Validation
-	if val == nil {
-		if ts != nil {
-			return 0, fmt.Errorf("%w: several C values with given triplets need Validation", ErrInvalid)
-		}
-		parts, err := data.Split(full, []float64{1 - holdOut, holdOut}, c.Seed)
-		if err != nil {
-			return 0, fmt.Errorf("psdlearn: hold-out for choosing C: %w", err)
-		}
-		tr, val = parts[0], parts[1]
-	}
-	m, err := fitOnce(ctx, c, trainer, algo, opt, tr, val, ts, k, b, cs)
+	m, err := fitOnce(ctx, c, trainer, algo, opt, full, nil, ts, k, b, chosen)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	chosen, ok := m.Info["chosen_c"].(float64)
-	if !ok || math.IsNaN(chosen) {
-		return 0, fmt.Errorf("psdlearn: %s chose no C", algo)
+	if sel != nil {
+		m.Info["C"], m.Info["val_errors"], m.Info["folds"] = cs, sel.meanErr, sel.folds
 	}
-	return chosen, nil
+	return m, nil
 }
 
 // fitOnce preprocesses tr, builds its triplets (unless given), runs the
 // trainer with the C values cs (validation set val, preprocessed alike)
 // and assembles the model.
 func fitOnce(ctx context.Context, c Common, trainer train.Trainer, algo string, opt train.Options, tr, val *data.Dataset, ts *constraints.TripletSet, k int, b engine.Backend, cs []float64) (*model.Model, error) {
-	pipe, err := data.FitPipeline(b, tr.X, c.Standardize, c.PCA)
-	if err != nil {
-		return nil, fmt.Errorf("psdlearn: preprocessing: %w", err)
-	}
-	ptr, err := data.ApplyDatasetBLAS(pipe, b.BLAS(), tr)
+	p, err := prepare(c, tr, val, ts, k, b)
 	if err != nil {
 		return nil, err
 	}
-	var pval *data.Dataset
-	if val != nil {
-		if pval, err = data.ApplyDatasetBLAS(pipe, b.BLAS(), val); err != nil {
-			return nil, err
-		}
-	}
-	if ts == nil {
-		if ts, err = constraints.TripletsBLAS(b.BLAS(), ptr.X, ptr.Y, k); err != nil {
-			return nil, fmt.Errorf("psdlearn: triplets: %w", err)
-		}
-	}
-	o := opt
-	for _, v := range cs {
-		if algo == "psdboost" {
-			v /= float64(ts.Len()) // the LP's weight on each slack
-		}
-		o.C = append(o.C, v)
-	}
-	out, err := trainer(ctx, train.Input{Train: ptr, Val: pval, Triplets: ts, K: k, Seed: c.Seed, Backend: b, Options: o, Progress: c.Progress})
+	out, err := p.solve(ctx, trainer, algo, opt, k, b, c.Seed, c.Progress, cs)
 	if err != nil {
-		return nil, fmt.Errorf("psdlearn: %s: %w", algo, err)
+		return nil, err
 	}
 	met, err := model.NewMetric(out.M)
 	if err != nil {
@@ -291,7 +272,7 @@ func fitOnce(ctx context.Context, c Common, trainer train.Trainer, algo string, 
 	}
 	chosen := out.ChosenC
 	if algo == "psdboost" && !math.IsNaN(chosen) {
-		chosen *= float64(ts.Len())
+		chosen *= float64(p.ts.Len())
 	}
 	m := &model.Model{
 		Kind: model.KindMetric, Algo: algo, Metric: met,
@@ -300,17 +281,67 @@ func fitOnce(ctx context.Context, c Common, trainer train.Trainer, algo string, 
 			"loss": opt.Loss, "mode": opt.Mode, "iters": opt.Iters, "nu": opt.Nu,
 			"C": sortedCopy(cs), "chosen_c": chosen, "iterations": out.Iterations,
 			"objective": out.Objective, "duality_gap": out.DualityGap,
-			"backend": b.Name(), "triplets": ts.Len(),
+			"backend": b.Name(), "triplets": p.ts.Len(),
 		},
 		Certificate: &model.Certificate{
 			Converged: out.Converged, Gap: out.DualityGap, Tolerance: tol,
 			Reason: out.Reason, Warnings: out.Warnings,
 		},
 	}
-	if !pipe.Empty() {
-		m.Preprocess = pipe
+	if !p.pipe.Empty() {
+		m.Preprocess = p.pipe
 	}
 	return m, nil
+}
+
+// prepared holds a training set (and validation set) preprocessed by the
+// pipeline fitted on the training rows, and the triplets on the training
+// rows.
+type prepared struct {
+	pipe    *data.Pipeline
+	tr, val *data.Dataset
+	ts      *constraints.TripletSet
+}
+
+// prepare fits the preprocessing on tr, applies it to tr and val, and
+// builds the triplets of tr unless ts is given.
+func prepare(c Common, tr, val *data.Dataset, ts *constraints.TripletSet, k int, b engine.Backend) (*prepared, error) {
+	pipe, err := data.FitPipeline(b, tr.X, c.Standardize, c.PCA)
+	if err != nil {
+		return nil, fmt.Errorf("psdlearn: preprocessing: %w", err)
+	}
+	p := &prepared{pipe: pipe, ts: ts}
+	if p.tr, err = data.ApplyDatasetBLAS(pipe, b.BLAS(), tr); err != nil {
+		return nil, err
+	}
+	if val != nil {
+		if p.val, err = data.ApplyDatasetBLAS(pipe, b.BLAS(), val); err != nil {
+			return nil, err
+		}
+	}
+	if p.ts == nil {
+		if p.ts, err = constraints.TripletsBLAS(b.BLAS(), p.tr.X, p.tr.Y, k); err != nil {
+			return nil, fmt.Errorf("psdlearn: triplets: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// solve runs the trainer on the prepared rows with the C values cs (in this
+// package's convention).
+func (p *prepared) solve(ctx context.Context, trainer train.Trainer, algo string, opt train.Options, k int, b engine.Backend, seed uint64, prog progress.Func, cs []float64) (train.Output, error) {
+	o := opt
+	for _, v := range cs {
+		if algo == "psdboost" {
+			v /= float64(p.ts.Len()) // the LP's weight on each slack
+		}
+		o.C = append(o.C, v)
+	}
+	out, err := trainer(ctx, train.Input{Train: p.tr, Val: p.val, Triplets: p.ts, K: k, Seed: seed, Backend: b, Options: o, Progress: prog})
+	if err != nil {
+		return out, fmt.Errorf("psdlearn: %s: %w", algo, err)
+	}
+	return out, nil
 }
 
 func sortedCopy(v []float64) []float64 {

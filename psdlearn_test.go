@@ -149,6 +149,30 @@ func TestFitErrors(t *testing.T) {
 			_, err := psdlearn.PSDBoost{C: []float64{math.NaN()}}.Fit(context.Background(), x, y)
 			return err
 		}},
+		{"one fold", func() error {
+			_, err := psdlearn.FrobMetric{Common: psdlearn.Common{Folds: 1}, C: []float64{1, 10}}.Fit(context.Background(), x, y)
+			return err
+		}},
+		{"negative folds", func() error {
+			_, err := psdlearn.FrobMetric{Common: psdlearn.Common{Folds: -2}, C: []float64{1}}.Fit(context.Background(), x, y)
+			return err
+		}},
+		{"more folds than a class has rows", func() error {
+			_, err := psdlearn.PSDBoost{Common: psdlearn.Common{Folds: 4}, C: []float64{1, 10}}.Fit(context.Background(), x, y)
+			return err
+		}},
+		{"default folds, too few rows", func() error {
+			_, err := psdlearn.FrobMetric{C: []float64{1, 10}}.Fit(context.Background(), x.Slice(0, 5, 0, 2).(*mat.Dense), []int{0, 0, 0, 1, 1})
+			return err
+		}},
+		{"several C with triplets, no validation", func() error {
+			ts, err := constraints.Triplets(x, y, 1)
+			if err != nil {
+				return err
+			}
+			_, err = psdlearn.FrobMetric{C: []float64{1, 10}}.FitTriplets(context.Background(), x, ts)
+			return err
+		}},
 		{"K negative", func() error {
 			_, err := psdlearn.BoostMetric{Common: psdlearn.Common{K: -1}}.Fit(context.Background(), x, y)
 			return err

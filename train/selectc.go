@@ -1,6 +1,9 @@
 package train
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // SelectC is the one model-selection loop over a list of C values (the
 // trainers of FrobMetric and PSDBoost use it): it fits every value of cs in
@@ -26,4 +29,42 @@ func SelectC[R any](cs []float64, fit func(c float64) (r R, valErr float64, err 
 		}
 	}
 	return best, bestC, bestErr, nil
+}
+
+// SelectCFolds is SelectC over validation folds, for cross-validation (or a
+// single validation set, folds = 1): valErr(fold, c) fits with c on the
+// training part of the fold and returns the validation error on its
+// held-out part. It is called fold by fold — fold 0 with every value of cs
+// in order, then fold 1, and so on — so that a caller can prepare each fold
+// once. SelectCFolds averages the errors of every value over the folds and
+// chooses by SelectC's rule: the lowest mean error, the first of equal
+// means (pass cs in ascending order to prefer the smaller C). It returns
+// the chosen value and the mean errors in the order of cs. An error from
+// valErr, or an error that is NaN (not evaluated), stops it.
+func SelectCFolds(cs []float64, folds int, valErr func(fold int, c float64) (float64, error)) (bestC float64, meanErr []float64, err error) {
+	if len(cs) == 0 || folds < 1 {
+		return math.NaN(), nil, fmt.Errorf("train: choosing among %d values of C on %d folds", len(cs), folds)
+	}
+	meanErr = make([]float64, len(cs))
+	for f := 0; f < folds; f++ {
+		for i, c := range cs {
+			e, err := valErr(f, c)
+			if err != nil {
+				return math.NaN(), nil, err
+			}
+			if math.IsNaN(e) {
+				return math.NaN(), nil, fmt.Errorf("train: fold %d, C = %g: no validation error", f, c)
+			}
+			meanErr[i] += e
+		}
+	}
+	for i := range meanErr {
+		meanErr[i] /= float64(folds)
+	}
+	i := 0
+	_, bestC, _, err = SelectC(cs, func(float64) (struct{}, float64, error) {
+		i++
+		return struct{}{}, meanErr[i-1], nil
+	})
+	return bestC, meanErr, err
 }

@@ -42,3 +42,64 @@ func TestSelectC(t *testing.T) {
 		})
 	}
 }
+
+func TestSelectCFolds(t *testing.T) {
+	errStop := errors.New("stop")
+	for _, tc := range []struct {
+		name     string
+		cs       []float64
+		folds    int
+		errs     [][]float64 // errs[fold][i]: the error of cs[i] on the fold
+		fail     [2]int      // valErr fails at (fold, index) when fail[0] ≥ 0
+		wantC    float64
+		wantMean []float64
+		wantErr  bool
+	}{
+		{"mean over folds", []float64{1, 10, 100}, 2, [][]float64{{0.2, 0.1, 0.3}, {0.2, 0.3, 0.0}}, [2]int{-1}, 100, []float64{0.2, 0.2, 0.15}, false},
+		{"equal means: the first", []float64{1, 10}, 3, [][]float64{{0.1, 0.2}, {0.2, 0.1}, {0.3, 0.3}}, [2]int{-1}, 1, []float64{0.2, 0.2}, false},
+		{"one fold is a validation set", []float64{0.5, 5}, 1, [][]float64{{0.4, 0.3}}, [2]int{-1}, 5, []float64{0.4, 0.3}, false},
+		{"error stops", []float64{1, 10}, 2, [][]float64{{0.1, 0.2}, {0.2, 0.1}}, [2]int{1, 0}, math.NaN(), nil, true},
+		{"NaN error", []float64{1, 10}, 2, [][]float64{{0.1, math.NaN()}, {0.2, 0.1}}, [2]int{-1}, math.NaN(), nil, true},
+		{"no folds", []float64{1}, 0, nil, [2]int{-1}, math.NaN(), nil, true},
+		{"no values", nil, 2, nil, [2]int{-1}, math.NaN(), nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls [][2]int
+			c, mean, err := SelectCFolds(tc.cs, tc.folds, func(f int, c float64) (float64, error) {
+				i := -1
+				for j, v := range tc.cs {
+					if v == c {
+						i = j
+					}
+				}
+				calls = append(calls, [2]int{f, i})
+				if tc.fail[0] == f && tc.fail[1] == i {
+					return 0, errStop
+				}
+				return tc.errs[f][i], nil
+			})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err %v, want error %v", err, tc.wantErr)
+			}
+			if tc.fail[0] >= 0 && !errors.Is(err, errStop) {
+				t.Errorf("err %v, want the fit's error", err)
+			}
+			if tc.wantErr {
+				return
+			}
+			if c != tc.wantC || len(mean) != len(tc.wantMean) {
+				t.Fatalf("C %v, means %v; want %v, %v", c, mean, tc.wantC, tc.wantMean)
+			}
+			for i := range mean {
+				if math.Abs(mean[i]-tc.wantMean[i]) > 1e-15 {
+					t.Errorf("means %v, want %v", mean, tc.wantMean)
+				}
+			}
+			for n, call := range calls { // fold by fold, every C in order
+				if call != [2]int{n / len(tc.cs), n % len(tc.cs)} {
+					t.Fatalf("calls %v, want fold by fold", calls)
+				}
+			}
+		})
+	}
+}
