@@ -57,7 +57,7 @@ type Model struct {
 // returns data in the metric's space; without preprocessing it returns x.
 func (m *Model) Prepare(x *mat.Dense) (*mat.Dense, error) {
 	if _, d := x.Dims(); m.Preprocess != nil && !m.Preprocess.Empty() && d != m.Preprocess.InDim() {
-		return nil, fmt.Errorf("%w: data has %d features, the model's preprocessing expects %d", ErrInvalid, d, m.Preprocess.InDim())
+		return nil, fmt.Errorf("%w: data has %d features, the model's preprocessing expects %d", ErrDimension, d, m.Preprocess.InDim())
 	}
 	z, err := m.Preprocess.Apply(x)
 	if err != nil {

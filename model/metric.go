@@ -162,7 +162,7 @@ func (m *Metric) TransformBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, err
 	}
 	n, d := x.Dims()
 	if d != m.Dim() {
-		return nil, fmt.Errorf("%w: data has %d features, the metric is %d-dimensional", ErrInvalid, d, m.Dim())
+		return nil, fmt.Errorf("%w: data has %d features, the metric is %d-dimensional", ErrDimension, d, m.Dim())
 	}
 	if impl == nil {
 		impl = gonum.Implementation{}
