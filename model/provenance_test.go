@@ -173,3 +173,25 @@ func TestDataSHA256(t *testing.T) {
 		t.Error("a view of the same matrix hashes differently")
 	}
 }
+
+// TestFormatDocExample loads the version 2 example of docs/model-format.md,
+// so that the documentation shows a file Load accepts.
+func TestFormatDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/model-format.md")
+	if err != nil {
+		t.Skip(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```json\n")
+	example, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("no JSON example in docs/model-format.md")
+	}
+	m, err := Load(strings.NewReader(example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Provenance
+	if p == nil || p.Seed != 7 || p.Split != "0.7,0.15,0.15" || p.Data.Rows != 150 || p.Created.Format(time.RFC3339) != "2026-11-24T05:20:54Z" {
+		t.Errorf("provenance %+v", p)
+	}
+}
