@@ -124,10 +124,17 @@ func DataSHA256(x mat.Matrix, y []int, classes []string) string {
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(r))
 	buf = binary.LittleEndian.AppendUint64(buf, uint64(c))
 	h.Write(buf)
+	rv, raw := x.(mat.RawRowViewer)
 	for i := 0; i < r; i++ {
 		buf = buf[:0]
-		for j := 0; j < c; j++ {
-			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x.At(i, j)))
+		if raw {
+			for _, v := range rv.RawRowView(i) {
+				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+			}
+		} else {
+			for j := 0; j < c; j++ {
+				buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x.At(i, j)))
+			}
 		}
 		h.Write(buf)
 	}

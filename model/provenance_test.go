@@ -172,6 +172,12 @@ func TestDataSHA256(t *testing.T) {
 	if DataSHA256(x.Slice(0, 2, 0, 2), []int{0, 1}, []string{"a", "b"}) != base {
 		t.Error("a view of the same matrix hashes differently")
 	}
+	// A column slice (raw rows with a stride) and a matrix without raw rows
+	// hash like a copy.
+	wide := mat.NewDense(2, 3, []float64{1, 2, 9, 3, 4, 9})
+	if DataSHA256(wide.Slice(0, 2, 0, 2), []int{0, 1}, []string{"a", "b"}) != base || DataSHA256(struct{ mat.Matrix }{x}, []int{0, 1}, []string{"a", "b"}) != base {
+		t.Error("a strided view or a non-raw matrix hashes differently")
+	}
 }
 
 // TestFormatDocExample loads the version 2 example of docs/model-format.md,
