@@ -1,9 +1,12 @@
 package model_test
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/preprocess"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -21,4 +24,48 @@ func ExampleNewMetric() {
 	// Output:
 	// rank 1 distance 2
 	// model: invalid: metric is not positive semidefinite: smallest eigenvalue -1, largest 3 (tolerance 1e-08 relative)
+}
+
+func ExampleModel_Distance() {
+	// A model that standardises two raw features (means 10 and 0, scales 2
+	// and 0.5) and then weights the first 4× and ignores the second.
+	met, err := model.NewMetric(mat.NewSymDense(2, []float64{4, 0, 0, 0}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := &model.Model{Kind: model.KindMetric, Metric: met, Preprocess: &preprocess.Pipeline{
+		Std: &preprocess.Standardizer{Mean: []float64{10, 0}, Scale: []float64{2, 0.5}},
+	}}
+	// Raw rows 14 and 10 are 2 apart once standardised: distance 2·2 = 4.
+	d, err := m.Distance([]float64{14, 7}, []float64{10, -3})
+	fmt.Println(d, err)
+
+	_, err = m.Distance([]float64{14, 7, 1}, []float64{10, -3, 1})
+	fmt.Println(errors.Is(err, errs.ErrDimension), err)
+	// Output:
+	// 4 <nil>
+	// true model: dimension mismatch: Distance: vectors of 3 and 3 features, the model expects 2
+}
+
+func ExampleModel_PairDistances() {
+	met, err := model.NewMetric(mat.NewSymDense(2, []float64{1, 0, 0, 4}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := &model.Model{Kind: model.KindMetric, Metric: met}
+	x := mat.NewDense(3, 2, []float64{
+		0, 0,
+		3, 0,
+		0, 2,
+	})
+	d, err := m.PairDistances(x, [][2]int{{0, 1}, {0, 2}, {1, 2}})
+	fmt.Println(d, err)
+
+	_, err = m.PairDistances(x, [][2]int{{0, 3}})
+	fmt.Println(err)
+	// Output:
+	// [3 4 5] <nil>
+	// model: invalid: PairDistances: pair 0 = (0, 3) outside [0, 3)
 }

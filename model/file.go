@@ -14,10 +14,14 @@ import (
 )
 
 // Format and Version identify model files: every file starts with
-// {"format": "psdlearn-model", "version": 1, …}.
+// {"format": "psdlearn-model", "version": 2, …}. Save writes Version; Load
+// reads it and the versions before it (MinVersion on), and rejects newer
+// ones. Version 2 added the provenance; a version 1 file is read as a model
+// without one. The format is described in doc.go.
 const (
-	Format  = "psdlearn-model"
-	Version = 1
+	Format     = "psdlearn-model"
+	Version    = 2
+	MinVersion = 1
 )
 
 // Kinds of model.
@@ -44,13 +48,16 @@ type Model struct {
 	// Certificate, if non-nil, records whether the solve that learned the
 	// model converged (nil in files written before it was recorded).
 	Certificate *Certificate
+	// Provenance, if non-nil, records the code, the backend, the seed, the
+	// split and the data that made the model (nil in version 1 files).
+	Provenance *Provenance
 }
 
 // Prepare runs the model's preprocessing on raw data x (n×InputDim) and
 // returns data in the metric's space; without preprocessing it returns x.
 func (m *Model) Prepare(x *mat.Dense) (*mat.Dense, error) {
 	if _, d := x.Dims(); m.Preprocess != nil && !m.Preprocess.Empty() && d != m.Preprocess.InDim() {
-		return nil, fmt.Errorf("%w: data has %d features, the model's preprocessing expects %d", ErrInvalid, d, m.Preprocess.InDim())
+		return nil, fmt.Errorf("%w: data has %d features, the model's preprocessing expects %d", ErrDimension, d, m.Preprocess.InDim())
 	}
 	z, err := m.Preprocess.Apply(x)
 	if err != nil {
@@ -107,6 +114,8 @@ type fileJSON struct {
 	Info       map[string]any       `json:"info,omitempty"`
 	// Certificate is additive: files without it load as before.
 	Certificate *Certificate `json:"certificate,omitempty"`
+	// Provenance appeared in version 2.
+	Provenance *provenanceJSON `json:"provenance,omitempty"`
 }
 
 func rowsOf(a mat.Matrix) [][]float64 {
@@ -163,7 +172,7 @@ func (m *Model) Save(w io.Writer) error {
 	if err := m.validate(); err != nil {
 		return err
 	}
-	f := fileJSON{Format: Format, Version: Version, Kind: m.Kind, Algo: m.Algo, Preprocess: m.Preprocess, Classes: m.Classes, Info: sanitize(m.Info), Certificate: m.Certificate}
+	f := fileJSON{Format: Format, Version: Version, Kind: m.Kind, Algo: m.Algo, Preprocess: m.Preprocess, Classes: m.Classes, Info: sanitize(m.Info), Certificate: m.Certificate, Provenance: m.Provenance.toJSON()}
 	if m.Metric != nil {
 		f.Metric = &metricJSON{Dim: m.Metric.Dim(), M: rowsOf(m.Metric.M)}
 	}
@@ -277,8 +286,9 @@ func (m *Model) SaveFile(path string) error {
 	return nil
 }
 
-// Load reads a model file. It rejects other formats and versions, unknown
-// fields, anything but white space after the JSON object, ragged or non-square matrices, non-symmetric metrics (beyond
+// Load reads a model file of version MinVersion to Version. It rejects
+// other formats and versions, unknown fields (a provenance in a version 1
+// file among them), a malformed provenance, anything but white space after the JSON object, ragged or non-square matrices, non-symmetric metrics (beyond
 // Tolerance), non-finite numbers and matrices that are not PSD within
 // Tolerance; the factor L of a metric is recomputed by NewMetric.
 func Load(r io.Reader) (*Model, error) {
@@ -294,10 +304,21 @@ func Load(r io.Reader) (*Model, error) {
 	if f.Format != Format {
 		return nil, fmt.Errorf("%w: format %q, want %q", ErrInvalid, f.Format, Format)
 	}
-	if f.Version != Version {
-		return nil, fmt.Errorf("%w: model file version %d, this psdlearn reads version %d", ErrInvalid, f.Version, Version)
+	if f.Version < MinVersion || f.Version > Version {
+		hint := ""
+		if f.Version > Version {
+			hint = " (written by a newer psdlearn?)"
+		}
+		return nil, fmt.Errorf("%w: unsupported model file version %d%s: this psdlearn reads versions %d to %d", ErrInvalid, f.Version, hint, MinVersion, Version)
 	}
-	m := &Model{Kind: f.Kind, Algo: f.Algo, Preprocess: f.Preprocess, Classes: f.Classes, Info: f.Info, Certificate: f.Certificate}
+	if f.Version < 2 && f.Provenance != nil {
+		return nil, fmt.Errorf("%w: a version %d model file has no provenance (it appeared in version 2)", ErrInvalid, f.Version)
+	}
+	prov, err := f.Provenance.fromJSON()
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Kind: f.Kind, Algo: f.Algo, Preprocess: f.Preprocess, Classes: f.Classes, Info: f.Info, Certificate: f.Certificate, Provenance: prov}
 	if f.Metric != nil {
 		sym, err := symFromRows(f.Metric.M, f.Metric.Dim)
 		if err != nil {
@@ -319,7 +340,6 @@ func Load(r io.Reader) (*Model, error) {
 			}
 			v.SetRow(i, row)
 		}
-		var err error
 		if m.Kernel, err = NewKernel(v, k.Lambda); err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -18,6 +19,15 @@ func FuzzLoad(f *testing.F) {
 	}
 	var buf bytes.Buffer
 	if err := (&Model{Kind: KindMetric, Algo: "fuzz", Metric: m}).Save(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	// A version 2 file with a full provenance.
+	p := NewProvenance("go", 7)
+	p.Split, p.Data = "0.7,0.15,0.15", DescribeData("builtin:iris", mat.NewDense(1, 2, []float64{1, 2}), []int{0}, []string{"a"})
+	p.Test = &DataInfo{Name: "test.csv", Rows: 1, Features: 2}
+	buf.Reset()
+	if err := (&Model{Kind: KindMetric, Algo: "fuzz", Metric: m, Provenance: p}).Save(&buf); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
@@ -52,6 +62,9 @@ func FuzzLoad(f *testing.F) {
 		}
 		if got.Metric != nil && !mat.Equal(again.Metric.M, got.Metric.M) {
 			t.Fatal("round trip changed the metric")
+		}
+		if !reflect.DeepEqual(again.Provenance, got.Provenance) {
+			t.Fatalf("round trip changed the provenance: %+v, then %+v", got.Provenance, again.Provenance)
 		}
 	})
 }

@@ -1,9 +1,3 @@
-// Package model holds what psdlearn learns and stores: a Mahalanobis Metric
-// (the PSD matrix M with a factor L, M = L Lᵀ), a low-rank Kernel
-// K = V diag(λ) Vᵀ, and the model file that keeps either of them together
-// with the preprocessing fitted on the training data (JSON with a format
-// name and version; loading validates symmetry, finiteness and
-// positive semidefiniteness).
 package model
 
 import (
@@ -162,7 +156,7 @@ func (m *Metric) TransformBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, err
 	}
 	n, d := x.Dims()
 	if d != m.Dim() {
-		return nil, fmt.Errorf("%w: data has %d features, the metric is %d-dimensional", ErrInvalid, d, m.Dim())
+		return nil, fmt.Errorf("%w: data has %d features, the metric is %d-dimensional", ErrDimension, d, m.Dim())
 	}
 	if impl == nil {
 		impl = gonum.Implementation{}

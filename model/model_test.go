@@ -182,7 +182,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err := m.Save(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(buf.String(), "{\n  \"format\": \"psdlearn-model\",\n  \"version\": 1,") {
+	if !strings.HasPrefix(buf.String(), "{\n  \"format\": \"psdlearn-model\",\n  \"version\": 2,") {
 		t.Errorf("file starts %q", buf.String()[:60])
 	}
 	got, err := Load(bytes.NewReader(buf.Bytes()))
@@ -228,7 +228,9 @@ func TestLoadRejects(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"not JSON", `hello`, "decode"},
 		{"format", `{"format":"other","version":1,"kind":"metric","metric":{"dim":1,"m":[[1]]}}`, `format "other"`},
-		{"version", `{"format":"psdlearn-model","version":2,"kind":"metric","metric":{"dim":1,"m":[[1]]}}`, "version 2"},
+		{"version 3", `{"format":"psdlearn-model","version":3,"kind":"metric","metric":{"dim":1,"m":[[1]]}}`, "unsupported model file version 3 (written by a newer psdlearn?): this psdlearn reads versions 1 to 2"},
+		{"version 0", `{"format":"psdlearn-model","version":0,"kind":"metric","metric":{"dim":1,"m":[[1]]}}`, "unsupported model file version 0"},
+		{"no version", `{"format":"psdlearn-model","kind":"metric","metric":{"dim":1,"m":[[1]]}}`, "unsupported model file version 0"},
 		{"unknown field", head + `"kind":"metric","metric":{"dim":1,"m":[[1]]},"extra":1}`, "unknown field"},
 		{"kind", head + `"kind":"tensor","metric":{"dim":1,"m":[[1]]}}`, `unknown model kind "tensor"`},
 		{"no metric", head + `"kind":"metric"}`, "needs a metric"},

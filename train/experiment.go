@@ -1,6 +1,7 @@
 package train
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -29,6 +30,23 @@ type Experiment struct {
 	Backend          engine.Backend // nil means engine.Default()
 	Options          Options
 	Progress         progress.Func
+	// Source describes the data for the model's provenance
+	// (Report.Provenance); nil describes Train alone.
+	Source *Source
+}
+
+// Source is where the data of an Experiment came from, as recorded in
+// model.Provenance: the data set as read, before Train, Val and Test were
+// cut from it, its name and the split that cut them, and a separate test
+// set if Test was not cut from it.
+type Source struct {
+	Name  string        // a data SPEC such as "builtin:iris" (default Data.Name)
+	Data  *data.Dataset // as read, before the split
+	Split string        // as --split spells it: "0.7,0.15,0.15" (seeded by Experiment.Seed) or "rows:…"; "" for none
+	// TestName and Test describe a separate test set (psdlearn train
+	// --test); nil Test means Test was cut from Data by Split.
+	TestName string
+	Test     *data.Dataset
 }
 
 // Report is the outcome of an Experiment. Errors are fractions in [0, 1];
@@ -45,6 +63,11 @@ type Report struct {
 	Candidates                          []Candidate   // model selection (see Output.Candidates)
 	Metric                              *model.Metric // in the preprocessed space
 	Pipeline                            *data.Pipeline
+	// Provenance is what to record in the model file: module and Go
+	// versions, backend, seed, the split and the data of Experiment.Source
+	// (Train when it is nil), created now; zero its Created for a
+	// reproducible file.
+	Provenance *model.Provenance
 	// Converged, Reason, GapTol and Warnings are the trainer's (see
 	// Output); a trainer that reports no certificate gets a warning saying
 	// so, and a cancelled run is never Converged.
@@ -171,6 +194,7 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 		Candidates: out.Candidates, Phases: ph,
 	}
 	r.Phases.Train = r.TrainSeconds
+	r.Provenance = e.provenance(b.Name())
 	r.finish(out, err != nil && ctx.Err() != nil)
 	if err != nil {
 		err = fmt.Errorf("train: %s: %w", e.Algo, err)
@@ -212,4 +236,32 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// provenance returns the model provenance of e run on the backend called
+// backend.
+func (e Experiment) provenance(backend string) *model.Provenance {
+	p := model.NewProvenance(backend, e.Seed)
+	describe := func(name string, d *data.Dataset) *model.DataInfo {
+		if d == nil {
+			return nil
+		}
+		if name == "" {
+			name = d.Name
+		}
+		return model.DescribeData(name, d.X, d.Y, d.Classes)
+	}
+	src := e.Source
+	if src == nil || src.Data == nil {
+		p.Data = describe("", e.Train)
+		if src != nil {
+			p.Data.Name = cmp.Or(src.Name, p.Data.Name)
+		}
+	} else {
+		p.Data, p.Split = describe(src.Name, src.Data), src.Split
+	}
+	if src != nil && src.Test != nil {
+		p.Test = describe(src.TestName, src.Test)
+	}
+	return p
 }

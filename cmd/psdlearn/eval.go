@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math"
 	"strings"
@@ -23,12 +24,26 @@ func init() {
 // evalSummary is the JSON output of psdlearn eval. Errors and accuracies are
 // fractions in [0, 1].
 type evalSummary struct {
-	Model              string  `json:"model"`
-	Kind               string  `json:"kind"`
-	Algo               string  `json:"algo"`
-	Backend            string  `json:"backend"`
-	Data               string  `json:"data"`
-	Mode               string  `json:"mode"` // loo | split | ref | cluster
+	Model   string `json:"model"`
+	Kind    string `json:"kind"`
+	Algo    string `json:"algo"`
+	Backend string `json:"backend"`
+	Data    string `json:"data"`
+	Mode    string `json:"mode"` // loo | split | ref | cluster
+	// Rows says in words which rows of --data were evaluated and why.
+	Rows string `json:"rows"`
+	// Split and Seed are the split applied to --data (mode split), and
+	// SplitFrom where they came from: "model" (the split recorded in the
+	// model's provenance) or "flags" (--split).
+	Split     string  `json:"split,omitempty"`
+	Seed      *uint64 `json:"seed,omitempty"`
+	SplitFrom string  `json:"split_from,omitempty"`
+	// DataMatch compares --data with the data recorded in the model's
+	// provenance, by SHA-256: "train" (the data the model was trained on,
+	// before the split), "test" (its separate test set), "none" (neither)
+	// or "unknown" (the model records none, e.g. a version 1 file). Empty
+	// when not checked (--split, --ref, --loo, kernel models).
+	DataMatch          string  `json:"data_match,omitempty"`
 	K                  int     `json:"k,omitempty"`
 	NRef               int     `json:"n_ref,omitempty"`
 	NTest              int     `json:"n_test"`
@@ -50,9 +65,10 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	var labelCol string
 	labelColFlag(fs, &labelCol)
 	k := fs.Int("k", 3, "k of the k-NN classifier")
-	split := fs.String("split", "", "split --data as train did (same --seed): the first part is the k-NN reference, the last the test set, a middle part the validation set")
+	split := fs.String("split", "", "split --data as train did: the first part is the k-NN reference, the last the test set, a middle part the validation set (default: the split recorded in the model, when --data is the data it was trained on)")
 	ref := fs.String("ref", "", "k-NN reference (training) data SPEC; --data is then the test set")
-	seed := fs.Uint64("seed", 1, "random seed of --split fractions and of k-means")
+	loo := fs.Bool("loo", false, "leave-one-out k-NN error over all rows of --data, ignoring the split recorded in the model")
+	seed := fs.Uint64("seed", 1, "random seed of --split fractions and of k-means (default: the seed recorded in the model, else 1)")
 	backend := fs.String("backend", "", "numerical backend: "+strings.Join(engine.Names(), "|"))
 	clusters := fs.Int("clusters", 0, "kernel models: number of clusters (default: the number of classes)")
 	runs := fs.Int("runs", 10, "kernel models: k-means restarts")
@@ -65,6 +81,11 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	if *split != "" && *ref != "" {
 		return fmt.Errorf("eval: give --split or --ref, not both")
 	}
+	if *loo && (*split != "" || *ref != "") {
+		return fmt.Errorf("eval: --loo scores every row of --data: give it without --split and --ref")
+	}
+	seedGiven := false
+	fs.Visit(func(fl *flag.Flag) { seedGiven = seedGiven || fl.Name == "seed" })
 	if *k < 1 || *runs < 1 || *clusters < 0 {
 		return fmt.Errorf("eval: --k %d, --runs %d, --clusters %d: want --k and --runs ≥ 1 and --clusters ≥ 0 (0: the number of classes)", *k, *runs, *clusters)
 	}
@@ -86,7 +107,11 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 			return err
 		}
 	} else {
-		if err := evalMetric(&sum, b, m, d, *k, *split, *ref, labelCol, *seed); err != nil {
+		rows, err := evalRows(&sum, m, d, *split, *ref, *loo, *seed, seedGiven)
+		if err != nil {
+			return err
+		}
+		if err := evalMetric(&sum, b, m, d, *k, rows, *ref, labelCol); err != nil {
 			return err
 		}
 	}
@@ -96,6 +121,7 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	w := env.stdout
 	fmt.Fprintf(w, "%s %s model %s on %s (backend %s)\n", sum.Algo, sum.Kind, sum.Model, sum.Data, sum.Backend)
+	fmt.Fprintf(w, "  rows: %s\n", sum.Rows)
 	pct := func(v any) string {
 		if f, ok := v.(float64); ok {
 			return fmt.Sprintf("%.2f%%", 100*f)
@@ -108,17 +134,142 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	case "loo":
 		fmt.Fprintf(w, "  leave-one-out %d-NN error on %d points: %s (Euclidean %s)\n", sum.K, sum.NTest, pct(sum.TestError), pct(sum.EuclideanTestError))
 	default:
-		fmt.Fprintf(w, "  %d-NN test error on %d points (reference %d): %s (Euclidean %s)", sum.K, sum.NTest, sum.NRef, pct(sum.TestError), pct(sum.EuclideanTestError))
-		if sum.ValError != nil {
-			fmt.Fprintf(w, ", validation %s", pct(sum.ValError))
+		if sum.NTest > 0 {
+			fmt.Fprintf(w, "  %d-NN test error on %d points (reference %d): %s (Euclidean %s)", sum.K, sum.NTest, sum.NRef, pct(sum.TestError), pct(sum.EuclideanTestError))
+			if sum.ValError != nil {
+				fmt.Fprintf(w, ", validation %s", pct(sum.ValError))
+			}
+		} else {
+			fmt.Fprintf(w, "  %d-NN validation error (reference %d): %s; no test rows in --data", sum.K, sum.NRef, pct(sum.ValError))
 		}
 		fmt.Fprintln(w)
 	}
 	return nil
 }
 
-// evalMetric fills sum with the k-NN errors of a metric model.
-func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Dataset, k int, split, refSpec, labelCol string, seed uint64) error {
+// evalPlan is the rows evalMetric scores: the parts of a split of --data
+// (reference, optional validation, optional test); without parts, --ref as
+// the reference and --data as the test set, else leave-one-out over --data.
+type evalPlan struct {
+	parts         []*data.Dataset // a split: reference first, test last
+	hasTest       bool            // the last part is a test set (not when the model's test set was a separate file)
+	validationIdx int             // index of the validation part in parts, -1 for none
+}
+
+// evalRows decides which rows of d eval scores — --split, --ref, --loo,
+// else the split recorded in the model when d is the data the model was
+// trained on — and says so in sum.
+func evalRows(sum *evalSummary, m *model.Model, d *data.Dataset, split, refSpec string, loo bool, seed uint64, seedGiven bool) (evalPlan, error) {
+	n := d.Len()
+	prov := m.Provenance
+	switch {
+	case refSpec != "":
+		sum.Mode, sum.Rows = "ref", fmt.Sprintf("all %d rows of --data, with --ref %s as the k-NN reference", n, refSpec)
+		return evalPlan{validationIdx: -1}, nil
+	case loo:
+		sum.Mode, sum.Rows = "loo", fmt.Sprintf("all %d rows of --data, leave-one-out (--loo)", n)
+		return evalPlan{validationIdx: -1}, nil
+	case split != "":
+		seedNote := fmt.Sprintf("seed %d", seed)
+		if !seedGiven && prov != nil {
+			seed = prov.Seed
+			seedNote = fmt.Sprintf("the model's seed %d", seed)
+		}
+		plan, err := splitPlan(sum, d, split, seed, false)
+		if err != nil {
+			return plan, err
+		}
+		sum.SplitFrom = "flags"
+		sum.Rows = fmt.Sprintf("the %s (--split %s, %s): %d of the %d rows of --data", plan.partName(), sum.Split, seedNote, plan.scored(), n)
+		return plan, nil
+	}
+	sum.DataMatch = "unknown"
+	if prov == nil || prov.Data == nil || prov.Data.SHA256 == "" {
+		sum.Mode = "loo"
+		sum.Rows = fmt.Sprintf("all %d rows of --data, leave-one-out: the model records no training data (a version 1 file, or made without provenance), so these may include its training rows", n)
+		return evalPlan{validationIdx: -1}, nil
+	}
+	hash := model.DataSHA256(d.X, d.Y, d.Classes)
+	switch {
+	case hash == prov.Data.SHA256 && prov.Split != "":
+		sum.DataMatch = "train"
+		seedNote := fmt.Sprintf("recorded seed %d", prov.Seed)
+		if seedGiven {
+			seedNote = fmt.Sprintf("seed %d from --seed", seed)
+		} else {
+			seed = prov.Seed
+		}
+		plan, err := splitPlan(sum, d, prov.Split, seed, prov.Test != nil)
+		if err != nil {
+			return plan, fmt.Errorf("eval: the split recorded in the model: %w", err)
+		}
+		sum.SplitFrom = "model"
+		sum.Rows = fmt.Sprintf("the %s of the split %s recorded in the model (%s): %d of the %d rows of --data, the data the model was trained on", plan.partName(), prov.Split, seedNote, plan.scored(), n)
+		if prov.Test != nil {
+			sum.Rows += fmt.Sprintf("; its test set was a separate file, %s: score that with --data %s --ref TRAINING-DATA", prov.Test.Name, prov.Test.Name)
+		}
+		return plan, nil
+	case hash == prov.Data.SHA256:
+		sum.DataMatch = "train"
+		sum.Mode = "loo"
+		sum.Rows = fmt.Sprintf("all %d rows of --data, leave-one-out: they are the model's training data (no split recorded), so the error is optimistic", n)
+	case prov.Test != nil && hash == prov.Test.SHA256:
+		sum.DataMatch = "test"
+		sum.Mode = "loo"
+		sum.Rows = fmt.Sprintf("all %d rows of --data, the model's test set, leave-one-out among themselves (give --ref for a training reference)", n)
+	default:
+		sum.DataMatch = "none"
+		sum.Mode = "loo"
+		sum.Rows = fmt.Sprintf("all %d rows of --data, leave-one-out: not the data the model was trained on (%s, SHA-256 %.12s…), so the recorded split does not apply", n, prov.Data.Name, prov.Data.SHA256)
+	}
+	return evalPlan{validationIdx: -1}, nil
+}
+
+// splitPlan splits d by spec with seed. Two parts are reference and test,
+// three reference, validation and test; with noTest (the model's test set
+// was a separate file) two parts are reference and validation.
+func splitPlan(sum *evalSummary, d *data.Dataset, spec string, seed uint64, noTest bool) (evalPlan, error) {
+	s, err := data.ParseSplit(spec)
+	if err != nil {
+		return evalPlan{}, err
+	}
+	if s.Parts() < 2 {
+		return evalPlan{}, fmt.Errorf("eval: --split needs at least 2 parts (reference, test)")
+	}
+	parts, err := s.Apply(d, seed)
+	if err != nil {
+		return evalPlan{}, err
+	}
+	plan := evalPlan{parts: parts, hasTest: !noTest, validationIdx: -1}
+	switch {
+	case noTest:
+		plan.validationIdx = 1
+	case len(parts) == 3:
+		plan.validationIdx = 1
+	}
+	sum.Mode, sum.Split, sum.Seed = "split", s.String(), &seed
+	return plan, nil
+}
+
+// partName names the part of the split that is scored.
+func (p evalPlan) partName() string {
+	if p.hasTest {
+		return "test rows"
+	}
+	return "validation rows"
+}
+
+// scored returns the number of rows scored.
+func (p evalPlan) scored() int {
+	if p.hasTest {
+		return p.parts[len(p.parts)-1].Len()
+	}
+	return p.parts[p.validationIdx].Len()
+}
+
+// evalMetric fills sum with the k-NN errors of a metric model on the rows
+// of plan.
+func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Dataset, k int, plan evalPlan, refSpec, labelCol string) error {
 	sum.K, sum.Dim, sum.Rank = k, m.Metric.Dim(), m.Metric.Rank()
 	prep := func(ds *data.Dataset) (*data.Dataset, error) {
 		if want := m.InputDim(); ds.Dim() != want {
@@ -132,23 +283,14 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 	}
 	var refDS, testDS, valDS *data.Dataset
 	switch {
-	case split != "":
-		spec, err := data.ParseSplit(split)
-		if err != nil {
-			return err
+	case plan.parts != nil:
+		refDS = plan.parts[0]
+		if plan.hasTest {
+			testDS = plan.parts[len(plan.parts)-1]
 		}
-		if spec.Parts() < 2 {
-			return fmt.Errorf("eval: --split needs at least 2 parts (reference, test)")
+		if plan.validationIdx >= 0 {
+			valDS = plan.parts[plan.validationIdx]
 		}
-		parts, err := spec.Apply(d, seed)
-		if err != nil {
-			return err
-		}
-		refDS, testDS = parts[0], parts[len(parts)-1]
-		if len(parts) == 3 {
-			valDS = parts[1]
-		}
-		sum.Mode = "split"
 	case refSpec != "":
 		r, err := loadDataFeatures(refSpec, labelCol, m.InputDim(), "the input dimension of the model")
 		if err != nil {
@@ -158,9 +300,7 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 			return err
 		}
 		refDS, testDS = r, d
-		sum.Mode = "ref"
 	default:
-		sum.Mode = "loo"
 		x, err := prep(d)
 		if err != nil {
 			return err
@@ -184,18 +324,21 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 	if refDS, err = prep(refDS); err != nil {
 		return err
 	}
-	if testDS, err = prep(testDS); err != nil {
-		return err
+	sum.NRef = refDS.Len()
+	if testDS != nil {
+		if testDS, err = prep(testDS); err != nil {
+			return err
+		}
+		e, err := eval.MetricKNNError(b, m.Metric, refDS.X, refDS.Y, testDS.X, testDS.Y, k)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		eu, err := eval.KNNError(b, refDS.X, refDS.Y, testDS.X, testDS.Y, k)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		sum.NTest, sum.TestError, sum.EuclideanTestError = testDS.Len(), e, eu
 	}
-	e, err := eval.MetricKNNError(b, m.Metric, refDS.X, refDS.Y, testDS.X, testDS.Y, k)
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	eu, err := eval.KNNError(b, refDS.X, refDS.Y, testDS.X, testDS.Y, k)
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	sum.NRef, sum.NTest, sum.TestError, sum.EuclideanTestError = refDS.Len(), testDS.Len(), e, eu
 	if valDS != nil {
 		if valDS, err = prep(valDS); err != nil {
 			return err
@@ -230,6 +373,7 @@ func evalKernel(ctx context.Context, sum *evalSummary, m *model.Model, d *data.D
 	}
 	acc, bacc := eval.PairwiseAccuracy(d.Y, res.Assign), eval.PairwiseAccuracy(d.Y, base.Assign)
 	sum.Mode, sum.NTest, sum.Rank, sum.Clusters = "cluster", n, m.Kernel.Rank(), clusters
+	sum.Rows = fmt.Sprintf("all %d points of --data (a learned kernel is transductive)", n)
 	if !math.IsNaN(acc) {
 		sum.ClusterAccuracy = acc
 	}

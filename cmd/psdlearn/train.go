@@ -147,7 +147,11 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 
 	// Data and splits.
 	tLoad := time.Now()
-	tr, val, test, splitDesc, err := trainSplits(f)
+	d, err := loadMetricData(f.dataSpec, f.labelCol)
+	if err != nil {
+		return err
+	}
+	tr, val, test, splitDesc, err := trainSplits(f, d)
 	if err != nil {
 		return err
 	}
@@ -157,6 +161,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	rep, err := train.RunExperiment(ctx, train.Experiment{
 		Algo: f.algo, Train: tr, Val: val, Test: test, Standardize: f.standardize, PCA: f.pca,
 		K: f.k, Seed: f.seed, Backend: b, Options: f.opts, Progress: printfEvents(progress),
+		Source: trainSource(f, d, test, splitDesc),
 	})
 	// A cancellation (Ctrl-C) with a metric in hand keeps the finished
 	// work: the model is written, marked interrupted and not converged, the
@@ -203,6 +208,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 				Converged: rep.Converged, Gap: rep.DualityGap, Tolerance: rep.GapTol, Reason: rep.Reason,
 				Interrupted: interrupted, Warnings: rep.Warnings,
 			},
+			Provenance: rep.Provenance,
 		}
 		if !pipe.Empty() {
 			m.Preprocess = pipe
@@ -289,13 +295,19 @@ func printTrainSummary(env *cmdEnv, f trainFlags, rep *train.Report, sum trainSu
 	return nil
 }
 
-// trainSplits loads the data and returns train, validation (possibly nil)
-// and test parts, with a description of the split.
-func trainSplits(f trainFlags) (tr, val, test *data.Dataset, desc string, err error) {
-	d, err := loadMetricData(f.dataSpec, f.labelCol)
-	if err != nil {
-		return nil, nil, nil, "", err
+// trainSource describes the data of a train run for the model's provenance:
+// --data as read (d), the split and the --test set, if any.
+func trainSource(f trainFlags, d, test *data.Dataset, split string) *train.Source {
+	src := &train.Source{Name: f.dataSpec, Data: d, Split: split}
+	if f.testSpec != "" {
+		src.TestName, src.Test = f.testSpec, test
 	}
+	return src
+}
+
+// trainSplits splits d, the --data loaded, (and loads --test) into train,
+// validation (possibly nil) and test parts, with a description of the split.
+func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, desc string, err error) {
 	if f.testSpec != "" {
 		test, err = loadMetricData(f.testSpec, f.labelCol)
 		if err != nil {

@@ -156,7 +156,7 @@ func TestTrainEvalTransformIris(t *testing.T) {
 		t.Errorf("eval --split summary %v", ev)
 	}
 	// Leave-one-out mode.
-	loo := runJSON(t, "eval", "--model", modelPath, "--data", "builtin:iris")
+	loo := runJSON(t, "eval", "--model", modelPath, "--data", "builtin:iris", "--loo")
 	if loo["mode"] != "loo" || field(t, loo, "n_test") != 150 || field(t, loo, "test_error") != field(t, loo, "euclidean_test_error") {
 		t.Errorf("eval loo: %v", loo)
 	}
