@@ -58,7 +58,7 @@ func TestUserMistakes(t *testing.T) {
 		{"eval non-PSD model", []string{"eval", "--model", badModel, "--data", "builtin:iris"}},
 		{"eval not a model", []string{"eval", "--model", notJSON, "--data", "builtin:iris"}},
 		{"transform bad model", []string{"transform", "--model", badModel, "--data", "builtin:iris", "--out", filepath.Join(dir, "t.csv")}},
-		{"transform --json to stdout", []string{"transform", "--model", badModel, "--data", "builtin:iris"}},
+		{"transform bad model to stdout", []string{"transform", "--model", badModel, "--data", "builtin:iris"}},
 		{"cluster bad loss", []string{"cluster", "--algo", "simplenpkl", "--loss", "cubic", "--data", "builtin:iris"}},
 		{"cluster unknown algo", []string{"cluster", "--algo", "spectral", "--data", "builtin:iris"}},
 		{"cluster single class", []string{"cluster", "--algo", "simplenpkl", "--data", oneClass}},
