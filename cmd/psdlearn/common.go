@@ -26,13 +26,20 @@ import (
 // --quiet bound to env.quiet and the resource flags. It starts the command
 // line's shared state (cur) afresh.
 func newFlagSet(env *cmdEnv, name string) *flag.FlagSet {
+	fs := newBareFlagSet(env, name)
+	fs.BoolVar(&env.quiet, "quiet", false, "print no progress lines on stderr (warnings and errors still appear)")
+	resourceFlags(fs)
+	return fs
+}
+
+// newBareFlagSet is newFlagSet with --json only, for commands that run
+// nothing long and read no data (version).
+func newBareFlagSet(env *cmdEnv, name string) *flag.FlagSet {
 	cur = cmdLine{env: env}
 	fs := flag.NewFlagSet("psdlearn "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.BoolVar(&env.json, "json", env.json, "print exactly one JSON object on stdout when done")
-	fs.BoolVar(&env.quiet, "quiet", false, "print no progress lines on stderr (warnings and errors still appear)")
-	resourceFlags(fs)
 	return fs
 }
 

@@ -66,7 +66,7 @@ func buildVersion() versionInfo {
 }
 
 func runVersion(ctx context.Context, env *cmdEnv, args []string) error {
-	fs := newFlagSet(env, "version")
+	fs := newBareFlagSet(env, "version")
 	if err := parseFlags(fs, "version", args); err != nil {
 		return err
 	}
