@@ -12,10 +12,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// ParseCSV reads a labelled data set in CSV form from r: a header row (unless
-// opt.NoHeader), then one point per row with the same number of fields. The
-// label column (opt.LabelCol) may hold numbers or strings; every other column
-// must hold finite numbers. name labels errors and becomes the Dataset name.
+// ParseCSV reads a data set in CSV form from r: an optional header row, then
+// one point per row with the same number of fields. The label column
+// (opt.LabelCol; none with opt.NoLabels) may hold numbers or strings; every
+// other column must hold finite numbers. name labels errors and becomes the
+// Dataset name.
+//
+// With opt.Header HeaderAuto (the zero value) the first row is a header
+// when one of its feature fields is neither a number nor a missing-value
+// marker ("", "?", "NA", "NaN", "null"), or when opt.LabelCol is a column
+// name rather than an index; it is data when all its fields are numbers.
+// When only its label is not a number the rest of the file decides: the
+// row is data when its label occurs again, a header when every other label
+// is a number, and otherwise the error wraps ErrAmbiguousHeader (set
+// opt.Header). HeaderPresent and HeaderAbsent (or opt.NoHeader) say which.
 //
 // It rejects empty input, a header without data rows, ragged rows, missing
 // values, unparsable numbers, NaN and ±Inf, each with a *ParseError naming
@@ -47,27 +57,38 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 		return nil, wrapRead(name, err)
 	}
 	ncol := len(rec)
+	first := append([]string(nil), rec...)
+	first[0] = strings.TrimPrefix(first[0], "\ufeff")
+	if opt.NoLabels {
+		if strings.TrimSpace(opt.LabelCol) != "" {
+			return nil, errAt(name, line, 0, "", "a label column (%q) for data without labels", opt.LabelCol)
+		}
+	} else if ncol < 2 {
+		return nil, errAt(name, line, 0, "", "%d column(s): need at least one feature and a label", ncol)
+	}
+	mode, ambiguous := opt.headerMode(), false
+	if mode == HeaderAuto {
+		mode, ambiguous = detectHeader(first, opt)
+	}
 	header := make([]string, ncol)
-	firstData := []string(nil)
-	if opt.NoHeader {
+	var firstData []string
+	if mode == HeaderPresent {
+		for j, h := range first {
+			header[j] = strings.TrimSpace(h)
+		}
+	} else {
 		for j := range header {
 			header[j] = "c" + strconv.Itoa(j)
 		}
-		firstData = append([]string(nil), rec...)
-	} else {
-		for j, h := range rec {
-			header[j] = strings.TrimSpace(h)
+		firstData = first
+	}
+	lab, dim := -1, ncol
+	if !opt.NoLabels {
+		if lab, err = labelColumn(header, opt.LabelCol); err != nil {
+			return nil, errAt(name, line, 0, "", "%v", err)
 		}
-		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+		dim = ncol - 1
 	}
-	if ncol < 2 {
-		return nil, errAt(name, line, 0, "", "%d column(s): need at least one feature and a label", ncol)
-	}
-	lab, err := labelColumn(header, opt.LabelCol)
-	if err != nil {
-		return nil, errAt(name, line, 0, "", "%v", err)
-	}
-	dim := ncol - 1
 	if opt.MaxFeatures > 0 && dim > opt.MaxFeatures {
 		return nil, limitErr(errAt(name, line, 0, "", "%d features exceed the limit of %d (LoadOptions.MaxFeatures)", dim, opt.MaxFeatures))
 	}
@@ -96,32 +117,98 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 			}
 			vals = append(vals, v)
 		}
-		enc.add(rec[lab])
+		if lab >= 0 {
+			enc.add(rec[lab])
+		}
 		n++
 		return nil
 	}
+	firstLine := line
 	if firstData != nil {
 		if err := row(firstData, line); err != nil {
 			return nil, err
 		}
 	}
 	for {
-		rec, line, err := readRow()
+		rec, l, err := readRow()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, wrapRead(name, err)
 		}
-		if err := row(rec, line); err != nil {
+		line = l
+		if err := row(rec, l); err != nil {
 			return nil, err
+		}
+	}
+	if ambiguous && n > 1 {
+		switch recurs, othersNumeric := enc.firstRecurs(); {
+		case recurs:
+			// data: the first row's class occurs again
+		case othersNumeric:
+			// a header naming the label column above numeric labels
+			vals = vals[dim:]
+			enc.dropFirst()
+			n--
+		default:
+			e := errAt(name, firstLine, lab+1, "", "cannot tell whether the first row is a header: its features are numbers, its label %q is not and occurs in no other row (set LoadOptions.Header)", strings.TrimSpace(first[lab]))
+			e.header = true
+			return nil, e
 		}
 	}
 	if n == 0 {
 		return nil, errAt(name, line, 0, "", "no data rows after the header")
 	}
-	y, classes := enc.finish()
-	return &Dataset{Name: baseName(name), X: mat.NewDense(n, dim, vals), Y: y, Classes: classes}, nil
+	d := &Dataset{Name: baseName(name), X: mat.NewDense(n, dim, vals)}
+	if lab >= 0 {
+		d.Y, d.Classes = enc.finish()
+	} else {
+		d.Y = make([]int, n)
+	}
+	return d, nil
+}
+
+// detectHeader decides HeaderAuto from the first row (see ParseCSV):
+// present, absent, or absent for now but ambiguous (only the label is not a
+// number; the rest of the file decides).
+func detectHeader(first []string, opt LoadOptions) (mode HeaderMode, ambiguous bool) {
+	lab := -1
+	if !opt.NoLabels {
+		spec := strings.TrimSpace(opt.LabelCol)
+		if spec == "" {
+			lab = len(first) - 1
+		} else if i, err := strconv.Atoi(spec); err == nil {
+			if i < 0 {
+				i += len(first)
+			}
+			lab = i
+		} else {
+			return HeaderPresent, false // a column name needs a header
+		}
+	}
+	for j, f := range first {
+		if j != lab && !numberLike(f) {
+			return HeaderPresent, false
+		}
+	}
+	if lab < 0 || lab >= len(first) || numberLike(first[lab]) {
+		return HeaderAbsent, false
+	}
+	return HeaderAbsent, true
+}
+
+// numberLike reports whether a field reads as a value of a data row: a
+// number (finite or not, in range or not) or a missing-value marker.
+func numberLike(f string) bool {
+	s := strings.TrimSpace(f)
+	switch strings.ToLower(s) {
+	case "", "?", "na", "nan", "null":
+		return true
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	var ne *strconv.NumError
+	return err == nil || errors.As(err, &ne) && ne.Err == strconv.ErrRange
 }
 
 func wrapRead(name string, err error) error {

@@ -67,6 +67,56 @@ func (e *labelEncoder) add(raw string) {
 	e.ids = append(e.ids, id)
 }
 
+// firstRecurs reports whether the class of the first row occurs in another
+// row, and whether every other row's label is a number.
+func (e *labelEncoder) firstRecurs() (recurs, othersNumeric bool) {
+	if len(e.ids) == 0 {
+		return false, false
+	}
+	id0 := e.ids[0]
+	for _, id := range e.ids[1:] {
+		if id == id0 {
+			return true, false
+		}
+	}
+	othersNumeric = true
+	for id, name := range e.names {
+		if id == id0 {
+			continue
+		}
+		if _, _, ok := canonicalLabel(name); !ok {
+			othersNumeric = false
+		}
+	}
+	return false, othersNumeric
+}
+
+// dropFirst forgets the first row, and its class when no other row has it.
+func (e *labelEncoder) dropFirst() {
+	if len(e.ids) == 0 {
+		return
+	}
+	id0 := e.ids[0]
+	e.ids = e.ids[1:]
+	for _, id := range e.ids {
+		if id == id0 {
+			return
+		}
+	}
+	delete(e.index, e.names[id0])
+	e.names = append(e.names[:id0], e.names[id0+1:]...)
+	for i, id := range e.ids {
+		if id > id0 {
+			e.ids[i] = id - 1
+		}
+	}
+	for n, id := range e.index {
+		if id > id0 {
+			e.index[n] = id - 1
+		}
+	}
+}
+
 // finish returns Y (indices into the sorted class list) and the class list.
 func (e *labelEncoder) finish() ([]int, []string) {
 	sorted := append([]string(nil), e.names...)

@@ -20,9 +20,22 @@ type LoadOptions struct {
 	// 0-based column index, negative indices counting from the end ("-1" is
 	// the last column). The empty string means the last column.
 	LabelCol string
-	// NoHeader says a CSV file has no header row; columns are then named
-	// c0, c1, ….
+	// Header says whether the first row of a CSV file is a header:
+	// HeaderAuto (the zero value) detects it (see ParseCSV), HeaderPresent
+	// and HeaderAbsent say so. Without a header the columns are named c0,
+	// c1, ….
+	Header HeaderMode
+	// NoHeader is HeaderAbsent, kept for existing callers; it overrides
+	// Header.
 	NoHeader bool
+	// NoLabels says a CSV file has no label column: every column is a
+	// feature, and the Dataset has Y all zero and no Classes. LabelCol must
+	// then be empty. (LIBSVM and IDX inputs always carry labels; NoLabels
+	// does not change how they are read.)
+	NoLabels bool
+	// Stdin is read for the spec "-" (and "csv:-", "libsvm:-"); nil means
+	// os.Stdin.
+	Stdin io.Reader
 	// MaxElements caps rows×features of a loaded data matrix (0 means
 	// DefaultMaxElements). Sparse LIBSVM files and IDX headers can describe
 	// huge dense matrices in a few bytes; the cap turns that into an error
@@ -42,6 +55,42 @@ type LoadOptions struct {
 	MaxFeatures int
 }
 
+// HeaderMode says whether the first row of a CSV file is a header.
+type HeaderMode int
+
+// The header modes of LoadOptions.Header.
+const (
+	// HeaderAuto detects a header: see ParseCSV.
+	HeaderAuto HeaderMode = iota
+	// HeaderPresent: the first row is a header.
+	HeaderPresent
+	// HeaderAbsent: the first row is data.
+	HeaderAbsent
+)
+
+// String returns "auto", "present" or "absent".
+func (m HeaderMode) String() string {
+	switch m {
+	case HeaderAuto:
+		return "auto"
+	case HeaderPresent:
+		return "present"
+	case HeaderAbsent:
+		return "absent"
+	}
+	return fmt.Sprintf("HeaderMode(%d)", int(m))
+}
+
+func (o LoadOptions) headerMode() HeaderMode {
+	if o.NoHeader {
+		return HeaderAbsent
+	}
+	return o.Header
+}
+
+// StdinSpec is the data spec that names standard input (LoadOptions.Stdin).
+const StdinSpec = "-"
+
 // DefaultMaxElements is the default cap on rows×features (2³⁰ float64s, 8 GiB).
 const DefaultMaxElements = 1 << 30
 
@@ -54,6 +103,11 @@ func (o LoadOptions) maxElements() int {
 
 // ErrFormat is wrapped by every error about malformed or unsupported input.
 var ErrFormat = errs.New("data: bad format", errs.ErrInvalid)
+
+// ErrAmbiguousHeader is wrapped (with ErrFormat) by the error of a CSV file
+// read with HeaderAuto whose first row may be a header or data: set
+// LoadOptions.Header to say which.
+var ErrAmbiguousHeader = errs.New("data: cannot tell whether the first CSV row is a header", ErrFormat)
 
 // ParseError locates a problem in an input file. Line and Column are 1-based
 // (0 when not applicable); for CSV the column is the field number (the
@@ -68,7 +122,8 @@ type ParseError struct {
 	Offset int64
 	Msg    string
 
-	limit bool // the input exceeds a resource limit: also wraps ErrLimit
+	limit  bool // the input exceeds a resource limit: also wraps ErrLimit
+	header bool // the header could not be detected: also wraps ErrAmbiguousHeader
 }
 
 // Error implements the error interface.
@@ -99,8 +154,11 @@ func (e *ParseError) Error() string {
 // Unwrap makes every ParseError match ErrFormat, and those about a resource
 // limit (LoadOptions.MaxElements, MaxInputBytes) match ErrLimit too.
 func (e *ParseError) Unwrap() []error {
-	if e.limit {
+	switch {
+	case e.limit:
 		return []error{ErrFormat, ErrLimit}
+	case e.header:
+		return []error{ErrFormat, ErrAmbiguousHeader}
 	}
 	return []error{ErrFormat}
 }
@@ -156,11 +214,12 @@ func lookupScheme(scheme string) (Opener, []string) {
 
 // Load reads the data set described by spec:
 //
-//	path.csv                  CSV, header row, label column per opt.LabelCol (default: last)
+//	path.csv                  CSV, header row detected (opt.Header), label column per opt.LabelCol (default: last)
 //	path.libsvm, .svm, .txt   LIBSVM / SVMlight sparse format ("label idx:val …", 1-based indices)
 //	idx:IMAGES:LABELS         MNIST-style IDX image and label files
 //	csv:PATH, libsvm:PATH     force a format whatever the extension
 //	SCHEME:NAME               a registered scheme, e.g. builtin:iris (see RegisterScheme)
+//	-                         CSV read from opt.Stdin (os.Stdin when nil); csv:- and libsvm:- too
 //
 // Any file may be gzip-compressed (detected from its content; a trailing
 // ".gz" is ignored when choosing the format). The Dataset's Name is the
@@ -169,6 +228,9 @@ func lookupScheme(scheme string) (Opener, []string) {
 func Load(spec string, opt LoadOptions) (*Dataset, error) {
 	if spec == "" {
 		return nil, fmt.Errorf("%w: empty data spec", ErrFormat)
+	}
+	if spec == StdinSpec {
+		return loadFile(spec, "csv", opt)
 	}
 	if scheme, rest, ok := strings.Cut(spec, ":"); ok && isScheme(scheme) {
 		switch strings.ToLower(scheme) {
@@ -269,27 +331,57 @@ func maybeGzip(br *bufio.Reader, name string, max int64) (io.Reader, error) {
 	return newCapReader(br, name, max), nil
 }
 
+// stdinName names standard input in errors and is the Dataset name of data
+// read from it.
+const stdinName = "<stdin>"
+
 func loadFile(path, format string, opt LoadOptions) (*Dataset, error) {
-	rc, err := openMaybeGzip(path, opt.maxInputBytes())
-	if err != nil {
-		return nil, err
+	var (
+		r    io.Reader
+		name = path
+	)
+	if path == StdinSpec {
+		in := opt.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		var err error
+		if r, err = maybeGzip(bufio.NewReaderSize(in, 1<<16), stdinName, opt.maxInputBytes()); err != nil {
+			return nil, err
+		}
+		name = stdinName
+	} else {
+		rc, err := openMaybeGzip(path, opt.maxInputBytes())
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		r = rc
 	}
-	defer rc.Close()
-	var d *Dataset
+	var (
+		d   *Dataset
+		err error
+	)
 	switch format {
 	case "csv":
-		d, err = ParseCSV(rc, path, opt)
+		d, err = ParseCSV(r, name, opt)
 	default:
-		d, err = ParseLIBSVM(rc, path, opt)
+		d, err = ParseLIBSVM(r, name, opt)
 	}
 	if err != nil {
 		return nil, err
 	}
 	d.Name = baseName(path)
+	if path == StdinSpec {
+		d.Name = "stdin"
+	}
 	return d, nil
 }
 
 func loadIDXFiles(images, labels string, opt LoadOptions) (*Dataset, error) {
+	if images == StdinSpec || labels == StdinSpec {
+		return nil, fmt.Errorf("%w: IDX files cannot be read from standard input (give file names)", ErrFormat)
+	}
 	read := func(path string) ([]byte, error) {
 		rc, err := openMaybeGzip(path, opt.maxInputBytes())
 		if err != nil {

@@ -364,3 +364,92 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// TestParseCSVHeaderDetection checks HeaderAuto on the files of issue 23: a
+// headerless CSV keeps its first row, a header is recognised, and the one
+// undecidable case is an error wrapping ErrAmbiguousHeader, never a
+// silently lost or invented row.
+func TestParseCSVHeaderDetection(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in      string
+		opt     LoadOptions
+		rows    int
+		classes []string
+		first   float64 // X[0,0]
+		err     error   // when non-nil, the error wanted
+	}{
+		{name: "headerless numeric", in: "1,2,0\n3,4,1\n", rows: 2, classes: []string{"0", "1"}, first: 1},
+		{name: "named header", in: "a,b,label\n1,2,0\n3,4,1\n", rows: 2, classes: []string{"0", "1"}, first: 1},
+		{name: "pandas index header", in: ",f1,label\n0,5,x\n1,6,y\n", opt: LoadOptions{}, rows: 2, classes: []string{"x", "y"}, first: 0},
+		{name: "headerless string labels recurring", in: "1,2,cat\n3,4,dog\n5,6,cat\n", rows: 3, classes: []string{"cat", "dog"}, first: 1},
+		{name: "numeric feature names over numeric labels", in: "1,2,label\n3,4,0\n5,6,1\n", rows: 2, classes: []string{"0", "1"}, first: 3},
+		{name: "ambiguous", in: "1,2,label\n3,4,x\n5,6,y\n", err: ErrAmbiguousHeader},
+		{name: "ambiguous resolved by --header", in: "1,2,label\n3,4,x\n5,6,y\n", opt: LoadOptions{Header: HeaderPresent}, rows: 2, classes: []string{"x", "y"}, first: 3},
+		{name: "ambiguous resolved by --no-header", in: "1,2,label\n3,4,x\n5,6,y\n", opt: LoadOptions{Header: HeaderAbsent}, rows: 3, classes: []string{"label", "x", "y"}, first: 1},
+		{name: "missing value stays data", in: "1,,0\n3,4,1\n", err: ErrFormat},
+		{name: "label by name means a header", in: "y,a\nx,1\nz,2\n", opt: LoadOptions{LabelCol: "y"}, rows: 2, classes: []string{"x", "z"}, first: 1},
+		{name: "forced header on numbers", in: "1,2,0\n3,4,1\n", opt: LoadOptions{Header: HeaderPresent}, rows: 1, classes: []string{"1"}, first: 3},
+		{name: "no labels, headerless", in: "1,2\n3,4\n", opt: LoadOptions{NoLabels: true}, rows: 2, first: 1},
+		{name: "no labels, header", in: "a,b\n1,2\n3,4\n", opt: LoadOptions{NoLabels: true}, rows: 2, first: 1},
+		{name: "no labels, one column", in: "7\n8\n", opt: LoadOptions{NoLabels: true}, rows: 2, first: 7},
+		{name: "no labels with a label column", in: "1,2\n", opt: LoadOptions{NoLabels: true, LabelCol: "0"}, err: ErrFormat},
+		{name: "single ambiguous row is data", in: "1,2,x\n", rows: 1, classes: []string{"x"}, first: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := ParseCSV(strings.NewReader(tc.in), "t.csv", tc.opt)
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) || !errors.Is(err, ErrFormat) {
+					t.Fatalf("error %v, want one wrapping %v", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Len() != tc.rows || d.X.At(0, 0) != tc.first || !equalStrings(d.Classes, tc.classes) {
+				t.Errorf("%d rows, X[0,0] %v, classes %q; want %d, %v, %q", d.Len(), d.X.At(0, 0), d.Classes, tc.rows, tc.first, tc.classes)
+			}
+			if err := d.Validate(); err != nil {
+				t.Error(err)
+			}
+			if tc.opt.NoLabels && (d.Dim() != len(strings.Split(strings.SplitN(tc.in, "\n", 2)[0], ",")) || d.Classes != nil) {
+				t.Errorf("no labels: %d features, classes %q", d.Dim(), d.Classes)
+			}
+		})
+	}
+}
+
+// TestLoadStdin reads the spec "-" (and csv:-, libsvm:-, gzip content)
+// from LoadOptions.Stdin.
+func TestLoadStdin(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("1,2,a\n3,4,a\n"))
+	zw.Close()
+	for _, tc := range []struct {
+		spec, in string
+		rows     int
+	}{
+		{"-", "a,b,y\n1,2,x\n3,4,z\n", 2},
+		{"csv:-", "1,2,0\n3,4,1\n5,6,1\n", 3},
+		{"libsvm:-", "1 1:2\n0 2:3\n", 2},
+		{"-", gz.String(), 2},
+	} {
+		d, err := Load(tc.spec, LoadOptions{Stdin: strings.NewReader(tc.in)})
+		if err != nil {
+			t.Errorf("%s: %v", tc.spec, err)
+			continue
+		}
+		if d.Len() != tc.rows || d.Name != "stdin" {
+			t.Errorf("%s: %d rows, name %q", tc.spec, d.Len(), d.Name)
+		}
+	}
+	_, err := Load("-", LoadOptions{Stdin: strings.NewReader("a,b\n1,x\n1,")})
+	if err == nil || !strings.Contains(err.Error(), "<stdin>:3") {
+		t.Errorf("error %v does not name <stdin>:3", err)
+	}
+	if _, err := Load("idx:-:labels", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "standard input") {
+		t.Errorf("idx from stdin: %v", err)
+	}
+}

@@ -33,11 +33,11 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	if *runs < 1 || *maxSize < 0 {
-		return fmt.Errorf("bench: --runs %d, --max-size %d: want --runs ≥ 1 and --max-size ≥ 0 (0: no limit)", *runs, *maxSize)
+		return usagef("bench: --runs %d, --max-size %d: want --runs ≥ 1 and --max-size ≥ 0 (0: no limit)", *runs, *maxSize)
 	}
 	cases, ok := benchSuites[*suite]
 	if !ok {
-		return fmt.Errorf("bench: unknown suite %q (available: %s)", *suite, strings.Join(sortedKeys(benchSuites), ", "))
+		return usagef("bench: unknown suite %q (available: %s)", *suite, strings.Join(sortedKeys(benchSuites), ", "))
 	}
 	var bs []engine.Backend
 	for _, name := range strings.Split(*backends, ",") {
@@ -47,7 +47,7 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		bs = append(bs, b)
 	}
-	results, err := bench.Run(ctx, *suite, cases(*seed), bench.Options{Backends: bs, Runs: *runs, MaxSize: *maxSize, Case: *caseFilter, NoWarmup: !*warmup, Progress: printfEvents(newProgress(env))})
+	results, err := bench.Run(ctx, *suite, cases(*seed), bench.Options{Backends: bs, Runs: *runs, MaxSize: *maxSize, Case: *caseFilter, NoWarmup: !*warmup, Progress: newProgress(env).event})
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "cluster")
 	algo := fs.String("algo", "simplenpkl", "kernel learner: simplenpkl")
 	lossName := fs.String("loss", "linear", "loss on the constraints: linear | sqhinge")
-	spec := fs.String("data", "", "labelled data: file.csv, file.libsvm, idx:IMAGES:LABELS or builtin:NAME (required)")
+	spec := fs.String("data", "", "labelled data: file.csv, file.libsvm, idx:IMAGES:LABELS, builtin:NAME, or - (CSV on standard input) (required)")
 	var labelCol string
 	labelColFlag(fs, &labelCol)
 	k := fs.Int("k", 5, "neighbours of the kNN graph (the paper: 5 for small sets, 50 for large)")
@@ -81,47 +81,61 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	baseline := fs.Bool("baseline", true, "also report plain k-means on the (preprocessed) data")
 	seed := fs.Uint64("seed", 1, "random seed (constraints, eigensolver start, k-means)")
 	backendName := fs.String("backend", "", "numerical backend: native | go (default: $PSDLEARN_BACKEND, else native when built in)")
+	var (
+		loss npkl.Loss
+		sel  npkl.Selection
+		grid []float64
+	)
+	sqhinge := func() bool { return loss == npkl.SquaredHinge }
+	rules := []flagRule{
+		{"iters", "--loss sqhinge", sqhinge}, {"alpha0", "--loss sqhinge", sqhinge}, {"eta", "--loss sqhinge", sqhinge},
+		{"fraction", "--select active|random", func() bool { return sel != npkl.AllConstraints }},
+		{"holdout", "a list of several --C values", func() bool { return len(grid) > 1 }},
+	}
+	annotateFlagRules(fs, rules)
 	if err := parseFlags(fs, "cluster", args); err != nil {
 		return err
 	}
 	if strings.ToLower(*algo) != "simplenpkl" {
-		return fmt.Errorf("cluster: unknown algorithm %q (available: simplenpkl)", *algo)
+		return usagef("cluster: unknown algorithm %q (available: simplenpkl)", *algo)
 	}
 	if *spec == "" {
-		return fmt.Errorf("cluster: --data is required")
+		return usagef("cluster: --data is required")
 	}
-	loss, err := npkl.ParseLoss(*lossName)
-	if err != nil {
+	var err error
+	if loss, err = npkl.ParseLoss(*lossName); err != nil {
+		return usagef("cluster: %w", err)
+	}
+	if sel, err = npkl.ParseSelection(*selName); err != nil {
+		return usagef("cluster: %w", err)
+	}
+	if grid, err = parseNumberList("C", *cList); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	sel, err := npkl.ParseSelection(*selName)
-	if err != nil {
-		return fmt.Errorf("cluster: %w", err)
-	}
-	grid, err := parseNumberList("C", *cList)
-	if err != nil {
-		return fmt.Errorf("cluster: %w", err)
+	chosen := "simplenpkl --loss " + loss.String()
+	if err := checkFlagRules(fs, "cluster", chosen, rules); err != nil {
+		return err
 	}
 	if len(grid) == 0 {
-		return fmt.Errorf("cluster: --C needs at least one value")
+		return usagef("cluster: --C needs at least one value")
 	}
 	for _, c := range grid {
 		if !(c > 0) {
-			return fmt.Errorf("cluster: --C: %v must be positive", c)
+			return usagef("cluster: --C: %v must be positive", c)
 		}
 	}
 	g, err := parseGraphOptions(*graph, *weight)
 	if err != nil {
-		return fmt.Errorf("cluster: %w", err)
+		return usagef("cluster: %w", err)
 	}
 	if !(*ratio > 0 && *ratio <= 1) {
-		return fmt.Errorf("cluster: --ratio %v: want a fraction in (0, 1]", *ratio)
+		return usagef("cluster: --ratio %v: want a fraction in (0, 1]", *ratio)
 	}
 	if !(*fraction > 0 && *fraction <= 1) || !(*holdOut >= 0 && *holdOut < 1) {
-		return fmt.Errorf("cluster: --fraction must lie in (0, 1] and --holdout in [0, 1)")
+		return usagef("cluster: --fraction must lie in (0, 1] and --holdout in [0, 1)")
 	}
 	if *k < 1 || *runs < 1 || *restarts < 1 || *iters < 1 || *clusters < 0 || *maxRank < 0 || *rank < 0 || !(*bcap > 0) || *eta < 0 || *eigTol < 0 || !(*alpha0 > 0) {
-		return fmt.Errorf("cluster: --k, --runs, --restarts and --iters must be positive, --B and --alpha0 positive, --clusters, --rank, --max-rank, --eta and --eig-tol non-negative")
+		return usagef("cluster: --k, --runs, --restarts and --iters must be positive, --B and --alpha0 positive, --clusters, --rank, --max-rank, --eta and --eig-tol non-negative")
 	}
 	b, err := resolveBackend(*backendName)
 	if err != nil {
@@ -143,12 +157,12 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 			return fmt.Errorf("cluster: %w", err)
 		}
 	}
-	progress("cluster: %s, %d points × %d features, %d classes; SimpleNPKL %v loss on backend %s", ds.Name, ds.Len(), ds.Dim(), len(ds.Classes), loss, b.Name())
+	progress.printf("cluster: %s, %d points × %d features, %d classes; SimpleNPKL %v loss on backend %s", ds.Name, ds.Len(), ds.Dim(), len(ds.Classes), loss, b.Name())
 	opt := npkl.ClusterOptions{
 		Neighbors: *k, Graph: g, Ratio: *ratio, Runs: *runs, Clusters: *clusters, Restarts: *restarts,
 		Selection: sel, Fraction: *fraction, CGrid: grid, HoldOut: *holdOut, Seed: *seed,
 		Learn:    npkl.Options{Loss: loss, B: *bcap, Iters: *iters, Eta: *eta, Alpha0: *alpha0, Rank: *rank, MaxRank: *maxRank, EigTol: *eigTol, Backend: b},
-		Progress: printfEvents(progress),
+		Progress: progress.event,
 	}
 	rep, err := npkl.Cluster(ctx, x, ds.Y, opt)
 	if err != nil {

@@ -5,51 +5,49 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 
 	"github.com/psdlearn/psdlearn/data"
 	_ "github.com/psdlearn/psdlearn/datasets" // registers builtin:NAME data specs
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
-
-	"github.com/psdlearn/psdlearn/progress"
 )
 
-// newFlagSet returns a flag set for a subcommand that reports errors (and
-// -h usage) on env.stderr instead of exiting, and defines --json bound to
-// env.json.
+// newFlagSet returns a flag set for a subcommand that returns errors
+// instead of exiting or printing them (parseFlags reports them, and prints
+// the usage on stdout for -h/--help), and defines --json bound to env.json,
+// --quiet bound to env.quiet and the resource flags. It starts the command
+// line's shared state (cur) afresh.
 func newFlagSet(env *cmdEnv, name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("psdlearn "+name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	fs.BoolVar(&env.json, "json", env.json, "print exactly one JSON object on stdout when done")
+	fs := newBareFlagSet(env, name)
+	fs.BoolVar(&env.quiet, "quiet", false, "print no progress lines on stderr (warnings and errors still appear)")
 	resourceFlags(fs)
 	return fs
 }
 
-// parseFlags parses args into fs and rejects positional arguments, which no
-// command takes.
-func parseFlags(fs *flag.FlagSet, name string, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected arguments %q", name, fs.Args())
-	}
-	return nil
+// newBareFlagSet is newFlagSet with --json only, for commands that run
+// nothing long and read no data (version).
+func newBareFlagSet(env *cmdEnv, name string) *flag.FlagSet {
+	cur = cmdLine{env: env}
+	fs := flag.NewFlagSet("psdlearn "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.BoolVar(&env.json, "json", env.json, "print exactly one JSON object on stdout when done")
+	return fs
 }
 
 // labelColFlag defines the --label-col flag shared by every command that
-// reads labelled data.
+// reads labelled data, and the CSV header flags --header and --no-header.
 func labelColFlag(fs *flag.FlagSet, p *string) {
-	fs.StringVar(p, "label-col", "", "label column of a CSV file: name or 0-based index (default: last)")
+	fs.StringVar(p, "label-col", "", "label column of a CSV file: name or 0-based index, negative from the end (default: last)")
+	headerFlags(fs)
 }
 
 // emitJSON writes v to stdout as one JSON object on one line. NaN and ±Inf
@@ -182,43 +180,11 @@ func structFields(v reflect.Value, out map[string]any) {
 	}
 }
 
-// progressDelay is how long a run lasts before progress lines appear, and
-// progressInterval the least time between two lines (variables for tests).
-var (
-	progressDelay    = time.Second
-	progressInterval = 250 * time.Millisecond
-)
-
-// printfEvents adapts a line printer such as newProgress's to the
-// library's progress events: it prints each event's line.
-func printfEvents(p func(format string, args ...any)) progress.Func {
-	return func(e progress.Event) { p("%s", e.String()) }
-}
-
-// newProgress returns a function that prints one progress line on stderr —
-// "psdlearn [12.3s] message" — but only once the run has lasted more than a
-// second, and at most four lines a second (messages in between are dropped).
-// It is safe for concurrent use.
-func newProgress(env *cmdEnv) func(format string, args ...any) {
-	start := time.Now()
-	var mu sync.Mutex
-	var last time.Time
-	return func(format string, args ...any) {
-		now := time.Now()
-		mu.Lock()
-		defer mu.Unlock()
-		if now.Sub(start) <= progressDelay || now.Sub(last) < progressInterval {
-			return
-		}
-		last = now
-		msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
-		fmt.Fprintf(env.stderr, "psdlearn [%.1fs] %s\n", now.Sub(start).Seconds(), msg)
-	}
-}
-
 // loadData loads a data SPEC: a .csv, .libsvm/.svm/.txt file,
-// idx:IMAGES:LABELS, or builtin:NAME (the embedded data sets). labelCol
-// selects the label column of a CSV file (name or 0-based index; "" = last).
+// idx:IMAGES:LABELS, builtin:NAME (the embedded data sets), or - (CSV on
+// standard input; csv:- and libsvm:- name the format). labelCol selects the
+// label column of a CSV file (name or 0-based index; "" = last); --header,
+// --no-header and --no-labels of the command line apply.
 func loadData(spec, labelCol string) (*data.Dataset, error) {
 	return loadDataFeatures(spec, labelCol, 0, "")
 }
@@ -231,14 +197,54 @@ func loadDataFeatures(spec, labelCol string, maxFeatures int, why string) (*data
 		return nil, err
 	}
 	opt.MaxFeatures = maxFeatures
+	opt.Header = headerMode()
+	opt.NoLabels = cur.noLabels
+	if isStdinSpec(spec) {
+		if cur.stdinUsed {
+			return nil, usagef("%s: standard input can be read only once (one data flag may be -)", spec)
+		}
+		cur.stdinUsed = true
+		if cur.env != nil {
+			opt.Stdin = cur.env.stdin
+		}
+	}
 	d, err := data.Load(spec, opt)
 	if err != nil {
+		if errors.Is(err, data.ErrAmbiguousHeader) {
+			return nil, fmt.Errorf("%w; pass --header or --no-header", err)
+		}
 		return nil, limitHint(err, why)
 	}
 	if d.Len() == 0 {
 		return nil, fmt.Errorf("%s: no data", spec)
 	}
 	return d, nil
+}
+
+// stdoutName is the output file name that means standard output.
+const stdoutName = "-"
+
+// createOutput opens an output file of a command: standard output for "-"
+// (closing it then leaves stdout open).
+func createOutput(env *cmdEnv, path string) (io.WriteCloser, error) {
+	if path == stdoutName {
+		return nopCloser{env.stdout}, nil
+	}
+	return os.Create(path)
+}
+
+// nopCloser is a writer whose Close does nothing.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// isStdinSpec reports whether a data spec names standard input.
+func isStdinSpec(spec string) bool {
+	switch strings.ToLower(spec) {
+	case data.StdinSpec, "csv:" + data.StdinSpec, "libsvm:" + data.StdinSpec, "svm:" + data.StdinSpec:
+		return true
+	}
+	return false
 }
 
 // resolveBackend returns the backend called name; "" means engine.Default(),
@@ -248,14 +254,14 @@ func resolveBackend(name string) (engine.Backend, error) {
 	if name == "" {
 		if env := os.Getenv(engine.EnvBackend); env != "" {
 			if _, err := engine.Get(env); err != nil {
-				return nil, fmt.Errorf("$%s=%q: unknown backend (available: %s)", engine.EnvBackend, env, strings.Join(engine.Names(), ", "))
+				return nil, usagef("$%s=%q: unknown backend (available: %s)", engine.EnvBackend, env, strings.Join(engine.Names(), ", "))
 			}
 		}
 		return engine.Default(), nil
 	}
 	b, err := engine.Get(name)
 	if err != nil {
-		return nil, fmt.Errorf("--backend %q: unknown backend (available: %s)", name, strings.Join(engine.Names(), ", "))
+		return nil, usagef("--backend %q: unknown backend (available: %s)", name, strings.Join(engine.Names(), ", "))
 	}
 	return b, nil
 }
@@ -284,7 +290,7 @@ func parseNumberList(flagName, s string) ([]float64, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("--%s: %q is not a number", flagName, f)
+			return nil, usagef("--%s: %q is not a number", flagName, f)
 		}
 		out = append(out, v)
 	}

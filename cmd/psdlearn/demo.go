@@ -88,11 +88,13 @@ func runDemo(ctx context.Context, env *cmdEnv, args []string) error {
 			return err
 		}
 		for _, algo := range []string{c.algo} {
-			fmt.Fprintf(env.stderr, "demo: %s on %s (%d training points)...\n", algo, c.data, parts[0].Len())
+			if !env.quiet {
+				fmt.Fprintf(env.stderr, "demo: %s on %s (%d training points)...\n", algo, c.data, parts[0].Len())
+			}
 			t0 := time.Now()
 			rep, err := train.RunExperiment(ctx, train.Experiment{
 				Algo: algo, Train: parts[0], Val: parts[1], Test: parts[2], Standardize: true,
-				Seed: *seed, Backend: b, Options: c.opts, Progress: printfEvents(progress),
+				Seed: *seed, Backend: b, Options: c.opts, Progress: progress.event,
 			})
 			if err != nil {
 				return fmt.Errorf("demo: %s on %s: %w", algo, c.data, err)
@@ -124,7 +126,9 @@ func runDemo(ctx context.Context, env *cmdEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stderr, "demo: simplenpkl (%s loss) clustering on %s...\n", c.loss, c.data)
+		if !env.quiet {
+			fmt.Fprintf(env.stderr, "demo: simplenpkl (%s loss) clustering on %s...\n", c.loss, c.data)
+		}
 		t0 := time.Now()
 		const runs = 5
 		rep, err := npkl.Cluster(ctx, x, d.Y, npkl.ClusterOptions{Runs: runs, Seed: *seed, Learn: npkl.Options{Loss: c.loss, Backend: b}})

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -72,12 +71,13 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		seed                                                         uint64
 	)
 	fs.StringVar(&algo, "algo", "mvu", "embedding algorithm: mvu")
-	fs.StringVar(&dataSpec, "data", "", "data SPEC: file.csv, file.libsvm, idx:IMAGES:LABELS, builtin:NAME or swissroll:N[:SEED]")
+	fs.StringVar(&dataSpec, "data", "", "data SPEC: file.csv, file.libsvm, idx:IMAGES:LABELS, builtin:NAME, swissroll:N[:SEED], or - (CSV on standard input)")
 	labelColFlag(fs, &labelCol)
+	noLabelsFlag(fs, "--out then has no label column and --plot one colour")
 	fs.IntVar(&k, "k", 6, "number of nearest neighbours whose distances are preserved")
 	fs.Float64Var(&sigma, "sigma", 0, "σ of the Frobenius perturbation, in units of the mean squared neighbour distance (larger is closer to exact MVU; the value needed grows like N²); 0 chooses max(1e5, a tenth of the geodesic estimate of the unfolded top eigenvalue)")
 	fs.IntVar(&dims, "dims", 2, "embedding dimension")
-	fs.StringVar(&out, "out", "", "write the coordinates (and labels) to this CSV file")
+	fs.StringVar(&out, "out", "", "write the coordinates (and labels) to this CSV file (- for standard output)")
 	fs.StringVar(&plotFile, "plot", "", "write a scatter plot of the first two coordinates to this PNG file")
 	fs.StringVar(&backendName, "backend", "", "numerical backend: native|go (default: $PSDLEARN_BACKEND or native when built with cgo)")
 	fs.StringVar(&method, "method", "auto", "negative part: dense (dense eigensolver), sparse (Lanczos), auto")
@@ -87,35 +87,47 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.BoolVar(&inequalities, "inequalities", false, "neighbour distances may shrink (⟨A,X⟩ ≤ d²) instead of being kept")
 	fs.BoolVar(&standardize, "standardize", false, "standardise features first")
 	fs.Uint64Var(&seed, "seed", 1, "random seed (sparse eigensolver start)")
+	rules := []flagRule{{"relax-iters", "mvu with equalities (without --inequalities)", func() bool { return !inequalities }}}
+	annotateFlagRules(fs, rules)
 	if err := parseFlags(fs, "embed", args); err != nil {
 		return err
 	}
 	if algo != "mvu" {
-		return fmt.Errorf("embed: unknown --algo %q (available: mvu)", algo)
+		return usagef("embed: unknown --algo %q (available: mvu)", algo)
 	}
 	if dataSpec == "" {
-		return fmt.Errorf("embed: --data is required")
+		return usagef("embed: --data is required")
+	}
+	chosen := "mvu with equalities"
+	if inequalities {
+		chosen = "mvu --inequalities"
+	}
+	if err := checkFlagRules(fs, "embed", chosen, rules); err != nil {
+		return err
+	}
+	if out == "-" && env.json {
+		return usagef("embed: --out - writes the coordinates to standard output, where --json writes its summary: give --out a file name")
 	}
 	if dims < 1 {
-		return fmt.Errorf("embed: --dims %d: want at least 1", dims)
+		return usagef("embed: --dims %d: want at least 1", dims)
 	}
 	if k < 1 {
-		return fmt.Errorf("embed: --k %d: want at least 1 neighbour", k)
+		return usagef("embed: --k %d: want at least 1 neighbour", k)
 	}
 	if iters < 0 {
-		return fmt.Errorf("embed: --iters %d: want a positive limit, or 0 for the default", iters)
+		return usagef("embed: --iters %d: want a positive limit, or 0 for the default", iters)
 	}
 	if relaxIters < -1 {
-		return fmt.Errorf("embed: --relax-iters %d: want ≥ 0, or -1 for none", relaxIters)
+		return usagef("embed: --relax-iters %d: want ≥ 0, or -1 for none", relaxIters)
 	}
 	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) {
-		return fmt.Errorf("embed: --sigma %v: want a finite σ > 0, or 0 to choose it", sigma)
+		return usagef("embed: --sigma %v: want a finite σ > 0, or 0 to choose it", sigma)
 	}
 	if penalty < 0 || math.IsNaN(penalty) || math.IsInf(penalty, 0) {
-		return fmt.Errorf("embed: --penalty %v: want a finite value ≥ 0", penalty)
+		return usagef("embed: --penalty %v: want a finite value ≥ 0", penalty)
 	}
 	if plotFile != "" && dims < 2 {
-		return fmt.Errorf("embed: --plot needs --dims ≥ 2")
+		return usagef("embed: --plot needs --dims ≥ 2")
 	}
 	var m sdp.Method
 	switch method {
@@ -126,7 +138,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	case "sparse":
 		m = sdp.Sparse
 	default:
-		return fmt.Errorf("embed: unknown --method %q (dense, sparse, auto)", method)
+		return usagef("embed: unknown --method %q (dense, sparse, auto)", method)
 	}
 	b, err := resolveBackend(backendName)
 	if err != nil {
@@ -146,11 +158,15 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 			return err
 		}
 	}
-	progress := newProgress(env)
+	budget := iters
+	if budget == 0 {
+		budget = 20000 // frob.SDPOptions.MaxIter's default
+	}
+	progress := newProgress(env).withTotal(budget)
 	start := time.Now()
 	emb, err := mvu.Embed(ctx, x, mvu.Options{
 		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty, RelaxIter: relaxIters,
-		SDP: sdp.Options{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: printfEvents(progress)},
+		SDP: sdp.Options{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: progress.event},
 	})
 	if err != nil {
 		return err
@@ -185,7 +201,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		Out: out, Plot: plotFile,
 	}
 	if out != "" {
-		if err := writeEmbedding(out, emb.Coords, d); err != nil {
+		if err := writeEmbedding(env, out, emb.Coords, d); err != nil {
 			return err
 		}
 	}
@@ -199,13 +215,20 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		return emitJSON(env, sum)
 	}
 	w := env.stdout
+	if out == "-" {
+		// stdout holds the coordinates: the summary goes to stderr.
+		if env.quiet {
+			return nil
+		}
+		w = env.stderr
+	}
 	fmt.Fprintf(w, "mvu on %s: %d points, %d → %d dimensions, k = %d, σ = %g, %d %s (%s backend, %s)\n",
 		dataSpec, sum.N, sum.InputDim, dims, k, sigma, sum.Edges, cons, sum.Backend, sum.Method)
 	fmt.Fprintf(w, "  %d iterations (%d on the inequality relaxation), %d evaluations, %.2fs (%s)\n", sum.Iterations, sum.RelaxIterations, sum.Evaluations, elapsed, sol.Reason)
 	fmt.Fprintf(w, "  objective %.8g, dual %.8g, relative gap %.3g, max violation %.3g\n", sol.Primal, sol.Dual, sol.RelGap, sol.MaxViolation)
 	fmt.Fprintf(w, "  neighbour squared distances: mean relative error %.4g, max %.4g\n", eMean, eMax)
 	fmt.Fprintf(w, "  variance in the top %d dimensions: %.4f; eigenvalues %.4g\n", dims, top/tr, sum.Eigenvalues)
-	if out != "" {
+	if out != "" && out != "-" {
 		fmt.Fprintf(w, "  coordinates written to %s\n", out)
 	}
 	if plotFile != "" {
@@ -228,23 +251,38 @@ func edgeErrors(emb *mvu.Embedding) (mean, worst float64) {
 	return mean, worst
 }
 
-// writeEmbedding writes the coordinates as CSV: y1, …, yd, label.
-func writeEmbedding(path string, y *mat.Dense, d *data.Dataset) error {
-	f, err := os.Create(path)
+// writeEmbedding writes the coordinates as CSV — y1, …, yd, label (no label
+// under --no-labels) — to path, or to stdout for "-".
+func writeEmbedding(env *cmdEnv, path string, y *mat.Dense, d *data.Dataset) error {
+	f, err := createOutput(env, path)
 	if err != nil {
 		return fmt.Errorf("embed: %w", err)
 	}
 	w := bufio.NewWriter(f)
 	n, c := y.Dims()
 	for j := 0; j < c; j++ {
-		fmt.Fprintf(w, "y%d,", j+1)
-	}
-	fmt.Fprintln(w, "label")
-	for i := 0; i < n; i++ {
-		for j := 0; j < c; j++ {
-			w.WriteString(strconv.FormatFloat(y.At(i, j), 'g', 10, 64))
+		if j > 0 {
 			w.WriteByte(',')
 		}
+		fmt.Fprintf(w, "y%d", j+1)
+	}
+	if cur.noLabels {
+		w.WriteByte('\n')
+	} else {
+		fmt.Fprintln(w, ",label")
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < c; j++ {
+			if j > 0 {
+				w.WriteByte(',')
+			}
+			w.WriteString(strconv.FormatFloat(y.At(i, j), 'g', 10, 64))
+		}
+		if cur.noLabels {
+			w.WriteByte('\n')
+			continue
+		}
+		w.WriteByte(',')
 		label := ""
 		if i < len(d.Y) && d.Y[i] >= 0 && d.Y[i] < len(d.Classes) {
 			label = d.Classes[d.Y[i]]

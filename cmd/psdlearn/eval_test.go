@@ -84,7 +84,7 @@ func TestEvalRecordedSplit(t *testing.T) {
 	changed := filepath.Join(dir, "changed.csv")
 	x := mat.DenseCopyOf(iris.X)
 	x.Set(0, 0, x.At(0, 0)+0.1)
-	if err := writeCSV(changed, x, iris.Y, iris.Classes); err != nil {
+	if err := writeCSV(&cmdEnv{}, changed, x, iris.Y, iris.Classes, true); err != nil {
 		t.Fatal(err)
 	}
 	ev = runJSON(t, "eval", "--model", modelPath, "--data", changed)
@@ -93,7 +93,7 @@ func TestEvalRecordedSplit(t *testing.T) {
 	}
 	// The same numbers from a CSV file are the same data.
 	same := filepath.Join(dir, "same.csv")
-	if err := writeCSV(same, iris.X, iris.Y, iris.Classes); err != nil {
+	if err := writeCSV(&cmdEnv{}, same, iris.X, iris.Y, iris.Classes, true); err != nil {
 		t.Fatal(err)
 	}
 	if ev = runJSON(t, "eval", "--model", modelPath, "--data", same); ev["data_match"] != "train" || field(t, ev, "test_error") != wantTest {
@@ -145,10 +145,10 @@ func TestEvalRecordedRowsAndTestFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	trainCSV, testCSV := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
-	if err := writeCSV(trainCSV, parts[0].X, parts[0].Y, parts[0].Classes); err != nil {
+	if err := writeCSV(&cmdEnv{}, trainCSV, parts[0].X, parts[0].Y, parts[0].Classes, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeCSV(testCSV, parts[1].X, parts[1].Y, parts[1].Classes); err != nil {
+	if err := writeCSV(&cmdEnv{}, testCSV, parts[1].X, parts[1].Y, parts[1].Classes, true); err != nil {
 		t.Fatal(err)
 	}
 	testModel := filepath.Join(dir, "test.json")

@@ -51,7 +51,7 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "kernel")
 	var f kernelFlags
 	fs.StringVar(&f.algo, "algo", "", "algorithm: meg (online) | definiteboost (batch)")
-	fs.StringVar(&f.data, "data", "builtin:wine", "data SPEC whose points are the objects of the target kernel")
+	fs.StringVar(&f.data, "data", "builtin:wine", "data SPEC whose points are the objects of the target kernel (- : CSV on standard input)")
 	labelColFlag(fs, &f.labelCol)
 	fs.StringVar(&f.backend, "backend", "", "numerical backend: "+strings.Join(engine.Names(), "|")+" (default: "+engine.Default().Name()+")")
 	fs.IntVar(&f.objects, "objects", -1, "number of objects d, a class-stratified seeded sample (0: all; default 52 for meg as in the paper, all for definiteboost)")
@@ -69,12 +69,21 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.projection, "projection", "both", "definiteboost: approx | exact | both")
 	fs.Float64Var(&f.tol, "tol", 1e-6, "definiteboost: stop when every tr(W C_j) <= tol*epsilon")
 	fs.IntVar(&f.maxIter, "max-iter", 100000, "definiteboost: iteration limit")
+	isMEG := func() bool { return f.algo == "meg" }
+	isBoost := func() bool { return f.algo == "definiteboost" }
+	rules := []flagRule{
+		{"steps", "meg", isMEG}, {"noise", "meg", isMEG}, {"c", "meg", isMEG}, {"eta", "meg", isMEG}, {"checkpoints", "meg", isMEG},
+		{"eps", "definiteboost", isBoost}, {"projection", "definiteboost", isBoost}, {"tol", "definiteboost", isBoost}, {"max-iter", "definiteboost", isBoost},
+	}
 	if err := parseFlags(fs, "kernel", args); err != nil {
 		return err
 	}
 	f.algo = strings.ToLower(f.algo)
 	if f.algo != "meg" && f.algo != "definiteboost" {
-		return fmt.Errorf("kernel: --algo must be meg or definiteboost (got %q)", f.algo)
+		return usagef("kernel: --algo must be meg or definiteboost (got %q)", f.algo)
+	}
+	if err := checkFlagRules(fs, "kernel", "--algo "+f.algo, rules); err != nil {
+		return err
 	}
 	if f.objects == -1 {
 		f.objects = 0
@@ -83,18 +92,22 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	if f.objects < 0 || f.objects == 1 || f.splits <= 0 {
-		return fmt.Errorf("kernel: --objects must be 0 or at least 2 and --splits positive")
+		return usagef("kernel: --objects must be 0 or at least 2 and --splits positive")
 	}
 	b, err := resolveBackend(f.backend)
 	if err != nil {
 		return err
 	}
-	progress := newProgress(env)
+	total := 0
+	if f.algo == "meg" {
+		total = f.steps
+	}
+	progress := newProgress(env).withTotal(total)
 	setup, err := kernelTarget(f, b)
 	if err != nil {
 		return err
 	}
-	progress("kernel: %d objects of %s (%d classes), RBF gamma %.4g; target 1-NN error %.4f (LOO %.4f)",
+	progress.printf("kernel: %d objects of %s (%d classes), RBF gamma %.4g; target 1-NN error %.4f (LOO %.4f)",
 		len(setup.Y), setup.name, setup.Classes, setup.Gamma, setup.NN.Mean, setup.NN.LOO)
 	if f.algo == "meg" {
 		return runMEG(ctx, env, f, setup, progress)
@@ -112,7 +125,7 @@ func kernelTarget(f kernelFlags, b engine.Backend) (*kernelSetup, error) {
 		return nil, fmt.Errorf("kernel: %s has %d points", f.data, ds.Len())
 	}
 	if f.gamma == 0 && !(f.gammaScale > 0) {
-		return nil, fmt.Errorf("kernel: --gamma-scale must be positive")
+		return nil, usagef("kernel: --gamma-scale must be positive")
 	}
 	t, err := meg.NewTarget(ds.X, ds.Y, meg.TargetOptions{
 		Objects: f.objects, Standardize: f.standardize, Gamma: f.gamma, GammaScale: f.gammaScale,
@@ -179,20 +192,20 @@ func parseC(s string) (c float64, auto bool, err error) {
 	}
 	c, err = strconv.ParseFloat(s, 64)
 	if err != nil || !(c > 0) {
-		return 0, false, fmt.Errorf("kernel: --c must be a positive number, inf or auto (got %q)", s)
+		return 0, false, usagef("kernel: --c must be a positive number, inf or auto (got %q)", s)
 	}
 	return c, false, nil
 }
 
-func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, progress func(string, ...any)) error {
+func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, progress *progressLine) error {
 	if f.steps <= 0 {
-		return fmt.Errorf("kernel: --steps must be positive")
+		return usagef("kernel: --steps must be positive")
 	}
 	if f.noise < 0 || math.IsNaN(f.noise) || math.IsInf(f.noise, 0) {
-		return fmt.Errorf("kernel: --noise must be a finite non-negative number")
+		return usagef("kernel: --noise must be a finite non-negative number")
 	}
 	if f.eta < 0 || math.IsNaN(f.eta) || math.IsInf(f.eta, 0) {
-		return fmt.Errorf("kernel: --eta must be a finite non-negative number")
+		return usagef("kernel: --eta must be a finite non-negative number")
 	}
 	c, auto, err := parseC(f.c)
 	if err != nil {
@@ -203,7 +216,7 @@ func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, pro
 	}
 	rep, err := meg.RunOnline(ctx, s.Target, meg.OnlineOptions{
 		Steps: f.steps, Noise: f.noise, C: c, Eta: f.eta, Checkpoints: f.checkpoints > 0,
-		Seed: f.seed, Backend: s.b, Progress: printfEvents(progress),
+		Seed: f.seed, Backend: s.b, Progress: progress.event,
 	})
 	if err != nil {
 		return err
@@ -281,7 +294,7 @@ type boostSummary struct {
 	Runs            []boostRun `json:"runs"`
 }
 
-func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, progress func(string, ...any)) error {
+func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, progress *progressLine) error {
 	var projs []meg.Projection
 	switch strings.ToLower(f.projection) {
 	case "approx", "approximate":
@@ -291,17 +304,17 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 	case "both":
 		projs = []meg.Projection{meg.Approximate, meg.Exact}
 	default:
-		return fmt.Errorf("kernel: --projection must be approx, exact or both (got %q)", f.projection)
+		return usagef("kernel: --projection must be approx, exact or both (got %q)", f.projection)
 	}
 	d := len(s.Y)
 	if eps := f.epsScale / float64(d); !(eps > 0 && eps < 1) {
-		return fmt.Errorf("kernel: --eps must give 0 < epsilon = eps/d < 1")
+		return usagef("kernel: --eps must give 0 < epsilon = eps/d < 1")
 	}
 	if !(f.tol > 0) || f.maxIter <= 0 {
-		return fmt.Errorf("kernel: --tol and --max-iter must be positive")
+		return usagef("kernel: --tol and --max-iter must be positive")
 	}
 	rep, err := meg.RunDefiniteBoost(ctx, s.Target, meg.BoostExperimentOptions{
-		EpsScale: f.epsScale, Projections: projs, Tol: f.tol, MaxIter: f.maxIter, Backend: s.b, Progress: printfEvents(progress),
+		EpsScale: f.epsScale, Projections: projs, Tol: f.tol, MaxIter: f.maxIter, Backend: s.b, Progress: progress.event,
 	})
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func checkNonNegative(cmd string, flags map[string]int) error {
 	sort.Strings(names)
 	for _, n := range names {
 		if v := flags[n]; v < 0 {
-			return fmt.Errorf("%s: --%s %d: want a positive value, or 0 for the default", cmd, n, v)
+			return usagef("%s: --%s %d: want a positive value, or 0 for the default", cmd, n, v)
 		}
 	}
 	return nil

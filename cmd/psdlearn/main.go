@@ -1,7 +1,13 @@
 // Command psdlearn learns positive semidefinite matrices — Mahalanobis
 // metrics and kernels — from labelled data. Run `psdlearn help` for the
-// commands; every command accepts --json and then prints exactly one JSON
-// object on stdout, with progress on stderr.
+// commands and `psdlearn help CMD` for one command's flags; every command
+// accepts --json and then prints exactly one JSON object on stdout, with
+// progress on stderr (--quiet: none).
+//
+// Exit status: 0 success (and --help), 1 a failed run (bad data, a solver
+// error, a file that cannot be read), 2 a usage error (unknown command or
+// flag, a bad or missing flag value, a flag that does not apply to the
+// chosen algorithm), 130 interrupted by Ctrl-C. See docs/cli.md.
 package main
 
 import (
@@ -27,8 +33,10 @@ type command struct {
 
 // cmdEnv carries the streams of a command, so tests can run commands in-process.
 type cmdEnv struct {
+	stdin          io.Reader // read for the data spec "-"
 	stdout, stderr io.Writer
 	json           bool // set by the command after parsing --json, used for error output
+	quiet          bool // --quiet: no progress lines
 }
 
 var commands = map[string]command{}
@@ -56,16 +64,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "psdlearn:", err)
 		os.Exit(2)
 	}
-	status := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	status := runMainIO(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stopProfile()
 	os.Exit(status)
 }
 
-// runMain runs one command line and returns the exit status.
-func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) (status int) {
-	env := &cmdEnv{stdout: stdout, stderr: stderr}
+// runMain runs one command line with an empty standard input and returns
+// the exit status.
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runMainIO(ctx, args, strings.NewReader(""), stdout, stderr)
+}
+
+// runMainIO runs one command line and returns the exit status.
+func runMainIO(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	env := &cmdEnv{stdin: stdin, stdout: stdout, stderr: stderr}
 	for _, a := range args {
-		if a == "--json" || a == "-json" {
+		if a == "--json" || a == "-json" || a == "--json=true" || a == "-json=true" {
 			env.json = true
 		}
 	}
@@ -74,15 +88,27 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) (stat
 			status = reportError(env, fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || (args[0] == "help" && len(args) == 1) {
 		usage(stdout)
 		return 0
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		return reportError(env, fmt.Errorf("unknown command %q (run 'psdlearn help')", args[0]))
+	name, rest := args[0], args[1:]
+	if name == "help" {
+		// psdlearn help CMD is psdlearn CMD --help.
+		if len(args) > 2 {
+			return reportError(env, usagef("help: want one command name, got %q", args[1:]))
+		}
+		name, rest = args[1], []string{"--help"}
+		env.json = false
 	}
-	if err := c.run(ctx, env, args[1:]); err != nil {
+	c, ok := commands[name]
+	if !ok {
+		return reportError(env, usagef("unknown command %q (commands: %s; run 'psdlearn help')", name, strings.Join(commandNames(), ", ")))
+	}
+	if err := c.run(ctx, env, rest); err != nil {
+		if errors.Is(err, errHelpShown) {
+			return 0
+		}
 		var es *exitStatus
 		if errors.As(err, &es) {
 			if es.reported {
@@ -97,6 +123,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) (stat
 	return 0
 }
 
+// reportError prints err as one line on stderr, or as one JSON object with
+// an "error" field on stdout under --json, and returns the exit status: 2
+// for a usage error, else 1.
 func reportError(env *cmdEnv, err error) int {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	if env.json {
@@ -105,18 +134,30 @@ func reportError(env *cmdEnv, err error) int {
 	} else {
 		fmt.Fprintf(env.stderr, "psdlearn: %s\n", msg)
 	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
 	return 1
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "psdlearn learns positive semidefinite matrices: Mahalanobis metrics and kernels.")
-	fmt.Fprintln(w, "\nUsage: psdlearn <command> [flags]   (every command accepts --json)\n\nCommands:")
+// commandNames returns the command names, sorted.
+func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
+	return names
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "psdlearn learns positive semidefinite matrices: Mahalanobis metrics and kernels.")
+	fmt.Fprintln(w, "\nUsage: psdlearn <command> [flags]   (every command accepts --json and --quiet)\n\nCommands:")
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintf(w, "  %-10s %s\n", "help", "help CMD prints the flags of one command (as does CMD --help)")
+	fmt.Fprintln(w, "\nData SPECs: file.csv, file.libsvm|.svm|.txt, idx:IMAGES:LABELS, builtin:NAME, or - for CSV on standard input.")
+	fmt.Fprintln(w, "Exit status: 0 success, 1 failed run, 2 usage error, 130 interrupted. Details: docs/cli.md.")
 }

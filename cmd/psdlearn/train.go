@@ -12,6 +12,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
 
 	// The algorithm packages register their trainers with train.
@@ -91,7 +92,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "train")
 	var f trainFlags
 	fs.StringVar(&f.algo, "algo", "", "algorithm: "+strings.Join(train.Names(), "|"))
-	fs.StringVar(&f.dataSpec, "data", "", "data SPEC: file.csv, file.libsvm|.svm|.txt, idx:IMAGES:LABELS or builtin:NAME")
+	fs.StringVar(&f.dataSpec, "data", "", "data SPEC: file.csv, file.libsvm|.svm|.txt, idx:IMAGES:LABELS, builtin:NAME, or - (CSV on standard input)")
 	labelColFlag(fs, &f.labelCol)
 	fs.StringVar(&f.testSpec, "test", "", "test data SPEC; --data is then train (and validation, with a 2-part --split)")
 	fs.StringVar(&f.split, "split", "", "train,val,test fractions (seeded) or rows:TRAIN,VAL,TEST row ranges; 2 parts are train,test (train,val with --test) (default 0.7,0.15,0.15)")
@@ -108,19 +109,21 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
 	fs.StringVar(&f.opts.WorkingSet, "working-set", "", "FrobMetric working set: auto|on|off (default auto: on from 20,000 triplets)")
 	fs.StringVar(&f.cList, "C", "", "regularisation C, or a comma-separated list chosen on the validation set")
+	rules := trainFlagRules(&f)
+	annotateFlagRules(fs, rules)
 	if err := parseFlags(fs, "train", args); err != nil {
 		return err
 	}
 	if f.algo == "" || f.dataSpec == "" {
-		return fmt.Errorf("train: --algo and --data are required (algorithms: %s)", strings.Join(train.Names(), ", "))
+		return usagef("train: --algo and --data are required (algorithms: %s)", strings.Join(train.Names(), ", "))
 	}
 	if f.k < 1 || f.pca < 0 {
-		return fmt.Errorf("train: --k must be ≥ 1 and --pca ≥ 0")
+		return usagef("train: --k must be ≥ 1 and --pca ≥ 0")
 	}
 	itersGiven := false
 	fs.Visit(func(fl *flag.Flag) { itersGiven = itersGiven || fl.Name == "iters" })
 	if itersGiven && f.opts.Iters <= 0 {
-		return fmt.Errorf("train: --iters %d: the iteration limit must be > 0 (omit it for the algorithm's default)", f.opts.Iters)
+		return usagef("train: --iters %d: the iteration limit must be > 0 (omit it for the algorithm's default)", f.opts.Iters)
 	}
 	if err := checkNonNegative("train", map[string]int{"iters": f.opts.Iters, "passes": f.opts.Passes}); err != nil {
 		return err
@@ -130,20 +133,25 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	if _, err := train.Lookup(f.algo); err != nil {
+		return &usageError{err}
+	}
+	f.algo = strings.ToLower(f.algo)
+	chosen := "--algo " + f.algo
+	if f.algo == "boostmetric" && f.opts.Loss != "" {
+		chosen += " --loss " + f.opts.Loss
+	}
+	if err := checkFlagRules(fs, "train", chosen, rules); err != nil {
 		return err
 	}
 	b, err := resolveBackend(f.backend)
 	if err != nil {
 		return err
 	}
-	progress := newProgress(env)
+	prog := newProgress(env).withTotal(trainIterBudget(f))
 	if trainProgressHook != nil {
-		throttled := progress
-		progress = func(format string, args ...any) {
-			trainProgressHook(fmt.Sprintf(format, args...))
-			throttled(format, args...)
-		}
+		prog.hook = func(e progress.Event) { trainProgressHook(e.Message) }
 	}
+	say := prog.printf
 
 	// Data and splits.
 	tLoad := time.Now()
@@ -156,11 +164,11 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	loadSeconds := time.Since(tLoad).Seconds()
-	progress("train: %s: %d train, %d validation, %d test points, %d features", f.dataSpec, tr.Len(), val.Len(), test.Len(), tr.Dim())
+	say("train: %s: %d train, %d validation, %d test points, %d features", f.dataSpec, tr.Len(), val.Len(), test.Len(), tr.Dim())
 
 	rep, err := train.RunExperiment(ctx, train.Experiment{
 		Algo: f.algo, Train: tr, Val: val, Test: test, Standardize: f.standardize, PCA: f.pca,
-		K: f.k, Seed: f.seed, Backend: b, Options: f.opts, Progress: printfEvents(progress),
+		K: f.k, Seed: f.seed, Backend: b, Options: f.opts, Progress: prog.event,
 		Source: trainSource(f, d, test, splitDesc),
 	})
 	// A cancellation (Ctrl-C) with a metric in hand keeps the finished
@@ -227,6 +235,43 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		return &exitStatus{code: exitInterrupted, err: runErr, reported: true}
 	}
 	return nil
+}
+
+// trainFlagRules says which algorithms the algorithm flags of train apply
+// to; a flag given for another is a usage error, not silently ignored.
+// boostmetric with the hinge loss runs PSDBoost.
+func trainFlagRules(f *trainFlags) []flagRule {
+	boostSmooth := func() bool { return f.algo == "boostmetric" && !strings.EqualFold(f.opts.Loss, "hinge") }
+	hasC := func() bool {
+		return f.algo == "frobmetric" || f.algo == "psdboost" || f.algo == "boostmetric" && strings.EqualFold(f.opts.Loss, "hinge")
+	}
+	const smooth = "boostmetric with the exp or logistic loss"
+	return []flagRule{
+		{"loss", "boostmetric, psdboost", func() bool { return oneOf(f.algo, "boostmetric", "psdboost") }},
+		{"mode", smooth, boostSmooth},
+		{"passes", smooth, boostSmooth},
+		{"nu", smooth, boostSmooth},
+		{"working-set", "frobmetric", func() bool { return f.algo == "frobmetric" }},
+		{"C", "frobmetric, psdboost, boostmetric --loss hinge", hasC},
+	}
+}
+
+// trainIterBudget is the iteration budget of one solve, for the progress
+// lines: --iters, else the algorithm's default (0: unknown). FrobMetric
+// reports objective evaluations, a few more than its iterations.
+func trainIterBudget(f trainFlags) int {
+	if f.opts.Iters > 0 {
+		return f.opts.Iters
+	}
+	switch {
+	case f.algo == "frobmetric":
+		return 20000 // frob: MetricOptions.MaxIter's default
+	case f.algo == "psdboost", f.algo == "boostmetric" && strings.EqualFold(f.opts.Loss, "hinge"):
+		return 1000 // boost: Options.Iters' default for PSDBoost
+	case f.algo == "boostmetric":
+		return 500 // boost: Options.Iters' default for BoostMetric
+	}
+	return 0
 }
 
 // trainProgressHook, if non-nil, receives every progress message of

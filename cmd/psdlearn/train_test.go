@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
@@ -164,8 +163,8 @@ func TestTrainEvalTransformIris(t *testing.T) {
 	d, _ := datasets.Open("iris")
 	parts, _ := data.Split(d, []float64{0.7, 0.15, 0.15}, 7)
 	refCSV, testCSV := filepath.Join(dir, "ref.csv"), filepath.Join(dir, "test.csv")
-	writeCSV(refCSV, parts[0].X, parts[0].Y, parts[0].Classes)
-	writeCSV(testCSV, parts[2].X, parts[2].Y, parts[2].Classes)
+	writeCSV(&cmdEnv{}, refCSV, parts[0].X, parts[0].Y, parts[0].Classes, true)
+	writeCSV(&cmdEnv{}, testCSV, parts[2].X, parts[2].Y, parts[2].Classes, true)
 	rf := runJSON(t, "eval", "--model", modelPath, "--data", testCSV, "--ref", refCSV)
 	if rf["mode"] != "ref" || field(t, rf, "test_error") != wantTest {
 		t.Errorf("eval --ref: %v, want test error %v", rf, wantTest)
@@ -209,8 +208,8 @@ func TestTrainPCAAndTestFile(t *testing.T) {
 	d, _ := datasets.Open("wine")
 	parts, _ := data.Split(d, []float64{0.8, 0.2}, 3)
 	trainCSV, testCSV := filepath.Join(dir, "tr.csv"), filepath.Join(dir, "te.csv")
-	writeCSV(trainCSV, parts[0].X, parts[0].Y, parts[0].Classes)
-	writeCSV(testCSV, parts[1].X, parts[1].Y, parts[1].Classes)
+	writeCSV(&cmdEnv{}, trainCSV, parts[0].X, parts[0].Y, parts[0].Classes, true)
+	writeCSV(&cmdEnv{}, testCSV, parts[1].X, parts[1].Y, parts[1].Classes, true)
 	modelPath := filepath.Join(dir, "m.json")
 	sum := runJSON(t, "train", "--algo", "diag-test", "--data", trainCSV, "--test", testCSV, "--split", "0.8,0.2",
 		"--standardize", "--pca", "5", "--out", modelPath)
@@ -329,7 +328,7 @@ func TestEvalTransformErrors(t *testing.T) {
 		{[]string{"eval", "--model", modelPath, "--data", "builtin:wine"}, "has 13 features, the model expects 4"},
 		{[]string{"eval", "--model", modelPath, "--data", "builtin:iris", "--split", "1"}, "at least 2 parts"},
 		{[]string{"eval", "--model", modelPath, "--data", "builtin:iris", "--split", "0.5,0.5", "--ref", "builtin:iris"}, "not both"},
-		{[]string{"transform", "--model", modelPath, "--data", "builtin:iris"}, "--out are required"},
+		{[]string{"transform", "--model", modelPath}, "--model and --data are required"},
 		{[]string{"transform", "--model", modelPath, "--data", "builtin:wine", "--out", filepath.Join(dir, "o.csv")}, "the model expects 4"},
 	} {
 		st, _, errs := runCLI(t, tc.args...)
@@ -359,30 +358,6 @@ func TestEmitJSONNonFinite(t *testing.T) {
 	want := `{"a":null,"b":[1,null],"c":{"x":null},"d":{"v":null}}` + "\n"
 	if out.String() != want {
 		t.Errorf("got %s want %s", out.String(), want)
-	}
-}
-
-func TestProgress(t *testing.T) {
-	oldDelay, oldInterval := progressDelay, progressInterval
-	defer func() { progressDelay, progressInterval = oldDelay, oldInterval }()
-	var errb bytes.Buffer
-	env := &cmdEnv{stdout: &bytes.Buffer{}, stderr: &errb}
-
-	progressDelay, progressInterval = time.Hour, 0
-	p := newProgress(env)
-	p("early %d", 1)
-	if errb.Len() != 0 {
-		t.Errorf("progress before the delay: %q", errb.String())
-	}
-
-	progressDelay, progressInterval = 0, time.Hour
-	p = newProgress(env)
-	time.Sleep(time.Millisecond)
-	for i := 0; i < 5; i++ {
-		p("step %d", i)
-	}
-	if got := errb.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "step 0") || !strings.HasPrefix(got, "psdlearn [") {
-		t.Errorf("rate limit: %q", got)
 	}
 }
 

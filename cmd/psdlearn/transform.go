@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/psdlearn/psdlearn/model"
@@ -36,12 +35,19 @@ func runTransform(ctx context.Context, env *cmdEnv, args []string) error {
 	spec := fs.String("data", "", "data SPEC with raw features (the model's preprocessing is applied)")
 	var labelCol string
 	labelColFlag(fs, &labelCol)
-	out := fs.String("out", "", "output CSV: columns z1..zr (Euclidean distances between rows are the metric's) and label")
+	noLabelsFlag(fs, "the output then has no label column (default: the last CSV column, or --label-col, is the label)")
+	out := fs.String("out", stdoutName, "output CSV: columns z1..zr (Euclidean distances between rows are the metric's) and label; - for standard output")
 	if err := parseFlags(fs, "transform", args); err != nil {
 		return err
 	}
-	if *modelPath == "" || *spec == "" || *out == "" {
-		return fmt.Errorf("transform: --model, --data and --out are required")
+	if *out == "" {
+		*out = stdoutName
+	}
+	if *modelPath == "" || *spec == "" {
+		return usagef("transform: --model and --data are required")
+	}
+	if *out == stdoutName && env.json {
+		return usagef("transform: the CSV goes to standard output, where --json writes its summary: give --out a file name")
 	}
 	m, err := model.LoadFile(*modelPath)
 	if err != nil {
@@ -62,13 +68,17 @@ func runTransform(ctx context.Context, env *cmdEnv, args []string) error {
 		z = m.Kernel.Factor()
 	default:
 		if want := m.InputDim(); d.Dim() != want {
-			return fmt.Errorf("transform: %s has %d features, the model expects %d", *spec, d.Dim(), want)
+			hint := ""
+			if d.Dim() == want-1 && !cur.noLabels {
+				hint = " (one column is taken as the label: pass --no-labels for unlabelled data)"
+			}
+			return fmt.Errorf("transform: %s has %d features, the model expects %d%s", *spec, d.Dim(), want, hint)
 		}
 		if z, err = m.Transform(d.X); err != nil {
 			return fmt.Errorf("transform: %w", err)
 		}
 	}
-	if err := writeCSV(*out, z, d.Y, d.Classes); err != nil {
+	if err := writeCSV(env, *out, z, d.Y, d.Classes, !cur.noLabels); err != nil {
 		return fmt.Errorf("transform: %w", err)
 	}
 	rows, cols := z.Dims()
@@ -76,32 +86,48 @@ func runTransform(ctx context.Context, env *cmdEnv, args []string) error {
 	if env.json {
 		return emitJSON(env, sum)
 	}
-	fmt.Fprintf(env.stdout, "wrote %d rows × %d coordinates (+ label) to %s\n", rows, cols, *out)
+	if *out == stdoutName {
+		return nil // stdout holds the CSV
+	}
+	label := " (+ label)"
+	if cur.noLabels {
+		label = ""
+	}
+	fmt.Fprintf(env.stdout, "wrote %d rows × %d coordinates%s to %s\n", rows, cols, label, *out)
 	return nil
 }
 
-// writeCSV writes z with a header z1..zr,label and the class names of y.
-func writeCSV(path string, z *mat.Dense, y []int, classes []string) error {
-	f, err := os.Create(path)
+// writeCSV writes z with a header z1..zr and, when labels is set, a label
+// column with the class names of y; path "-" is standard output.
+func writeCSV(env *cmdEnv, path string, z *mat.Dense, y []int, classes []string, labels bool) error {
+	f, err := createOutput(env, path)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(f)
 	w := csv.NewWriter(bw)
 	rows, cols := z.Dims()
-	rec := make([]string, cols+1)
+	width := cols
+	if labels {
+		width++
+	}
+	rec := make([]string, width)
 	for j := 0; j < cols; j++ {
 		rec[j] = "z" + strconv.Itoa(j+1)
 	}
-	rec[cols] = "label"
+	if labels {
+		rec[cols] = "label"
+	}
 	w.Write(rec)
 	for i := 0; i < rows; i++ {
 		for j, v := range z.RawRowView(i) {
 			rec[j] = strconv.FormatFloat(v, 'g', -1, 64)
 		}
-		rec[cols] = strconv.Itoa(y[i])
-		if y[i] >= 0 && y[i] < len(classes) {
-			rec[cols] = classes[y[i]]
+		if labels {
+			rec[cols] = strconv.Itoa(y[i])
+			if y[i] >= 0 && y[i] < len(classes) {
+				rec[cols] = classes[y[i]]
+			}
 		}
 		w.Write(rec)
 	}
