@@ -32,8 +32,8 @@
 // C has one meaning everywhere in this package: the weight of the average
 // hinge loss, i.e. the objective is ‖M‖²/2 + C·(1/m)Σ ξ_r for FrobMetric and
 // the LP's per-triplet slack weight C/m for PSDBoost, so one C value means
-// the same trade-off whatever the number m of triplets. (The CLI's --C for
-// PSDBoost is the raw LP weight; here it is scaled by m.)
+// the same trade-off whatever the number m of triplets (the CLI's --C means
+// the same).
 //
 // Given several C values, Fit chooses the one with the lowest k-NN
 // validation error (K neighbours; equal errors choose the smaller C), then
@@ -271,9 +271,6 @@ func fitOnce(ctx context.Context, c Common, trainer train.Trainer, algo string, 
 		tol = math.NaN() // the algorithm has no gap tolerance
 	}
 	chosen := out.ChosenC
-	if algo == "psdboost" && !math.IsNaN(chosen) {
-		chosen *= float64(p.ts.Len())
-	}
 	m := &model.Model{
 		Kind: model.KindMetric, Algo: algo, Metric: met,
 		Info: map[string]any{
@@ -331,12 +328,7 @@ func prepare(c Common, tr, val *data.Dataset, ts *constraints.TripletSet, k int,
 // package's convention).
 func (p *prepared) solve(ctx context.Context, trainer train.Trainer, algo string, opt train.Options, k int, b engine.Backend, seed uint64, prog progress.Func, cs []float64) (train.Output, error) {
 	o := opt
-	for _, v := range cs {
-		if algo == "psdboost" {
-			v /= float64(p.ts.Len()) // the LP's weight on each slack
-		}
-		o.C = append(o.C, v)
-	}
+	o.C = append([]float64(nil), cs...)
 	out, err := trainer(ctx, train.Input{Train: p.tr, Val: p.val, Triplets: p.ts, K: k, Seed: seed, Backend: b, Options: o, Progress: prog})
 	if err != nil {
 		return out, fmt.Errorf("psdlearn: %s: %w", algo, err)

@@ -33,7 +33,7 @@ func TestReportCertificate(t *testing.T) {
 	}{
 		{"frobmetric", train.Options{C: []float64{1, 10}}, 2},
 		{"boostmetric", train.Options{}, 1},
-		{"psdboost", train.Options{C: []float64{0.05}}, 1},
+		{"psdboost", train.Options{C: []float64{20}}, 1},
 	} {
 		for _, capped := range []bool{false, true} {
 			opts := tc.opts

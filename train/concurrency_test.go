@@ -29,7 +29,7 @@ func TestConcurrentTrainingRace(t *testing.T) {
 		jobs = append(jobs,
 			job{"boostmetric", "iris", b, train.Options{Loss: "exp", Mode: "stagewise", Iters: 30}},
 			job{"boostmetric", "wine", b, train.Options{Loss: "logistic", Mode: "corrective", Iters: 10}},
-			job{"psdboost", "iris", b, train.Options{C: []float64{0.05}, Iters: 30}},
+			job{"psdboost", "iris", b, train.Options{C: []float64{20}, Iters: 30}},
 			job{"frobmetric", "wine", b, train.Options{C: []float64{1}}},
 			job{"frobmetric", "wine", b, train.Options{C: []float64{10}, WorkingSet: "on"}},
 		)

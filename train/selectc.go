@@ -8,7 +8,8 @@ import (
 // SelectC is the one model-selection loop over a list of C values (the
 // trainers of FrobMetric and PSDBoost use it): it fits every value of cs in
 // the given order and keeps the fit with the lowest validation error, the
-// first of equal errors. Without a validation set the errors are NaN and
+// smallest C of equal errors (the more regularised model), whatever the
+// order. Without a validation set the errors are NaN and
 // the first fit is kept, which is how a single C is handled. On an error
 // SelectC stops and returns the best fit so far, or, when there is none
 // yet, whatever the failed call returned (a cancelled solve's best iterate,
@@ -24,7 +25,7 @@ func SelectC[R any](cs []float64, fit func(c float64) (r R, valErr float64, err 
 			}
 			return best, bestC, bestErr, ferr
 		}
-		if !found || valErr < bestErr {
+		if !found || valErr < bestErr || (valErr == bestErr && c < bestC) {
 			best, bestC, bestErr, found = r, c, valErr, true
 		}
 	}
@@ -37,8 +38,8 @@ func SelectC[R any](cs []float64, fit func(c float64) (r R, valErr float64, err 
 // held-out part. It is called fold by fold — fold 0 with every value of cs
 // in order, then fold 1, and so on — so that a caller can prepare each fold
 // once. SelectCFolds averages the errors of every value over the folds and
-// chooses by SelectC's rule: the lowest mean error, the first of equal
-// means (pass cs in ascending order to prefer the smaller C). It returns
+// chooses by SelectC's rule: the lowest mean error, the smallest C of equal
+// means. It returns
 // the chosen value and the mean errors in the order of cs. An error from
 // valErr, or an error that is NaN (not evaluated), stops it.
 func SelectCFolds(cs []float64, folds int, valErr func(fold int, c float64) (float64, error)) (bestC float64, meanErr []float64, err error) {

@@ -19,8 +19,9 @@ func init() {
 }
 
 // DefaultViolationFractions gives the C values the psdboost trainer chooses
-// among on the validation set when none is given: C = 1/(f·m) for m triplets,
-// so that roughly a fraction f of the triplets may violate the margin.
+// among on the validation set when none is given: C = 1/f, i.e. the LP's
+// per-triplet slack weight C/m = 1/(f·m) for m triplets, so that roughly a
+// fraction f of the triplets may violate the margin.
 var DefaultViolationFractions = []float64{0.5, 0.2, 0.1, 0.05}
 
 // trainBoostMetric is the "boostmetric" trainer: exponential (default) or
@@ -116,8 +117,10 @@ func converged(res *Result) bool {
 
 // trainPSDBoost is the "psdboost" trainer (hinge loss by column generation).
 // With several C values it learns one metric per value and keeps the one
-// with the lowest validation k-NN error (ties keep the larger C, i.e. the
-// harder margin). Cancelled, it returns the best metric of the values of C
+// with the lowest validation k-NN error (ties keep the smaller C, as every
+// trainer does: train.SelectC). C has the meaning it has for FrobMetric:
+// the LP's weight on each triplet's slack is C/m for m triplets, so one C
+// means the same trade-off whatever the number of triplets. Cancelled, it returns the best metric of the values of C
 // completed before, or else the metric learned so far for the current one.
 func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 	out := train.Output{DualityGap: math.NaN(), ValError: math.NaN(), ChosenC: math.NaN()}
@@ -139,15 +142,25 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 	cs := append([]float64(nil), in.Options.C...)
 	if len(cs) == 0 {
 		for _, f := range DefaultViolationFractions {
-			cs = append(cs, 1/(f*m))
+			cs = append(cs, 1/f)
 		}
 	}
-	sort.Sort(sort.Reverse(sort.Float64Slice(cs)))
+	sort.Float64s(cs)
+	for _, c := range cs {
+		// Checked in the caller's units before any solve: C/m is the LP's
+		// weight on each slack, which must be at least 1/m.
+		if !(c >= 1) || math.IsInf(c, 0) {
+			return out, fmt.Errorf("%w: psdboost C = %g: want C ≥ 1 (the per-triplet slack weight C/m below 1/m leaves the LP unbounded)", ErrInvalid, c)
+		}
+		if err := checkPSDOptions(c/m, 0); err != nil {
+			return out, fmt.Errorf("psdboost C = %g: %w", c, err)
+		}
+	}
 	if len(cs) > 1 && (in.Val == nil || in.Val.Len() == 0) {
 		return out, fmt.Errorf("%w: choosing among %d values of C needs a validation set", ErrInvalid, len(cs))
 	}
 	best, chosen, bestErr, err := train.SelectC(cs, func(c float64) (*Result, float64, error) {
-		opt.C = c
+		opt.C = c / m // the LP's weight on each slack
 		if in.Progress != nil {
 			opt.Progress = progress.Prefix(in.Progress, fmt.Sprintf("psdboost C=%.4g: ", c))
 		}

@@ -57,8 +57,8 @@ func TestTrainers(t *testing.T) {
 		{"boostmetric", train.Options{}, false},
 		{"boostmetric", train.Options{Loss: "logistic", Mode: "corrective", Iters: 30}, false},
 		{"boostmetric", train.Options{Passes: 2, Iters: 50}, false},
-		{"boostmetric", train.Options{Loss: "hinge", C: []float64{0.01}}, true},
-		{"psdboost", train.Options{C: []float64{0.002, 0.01}}, true},
+		{"boostmetric", train.Options{Loss: "hinge", C: []float64{10}}, true},
+		{"psdboost", train.Options{C: []float64{2, 10}}, true},
 		{"psdboost", train.Options{}, true},
 	}
 	for _, tc := range tests {

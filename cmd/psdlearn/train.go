@@ -108,7 +108,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included (> 0; default: the algorithm's)")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
 	fs.StringVar(&f.opts.WorkingSet, "working-set", "", "FrobMetric working set: auto|on|off (default auto: on from 20,000 triplets)")
-	fs.StringVar(&f.cList, "C", "", "regularisation C, or a comma-separated list chosen on the validation set")
+	fs.StringVar(&f.cList, "C", "", "C: the weight of the average hinge loss (the per-triplet slack weight is C/m for m triplets; psdboost needs C ≥ 1); a comma-separated list is chosen on the validation set")
 	rules := trainFlagRules(&f)
 	annotateFlagRules(fs, rules)
 	if err := parseFlags(fs, "train", args); err != nil {
