@@ -87,6 +87,7 @@ func (e SimpleNPKL) FitPairs(ctx context.Context, x *mat.Dense, pairs *constrain
 			"rank": len(res.Lambda), "covered": res.Covered,
 		},
 		Certificate: kernelCertificate(e.Loss, res.Covered),
+		Provenance:  provenance(b, e.Seed, x),
 	}, nil
 }
 
@@ -126,4 +127,14 @@ func (e MVU) Embed(ctx context.Context, x *mat.Dense) (*mvu.Embedding, error) {
 		return emb, fmt.Errorf("psdlearn: mvu: %w", err)
 	}
 	return emb, nil
+}
+
+// provenance records the backend, the seed and, when the estimator learned
+// from data rows x, their shape and hash.
+func provenance(b engine.Backend, seed uint64, x *mat.Dense) *model.Provenance {
+	p := model.NewProvenance(b.Name(), seed)
+	if x != nil {
+		p.Data = model.DescribeData("fit", x, nil, nil)
+	}
+	return p
 }

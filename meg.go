@@ -139,7 +139,7 @@ func (e MEG) FitDistances(ctx context.Context, n int, ds []Distance) (*model.Mod
 	}
 	mse /= float64(len(ds))
 	return &model.Model{
-		Kind: model.KindKernel, Algo: "meg", Kernel: kern,
+		Kind: model.KindKernel, Algo: "meg", Kernel: kern, Provenance: provenance(b, e.Seed, nil),
 		Info: map[string]any{
 			"trace": trace, "eta": eta, "passes": passes, "seed": e.Seed, "backend": b.Name(),
 			"objects": n, "examples": len(ds), "updates": learner.Steps(),
@@ -332,7 +332,7 @@ func (e DefiniteBoost) FitPairs(ctx context.Context, pairs *constraints.Pairs) (
 	}
 	ml, cl := pairs.Counts()
 	return &model.Model{
-		Kind: model.KindKernel, Algo: "definiteboost", Kernel: kern,
+		Kind: model.KindKernel, Algo: "definiteboost", Kernel: kern, Provenance: provenance(b, 0, nil),
 		Info: map[string]any{
 			"near": near, "far": far, "projection": e.Projection.String(), "tol": tol, "iters": iters,
 			"backend": b.Name(), "objects": n, "must_link": ml, "cannot_link": cl,

@@ -247,6 +247,8 @@ func fit(ctx context.Context, c Common, algo string, opt train.Options, x *mat.D
 	if sel != nil {
 		m.Info["C"], m.Info["val_errors"], m.Info["folds"] = cs, sel.meanErr, sel.folds
 	}
+	m.Provenance = model.NewProvenance(b.Name(), c.Seed)
+	m.Provenance.Data = model.DescribeData("fit", x, y, nil)
 	return m, nil
 }
 

@@ -9,7 +9,9 @@ import (
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/algos/meg"
+	"github.com/psdlearn/psdlearn/algos/mvu"
 	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
@@ -37,6 +39,8 @@ func TestSentinelsMatchTheirCondition(t *testing.T) {
 		{"psdlearn.ErrInvalid", psdlearn.ErrInvalid, []error{errs.ErrInvalid}},
 		{"boost.ErrInvalid", boost.ErrInvalid, []error{errs.ErrInvalid}},
 		{"frob.ErrInput", frob.ErrInput, []error{errs.ErrInvalid}},
+		{"sdp.ErrInput", sdp.ErrInput, []error{errs.ErrInvalid}},
+		{"mvu.ErrInput", mvu.ErrInput, []error{errs.ErrInvalid}},
 		{"meg.ErrInvalid", meg.ErrInvalid, []error{errs.ErrInvalid}},
 		{"meg.ErrInfeasible", meg.ErrInfeasible, []error{errs.ErrInvalid}},
 		{"npkl.ErrInvalidConstraint", npkl.ErrInvalidConstraint, []error{errs.ErrInvalid}},
@@ -48,6 +52,7 @@ func TestSentinelsMatchTheirCondition(t *testing.T) {
 		{"data.ErrLimit", data.ErrLimit, []error{errs.ErrResource}},
 		{"eval.ErrInvalid", eval.ErrInvalid, []error{errs.ErrInvalid}},
 		{"model.ErrInvalid", model.ErrInvalid, []error{errs.ErrInvalid}},
+		{"model.ErrDimension", model.ErrDimension, []error{errs.ErrDimension, errs.ErrInvalid}},
 		{"engine.ErrDimension", engine.ErrDimension, []error{errs.ErrDimension, errs.ErrInvalid}},
 		{"engine.ErrNotFinite", engine.ErrNotFinite, []error{errs.ErrInvalid}},
 		{"engine.ErrDistanceOverflow", engine.ErrDistanceOverflow, []error{errs.ErrInvalid}},
