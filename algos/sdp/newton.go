@@ -311,7 +311,7 @@ func (e *dualEval) newton(ctx context.Context, u, lower, upper []float64, cfg du
 		Hessian: func() (func(out, v []float64) error, func([]float64), float64, error) {
 			eig, err := e.b.SymEig(e.dense(), engine.AllRange(), true)
 			if err != nil {
-				return nil, nil, 0, fmt.Errorf("frob: eigendecomposition: %w", err)
+				return nil, nil, 0, fmt.Errorf("sdp: eigendecomposition: %w", err)
 			}
 			st = e.newNewtonState(eig)
 			apply := func(out, v []float64) error { e.hessVec(st, out, v); return nil }

@@ -15,12 +15,12 @@ import (
 
 // errHighRank says that the negative part of C + Â has more than the capped
 // number of eigenpairs the sparse path asks for.
-var errHighRank = errors.New("frob: negative part of high rank")
+var errHighRank = errors.New("sdp: negative part of high rank")
 
 // errAboveCutoff reports that a capped spectral search found enough negative
 // eigenvalues to bound the dual objective above cutoff; negativePart then
 // returns those eigenpairs with it.
-var errAboveCutoff = errors.New("frob: dual objective above the cutoff")
+var errAboveCutoff = errors.New("sdp: dual objective above the cutoff")
 
 // rankCap is the number of eigenpairs beyond which a capped spectral search
 // gives up (errHighRank): max(64, 4·the current request).
@@ -43,7 +43,7 @@ func (e *dualEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 			if e.n <= denseFallbackN {
 				return e.negativeDense()
 			}
-			return nil, nil, fmt.Errorf("frob: the negative part of C + Â has rank above %d (MaxRank)", e.maxRank)
+			return nil, nil, fmt.Errorf("sdp: the negative part of C + Â has rank above %d (MaxRank)", e.maxRank)
 		}
 		// ARPACK's test is relative to each Ritz value, which makes pairs
 		// near zero (the MVU dual has a cluster there) converge to an
@@ -59,11 +59,11 @@ func (e *dualEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 		res, err := e.b.Eigs(e.ctx, op, k, engine.SmallestAlgebraic, opt)
 		if err != nil {
 			if e.ctx != nil && e.ctx.Err() != nil {
-				return nil, nil, fmt.Errorf("frob: %w", e.ctx.Err())
+				return nil, nil, fmt.Errorf("sdp: %w", e.ctx.Err())
 			}
 			// Not converged: retry with more eigenpairs (a wider Krylov space).
 			if k == e.maxRank {
-				return nil, nil, fmt.Errorf("frob: sparse eigensolver: %w", err)
+				return nil, nil, fmt.Errorf("sdp: sparse eigensolver: %w", err)
 			}
 			k = min(2*k, e.maxRank)
 			continue
@@ -153,7 +153,7 @@ func (e *dualEval) positivePart() ([]float64, *mat.Dense, error) {
 		res, err := e.b.Eigs(e.ctx, e, k, engine.LargestAlgebraic, engine.EigsOptions{Tol: e.eigTol, Seed: e.seed})
 		if err != nil {
 			if e.ctx != nil && e.ctx.Err() != nil {
-				return nil, nil, fmt.Errorf("frob: %w", e.ctx.Err())
+				return nil, nil, fmt.Errorf("sdp: %w", e.ctx.Err())
 			}
 			k *= 2
 			continue
@@ -178,7 +178,7 @@ func (e *dualEval) positivePart() ([]float64, *mat.Dense, error) {
 func (e *dualEval) negativeDense() ([]float64, *mat.Dense, error) {
 	eig, err := e.b.SymEig(e.dense(), engine.NegativePart(0), true)
 	if err != nil {
-		return nil, nil, fmt.Errorf("frob: eigendecomposition: %w", err)
+		return nil, nil, fmt.Errorf("sdp: eigendecomposition: %w", err)
 	}
 	neg := 0
 	for neg < len(eig.Values) && eig.Values[neg] < 0 {

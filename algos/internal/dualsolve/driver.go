@@ -205,7 +205,7 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 				res.Primal, res.Dual = p.Certificate()
 			}
 			res.Reason = "cancelled"
-			return res, fmt.Errorf("frob: %w", ctxErr)
+			return res, fmt.Errorf("dualsolve: %w", ctxErr)
 		}
 		res.Reason = r.Reason.String()
 		switch {
@@ -218,7 +218,7 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 		case len(r.X) == n:
 			copy(u, r.X)
 		case err != nil:
-			return res, fmt.Errorf("frob: L-BFGS-B: %w", err)
+			return res, fmt.Errorf("dualsolve: L-BFGS-B: %w", err)
 		}
 		lowU, lowF = lowU[:0], math.Inf(1)
 		// Make the cache hold u and measure its gap.
@@ -265,5 +265,5 @@ func algorithmOf(label string) string {
 	if f := strings.Fields(label); len(f) > 0 {
 		return f[0]
 	}
-	return "frob"
+	return "dual"
 }

@@ -57,7 +57,7 @@ func ProjectedNewton(ctx context.Context, p NewtonProblem, u, lower, upper []flo
 	}
 	for step := 0; step < cfg.Steps && cur > p.Target; step++ {
 		if err := ctx.Err(); err != nil {
-			return evals, fmt.Errorf("frob: %w", err)
+			return evals, fmt.Errorf("dualsolve: %w", err)
 		}
 		apply, jacobi, ridge, err := p.Hessian()
 		if err != nil {
