@@ -11,6 +11,7 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/model"
+	"gonum.org/v1/gonum/mat"
 )
 
 func init() {
@@ -43,19 +44,44 @@ type evalSummary struct {
 	// before the split), "test" (its separate test set), "none" (neither)
 	// or "unknown" (the model records none, e.g. a version 1 file). Empty
 	// when not checked (--split, --ref, --loo, kernel models).
-	DataMatch          string  `json:"data_match,omitempty"`
-	K                  int     `json:"k,omitempty"`
-	NRef               int     `json:"n_ref,omitempty"`
-	NTest              int     `json:"n_test"`
-	Dim                int     `json:"dim,omitempty"`
-	Rank               int     `json:"rank"`
-	ValError           any     `json:"val_error,omitempty"`
-	TestError          any     `json:"test_error,omitempty"`
-	EuclideanTestError any     `json:"euclidean_test_error,omitempty"`
-	Clusters           int     `json:"clusters,omitempty"`
-	ClusterAccuracy    any     `json:"cluster_accuracy,omitempty"`
-	KMeansAccuracy     any     `json:"kmeans_accuracy,omitempty"`
-	PeakRSSMB          float64 `json:"peak_rss_mb"`
+	DataMatch          string `json:"data_match,omitempty"`
+	K                  int    `json:"k,omitempty"`
+	NRef               int    `json:"n_ref,omitempty"`
+	NTest              int    `json:"n_test"`
+	Dim                int    `json:"dim,omitempty"`
+	Rank               int    `json:"rank"`
+	ValError           any    `json:"val_error,omitempty"`
+	TestError          any    `json:"test_error,omitempty"`
+	EuclideanTestError any    `json:"euclidean_test_error,omitempty"`
+	Clusters           int    `json:"clusters,omitempty"`
+	ClusterAccuracy    any    `json:"cluster_accuracy,omitempty"`
+	KMeansAccuracy     any    `json:"kmeans_accuracy,omitempty"`
+	// Retrieval (--precision-at K): PrecisionK is K, PrecisionAtK the mean
+	// over the scored rows of the fraction of their K nearest reference
+	// rows in the learned metric (kernel models: the kernel's feature
+	// space, leave-one-out) that share their label, and
+	// EuclideanPrecisionAtK the same in the Euclidean distance of the
+	// preprocessed features.
+	PrecisionK            int `json:"precision_k,omitempty"`
+	PrecisionAtK          any `json:"precision_at_k,omitempty"`
+	EuclideanPrecisionAtK any `json:"euclidean_precision_at_k,omitempty"`
+	// Pair verification (--pairs): the ROC AUC of the model's distances
+	// on the labelled pairs of Pairs (rows of --data), the Euclidean AUC
+	// of the preprocessed features (metric models), and with --threshold
+	// or --val-pairs the threshold, where it came from ("flag" or
+	// "val-pairs", then ValPairAccuracy is its accuracy on those pairs)
+	// and PairAccuracy, the accuracy of its decisions on Pairs.
+	Pairs           string  `json:"pairs,omitempty"`
+	NPairs          int     `json:"n_pairs,omitempty"`
+	AUC             any     `json:"auc,omitempty"`
+	EuclideanAUC    any     `json:"euclidean_auc,omitempty"`
+	Threshold       any     `json:"threshold,omitempty"`
+	ThresholdFrom   string  `json:"threshold_from,omitempty"`
+	ValPairs        string  `json:"val_pairs,omitempty"`
+	NValPairs       int     `json:"n_val_pairs,omitempty"`
+	ValPairAccuracy any     `json:"val_pair_accuracy,omitempty"`
+	PairAccuracy    any     `json:"pair_accuracy,omitempty"`
+	PeakRSSMB       float64 `json:"peak_rss_mb"`
 }
 
 func runEval(ctx context.Context, env *cmdEnv, args []string) error {
@@ -72,8 +98,34 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	backend := fs.String("backend", "", "numerical backend: "+strings.Join(engine.Names(), "|"))
 	clusters := fs.Int("clusters", 0, "kernel models: number of clusters (default: the number of classes)")
 	runs := fs.Int("runs", 10, "kernel models: k-means restarts")
+	precK := fs.Int("precision-at", 0, "also score retrieval: precision@K of the scored rows against the reference rows (kernel models: leave-one-out over the kernel's points); 0: off")
+	pairsPath := fs.String("pairs", "", "also score pair verification: CSV i,j,y of labelled pairs of rows of --data (y = +1 similar, -1 dissimilar): ROC AUC of the distances")
+	thresholdFlag := fs.String("threshold", "", "accuracy of deciding the --pairs similar when their distance is ≤ this")
+	valPairs := fs.String("val-pairs", "", "CSV i,j,y of validation pairs of --data: the accuracy on --pairs is at the threshold most accurate on these")
+	rules := []flagRule{
+		{"threshold", "--pairs", func() bool { return *pairsPath != "" }},
+		{"val-pairs", "--pairs", func() bool { return *pairsPath != "" }},
+	}
+	annotateFlagRules(fs, rules)
 	if err := parseFlags(fs, "eval", args); err != nil {
 		return err
+	}
+	if err := checkFlagRules(fs, "eval", "evaluation without --pairs", rules); err != nil {
+		return err
+	}
+	if *precK < 0 {
+		return usagef("eval: --precision-at %d: want K ≥ 1, or 0 for none", *precK)
+	}
+	threshold := math.NaN()
+	if *thresholdFlag != "" && *valPairs != "" {
+		return usagef("eval: give --threshold or --val-pairs, not both")
+	}
+	if *thresholdFlag != "" {
+		v, err := parseThreshold(*thresholdFlag)
+		if err != nil {
+			return err
+		}
+		threshold = v
 	}
 	if *modelPath == "" || *spec == "" {
 		return fmt.Errorf("eval: --model and --data are required")
@@ -103,7 +155,7 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	sum := evalSummary{Model: *modelPath, Kind: m.Kind, Algo: m.Algo, Backend: b.Name(), Data: *spec}
 	if m.Kind == model.KindKernel {
-		if err := evalKernel(ctx, &sum, m, d, *clusters, *runs, *seed); err != nil {
+		if err := evalKernel(ctx, &sum, b, m, d, *clusters, *runs, *seed, *precK); err != nil {
 			return err
 		}
 	} else {
@@ -111,7 +163,12 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := evalMetric(&sum, b, m, d, *k, rows, *ref, labelCol); err != nil {
+		if err := evalMetric(&sum, b, m, d, *k, rows, *ref, labelCol, *precK); err != nil {
+			return err
+		}
+	}
+	if *pairsPath != "" {
+		if err := evalPairs(&sum, m, d, *pairsPath, *valPairs, threshold); err != nil {
 			return err
 		}
 	}
@@ -144,7 +201,105 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if sum.PrecisionK > 0 {
+		fmt.Fprintf(w, "  precision@%d: %s (Euclidean %s)\n", sum.PrecisionK, pct(sum.PrecisionAtK), pct(sum.EuclideanPrecisionAtK))
+	}
+	if sum.Pairs != "" {
+		fmt.Fprintf(w, "  pairs: ROC AUC %s on %d pairs of %s", num4(sum.AUC), sum.NPairs, sum.Pairs)
+		if sum.EuclideanAUC != nil {
+			fmt.Fprintf(w, " (Euclidean %s)", num4(sum.EuclideanAUC))
+		}
+		if sum.Threshold != nil {
+			fmt.Fprintf(w, "; accuracy %s at threshold %.6g", pct(sum.PairAccuracy), sum.Threshold)
+			if sum.ThresholdFrom == "val-pairs" {
+				fmt.Fprintf(w, " (calibrated on %d pairs of %s: accuracy %s)", sum.NValPairs, sum.ValPairs, pct(sum.ValPairAccuracy))
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	return nil
+}
+
+// num4 formats a number with 4 decimals, or "n/a".
+func num4(v any) string {
+	if f, ok := v.(float64); ok {
+		return fmt.Sprintf("%.4f", f)
+	}
+	return "n/a"
+}
+
+// evalPairs fills sum with the pair-verification scores of the model's
+// distances on the labelled pairs of pairsPath (rows of d): the ROC AUC and,
+// with a threshold (given, or calibrated on valPath), the accuracy.
+func evalPairs(sum *evalSummary, m *model.Model, d *data.Dataset, pairsPath, valPath string, threshold float64) error {
+	n, what, err := pairRows(m, d)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	ps, err := readPairsFile(pairsPath, n, what, true)
+	if err != nil {
+		return fmt.Errorf("eval: --pairs %w", err)
+	}
+	dist, err := modelPairDistances(m, d, ps.ij)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	sum.Pairs, sum.NPairs = pairsPath, len(ps.ij)
+	auc, err := eval.PairAUC(dist, ps.y)
+	if err != nil {
+		return fmt.Errorf("eval: --pairs %s: %w", pairsPath, err)
+	}
+	sum.AUC = auc
+	if m.Kind != model.KindKernel {
+		x, err := m.Prepare(d.X)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		eu := make([]float64, len(ps.ij))
+		for r, p := range ps.ij {
+			eu[r] = rowDistance(x, p[0], p[1])
+		}
+		if a, err := eval.PairAUC(eu, ps.y); err == nil {
+			sum.EuclideanAUC = a
+		}
+	}
+	if valPath != "" {
+		vs, err := readPairsFile(valPath, n, what, true)
+		if err != nil {
+			return fmt.Errorf("eval: --val-pairs %w", err)
+		}
+		vd, err := modelPairDistances(m, d, vs.ij)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		t, acc, err := eval.CalibrateThreshold(vd, vs.y)
+		if err != nil {
+			return fmt.Errorf("eval: --val-pairs %s: %w", valPath, err)
+		}
+		threshold = t
+		sum.ValPairs, sum.NValPairs, sum.ValPairAccuracy, sum.ThresholdFrom = valPath, len(vs.ij), acc, "val-pairs"
+	} else if !math.IsNaN(threshold) {
+		sum.ThresholdFrom = "flag"
+	}
+	if !math.IsNaN(threshold) {
+		acc, err := eval.PairAccuracy(dist, ps.y, threshold)
+		if err != nil {
+			return fmt.Errorf("eval: --pairs %s: %w", pairsPath, err)
+		}
+		sum.Threshold, sum.PairAccuracy = threshold, acc
+	}
+	return nil
+}
+
+// rowDistance is the Euclidean distance between rows a and b of x.
+func rowDistance(x *mat.Dense, a, b int) float64 {
+	ra, rb := x.RawRowView(a), x.RawRowView(b)
+	var s float64
+	for j, v := range ra {
+		e := v - rb[j]
+		s += e * e
+	}
+	return math.Sqrt(s)
 }
 
 // evalPlan is the rows evalMetric scores: the parts of a split of --data
@@ -269,7 +424,7 @@ func (p evalPlan) scored() int {
 
 // evalMetric fills sum with the k-NN errors of a metric model on the rows
 // of plan.
-func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Dataset, k int, plan evalPlan, refSpec, labelCol string) error {
+func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Dataset, k int, plan evalPlan, refSpec, labelCol string, precK int) error {
 	sum.K, sum.Dim, sum.Rank = k, m.Metric.Dim(), m.Metric.Rank()
 	prep := func(ds *data.Dataset) (*data.Dataset, error) {
 		if want := m.InputDim(); ds.Dim() != want {
@@ -318,6 +473,17 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 			return fmt.Errorf("eval: %w", err)
 		}
 		sum.NTest, sum.TestError, sum.EuclideanTestError = x.Len(), e, eu
+		if precK > 0 {
+			p, err := eval.LOOPrecisionAtK(b, z, x.Y, precK)
+			if err != nil {
+				return fmt.Errorf("eval: --precision-at: %w", err)
+			}
+			pe, err := eval.LOOPrecisionAtK(b, x.X, x.Y, precK)
+			if err != nil {
+				return fmt.Errorf("eval: --precision-at: %w", err)
+			}
+			sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, p, pe
+		}
 		return nil
 	}
 	var err error
@@ -349,12 +515,28 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 		}
 		sum.ValError = v
 	}
+	// The rows scored: the test rows, else the validation rows.
+	q := testDS
+	if q == nil {
+		q = valDS
+	}
+	if precK > 0 && q != nil {
+		p, err := eval.MetricPrecisionAtK(b, m.Metric, refDS.X, refDS.Y, q.X, q.Y, precK)
+		if err != nil {
+			return fmt.Errorf("eval: --precision-at: %w", err)
+		}
+		pe, err := eval.PrecisionAtK(b, refDS.X, refDS.Y, q.X, q.Y, precK)
+		if err != nil {
+			return fmt.Errorf("eval: --precision-at: %w", err)
+		}
+		sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, p, pe
+	}
 	return nil
 }
 
 // evalKernel clusters the kernel's points with kernel k-means and scores the
 // clustering against the labels of d.
-func evalKernel(ctx context.Context, sum *evalSummary, m *model.Model, d *data.Dataset, clusters, runs int, seed uint64) error {
+func evalKernel(ctx context.Context, sum *evalSummary, b engine.Backend, m *model.Model, d *data.Dataset, clusters, runs int, seed uint64, precK int) error {
 	n := m.Kernel.N()
 	if d.Len() != n {
 		return fmt.Errorf("eval: the kernel is on %d points, --data has %d (a learned kernel is transductive: pass the data it was learned on)", n, d.Len())
@@ -379,6 +561,19 @@ func evalKernel(ctx context.Context, sum *evalSummary, m *model.Model, d *data.D
 	}
 	if !math.IsNaN(bacc) {
 		sum.KMeansAccuracy = bacc
+	}
+	if precK > 0 {
+		// Retrieval among the kernel's points: leave-one-out in its feature
+		// space (the rows of V·diag(√λ)), and in the features of --data.
+		p, err := eval.LOOPrecisionAtK(b, m.Kernel.Factor(), d.Y, precK)
+		if err != nil {
+			return fmt.Errorf("eval: --precision-at: %w", err)
+		}
+		pe, err := eval.LOOPrecisionAtK(b, d.X, d.Y, precK)
+		if err != nil {
+			return fmt.Errorf("eval: --precision-at: %w", err)
+		}
+		sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, p, pe
 	}
 	return nil
 }
