@@ -442,7 +442,11 @@ type pairsFile struct {
 func readPairsFile(path string, n int, what string, needY bool) (*pairsFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
 	limit := maxInput
