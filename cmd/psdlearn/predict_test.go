@@ -280,6 +280,18 @@ func TestPredictKernelPairs(t *testing.T) {
 	if p = runJSON(t, "predict", "--model", kp, "--pairs", pairs, "--val-pairs", pairs, "--out", out); field(t, p, "threshold") != 2.5 {
 		t.Errorf("kernel calibrated threshold: %v", p)
 	}
+	// eval on the kernel's points: pair AUC, and leave-one-out precision@1
+	// in its feature space (the point at 3 is nearer 1, of the other class).
+	pts := writeFile(t, dir, "pts.csv", []byte("x,label\n0,a\n1,a\n3,b\n6,b\n"))
+	ev := runJSON(t, "eval", "--model", kp, "--data", pts, "--pairs", pairs, "--val-pairs", pairs, "--precision-at", "1")
+	if field(t, ev, "auc") != 1 || field(t, ev, "pair_accuracy") != 1 || field(t, ev, "precision_at_k") != 0.75 || ev["euclidean_auc"] != nil {
+		t.Errorf("eval of a kernel with --pairs, --precision-at: %v", ev)
+	}
+	// A pairs file beyond --max-input is refused, not truncated.
+	big := writeFile(t, dir, "bigpairs.csv", []byte(strings.Repeat("0,1,1\n", 100)))
+	if st, _, errs := runCLI(t, "predict", "--model", kp, "--pairs", big, "--threshold", "1", "--max-input", "64"); st != 1 || !strings.Contains(errs, "longer than 64 bytes") {
+		t.Errorf("pairs file over --max-input: status %d, %s", st, errs)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
