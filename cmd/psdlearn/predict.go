@@ -505,6 +505,7 @@ func parsePairs(r io.Reader, name string, n int, what string, needY bool) (*pair
 			fields[i] = strings.TrimSpace(fields[i])
 		}
 		if rec == 0 {
+			fields[0] = strings.TrimPrefix(fields[0], "\ufeff") // a spreadsheet's byte-order mark
 			if _, err := strconv.Atoi(strings.TrimPrefix(fields[0], "+")); err != nil {
 				// A header: i,j or i,j,y.
 				h := strings.ToLower(strings.Join(fields, ","))
