@@ -261,3 +261,36 @@ func TestTrainConstraintRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterPairsWine: cluster --pairs learns the SimpleNPKL kernel from a
+// pair file on unlabelled data and its clustering respects more held-out
+// pairs than plain k-means does.
+func TestClusterPairsWine(t *testing.T) {
+	csvPath, _, pairPath := wineFiles(t, 400)
+	m := runJSON(t, "cluster", "--data", csvPath, "--pairs", pairPath, "--clusters", "3", "--standardize", "--seed", "2")
+	sat, km := field(t, m, "pair_satisfaction"), field(t, m, "kmeans_pair_satisfaction")
+	t.Logf("cluster --pairs: %v held-out pairs respected %.4f (k-means %.4f); pairs learned from %.4f", m["heldout_pairs"], sat, km, field(t, m, "pair_satisfaction_train"))
+	if field(t, m, "constraints") != 400 || field(t, m, "constraints_used") != 320 || field(t, m, "heldout_pairs") != 80 || field(t, m, "n_train") != 178 {
+		t.Errorf("counts: %v", m)
+	}
+	if !(sat >= km) {
+		t.Errorf("held-out pairs respected: %.4f learned, %.4f k-means", sat, km)
+	}
+	// Refusals: no --clusters on unlabelled data, sampling flags, a C list,
+	// a bad file (with its line).
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cluster", "--data", csvPath, "--pairs", pairPath}, "needs --clusters"},
+		{[]string{"cluster", "--data", csvPath, "--pairs", pairPath, "--clusters", "3", "--runs", "2"}, "--runs does not apply"},
+		{[]string{"cluster", "--data", csvPath, "--pairs", pairPath, "--clusters", "3", "--ratio", "0.5"}, "--ratio does not apply"},
+		{[]string{"cluster", "--data", csvPath, "--pairs", pairPath, "--clusters", "3", "--C", "1,2"}, "give one --C"},
+		{[]string{"cluster", "--data", "builtin:iris", "--pairs", "-"}, "line 2: column y"},
+	} {
+		st, _, errs := runIO(c.args, "i,j,y\n0,1,3\n")
+		if st == 0 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimRight(errs, "\n"), "\n") != 0 {
+			t.Errorf("%v: status %d, stderr %q, want %q", c.args, st, errs, c.want)
+		}
+	}
+}
