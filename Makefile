@@ -23,10 +23,10 @@ test: deps
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/...
 	$(GO) test -count=1 -race -timeout $(TEST_TIMEOUT) -run 'Race|Concurren|Reentrant' ./...
 
-# fuzz runs every fuzz target (the data loaders and the model file) for
-# FUZZTIME each (an execution count such as 20000x, or a duration; counts
-# avoid go1.26's fuzz-deadline race, go.dev/issue/75804).
-FUZZ_PKGS ?= ./data ./model
+# fuzz runs every fuzz target (the data loaders, the model file and the
+# constraint files) for FUZZTIME each (an execution count such as 20000x, or
+# a duration; counts avoid go1.26's fuzz-deadline race, go.dev/issue/75804).
+FUZZ_PKGS ?= ./data ./model ./constraints
 fuzz:
 	@for p in $(FUZZ_PKGS); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \

@@ -3,12 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 func init() {
@@ -64,7 +70,7 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	weight := fs.String("weight", "binary", "kNN edge weights: binary (the paper) | heat")
 	bcap := fs.Float64("B", 1, "capacity bound tr(K²) ≤ B")
 	cList := fs.String("C", "0.5", "loss weight C; a comma-separated list is chosen among per run on held-out constraints")
-	holdOut := fs.Float64("holdout", 0.2, "share of constraints held out to choose C from a list")
+	holdOut := fs.Float64("holdout", 0.2, "share of constraints held out to choose C from a list, or with --pairs to score the clustering (0: none with --pairs)")
 	iters := fs.Int("iters", 10, "squared-hinge iterations")
 	alpha0 := fs.Float64("alpha0", 1, "squared-hinge initial α (1: the paper; with C ≠ 1, --alpha0 C starts from the linear-loss kernel of the same C)")
 	eta := fs.Float64("eta", 0, "squared-hinge step scale, η_t = 2·eta/(t+2) (0: C)")
@@ -80,6 +86,7 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	standardize := fs.Bool("standardize", false, "standardise the features before building the graph")
 	baseline := fs.Bool("baseline", true, "also report plain k-means on the (preprocessed) data")
 	seed := fs.Uint64("seed", 1, "random seed (constraints, eigensolver start, k-means)")
+	pairsFile := fs.String("pairs", "", "learn from the pairs of this CSV file (header i,j,y: 0-based rows of --data, y = 1 similar, -1 dissimilar; - : standard input) instead of sampling them from labels")
 	backendName := fs.String("backend", "", "numerical backend: native | go (default: $PSDLEARN_BACKEND, else native when built in)")
 	var (
 		loss npkl.Loss
@@ -90,8 +97,11 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	rules := []flagRule{
 		{"iters", "--loss sqhinge", sqhinge}, {"alpha0", "--loss sqhinge", sqhinge}, {"eta", "--loss sqhinge", sqhinge},
 		{"fraction", "--select active|random", func() bool { return sel != npkl.AllConstraints }},
-		{"holdout", "a list of several --C values", func() bool { return len(grid) > 1 }},
+		{"holdout", "a list of several --C values, or --pairs", func() bool { return len(grid) > 1 || *pairsFile != "" }},
 	}
+	sampled := func() bool { return *pairsFile == "" }
+	const fromLabels = "pairs sampled from labels, without --pairs"
+	rules = append(rules, flagRule{"ratio", fromLabels, sampled}, flagRule{"runs", fromLabels, sampled}, flagRule{"select", fromLabels, sampled})
 	annotateFlagRules(fs, rules)
 	if err := parseFlags(fs, "cluster", args); err != nil {
 		return err
@@ -113,6 +123,9 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	chosen := "simplenpkl --loss " + loss.String()
+	if *pairsFile != "" {
+		chosen += " --pairs"
+	}
 	if err := checkFlagRules(fs, "cluster", chosen, rules); err != nil {
 		return err
 	}
@@ -141,6 +154,14 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *pairsFile != "" {
+		if len(grid) > 1 {
+			return usagef("cluster: --pairs learns one kernel: give one --C value")
+		}
+		if labelCol == "" {
+			cur.noLabels = true // every CSV column is a feature
+		}
+	}
 	start := time.Now()
 	progress := newProgress(env)
 	ds, err := loadData(*spec, labelCol)
@@ -156,6 +177,13 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 		if x, err = st.Apply(x); err != nil {
 			return fmt.Errorf("cluster: %w", err)
 		}
+	}
+	if *pairsFile != "" {
+		return runClusterPairs(ctx, env, clusterPairsRun{
+			path: *pairsFile, spec: *spec, ds: ds, x: x, clusters: *clusters, holdOut: *holdOut, seed: *seed,
+			k: *k, graph: *graph + "/" + *weight, g: g, restarts: *restarts, baseline: *baseline, start: start, progress: progress,
+			learn: npkl.Options{Loss: loss, B: *bcap, C: grid[0], Iters: *iters, Eta: *eta, Alpha0: *alpha0, Rank: *rank, MaxRank: *maxRank, EigTol: *eigTol, Seed: *seed, Backend: b},
+		})
 	}
 	progress.printf("cluster: %s, %d points × %d features, %d classes; SimpleNPKL %v loss on backend %s", ds.Name, ds.Len(), ds.Dim(), len(ds.Classes), loss, b.Name())
 	opt := npkl.ClusterOptions{
@@ -234,4 +262,185 @@ func parseGraphOptions(sym, weight string) (sparse.GraphOptions, error) {
 		return g, fmt.Errorf("unknown --weight %q (want binary or heat)", weight)
 	}
 	return g, nil
+}
+
+// clusterPairsRun is what `cluster --pairs` needs from the command line.
+type clusterPairsRun struct {
+	path, spec, graph string
+	ds                *data.Dataset
+	x                 *mat.Dense
+	clusters          int
+	holdOut           float64
+	seed              uint64
+	k, restarts       int
+	g                 sparse.GraphOptions
+	baseline          bool
+	learn             npkl.Options
+	start             time.Time
+	progress          *progressLine
+}
+
+// clusterPairsSummary is the JSON object of `cluster --pairs --json`. The
+// pair satisfaction of a clustering is the fraction of pairs it respects:
+// similar pairs in one cluster, dissimilar pairs in two.
+type clusterPairsSummary struct {
+	Algo      string  `json:"algo"`
+	Loss      string  `json:"loss"`
+	Backend   string  `json:"backend"`
+	Data      string  `json:"data"`
+	Pairs     string  `json:"pairs"`
+	N         int     `json:"n_train"`
+	Dim       int     `json:"dim"`
+	Clusters  int     `json:"clusters"`
+	Neighbors int     `json:"k"`
+	Graph     string  `json:"graph"`
+	GraphNNZ  int     `json:"graph_nnz"`
+	B         float64 `json:"B"`
+	C         float64 `json:"C"`
+	HoldOut   float64 `json:"holdout"`
+	// Constraints counts the pairs read; Used those learned from (the rest
+	// are held out).
+	Constraints  int `json:"constraints"`
+	Used         int `json:"constraints_used"`
+	HeldOutPairs int `json:"heldout_pairs"`
+	// Satisfaction on the held-out pairs (null with none) and on the
+	// pairs learned from, for the learned kernel's clustering and for
+	// plain k-means on the (preprocessed) data.
+	Satisfaction       any       `json:"pair_satisfaction"`
+	TrainSatisfaction  float64   `json:"pair_satisfaction_train"`
+	KMeansSatisfaction any       `json:"kmeans_pair_satisfaction,omitempty"`
+	Assignments        []int     `json:"-"` // the clustering, cluster of each row
+	Iterations         int       `json:"iterations"`
+	Rank               int       `json:"rank"`
+	Covered            bool      `json:"spectrum_covered"`
+	Objective          []float64 `json:"objective"`
+	Eigenvalues        []float64 `json:"leading_eigenvalues"`
+	GraphSeconds       float64   `json:"graph_seconds"`
+	TrainSeconds       float64   `json:"train_seconds"`
+	TotalSeconds       float64   `json:"total_seconds"`
+	PeakRSSMB          float64   `json:"peak_rss_mb"`
+}
+
+// clusterPairsSeedStream is the PCG stream of the hold-out of cluster --pairs.
+const clusterPairsSeedStream = 0x636c_7573_7061_6972
+
+// runClusterPairs is `cluster --pairs`: SimpleNPKL learns a kernel from the
+// pairs of the file (minus a seeded share --holdout held out), kernel
+// k-means clusters it, and the clustering is scored by the share of the
+// held-out pairs it respects (next to plain k-means). See docs/cli.md,
+// "Constraint files".
+func runClusterPairs(ctx context.Context, env *cmdEnv, r clusterPairsRun) error {
+	n := r.ds.Len()
+	clusters := r.clusters
+	if clusters == 0 {
+		if len(r.ds.Classes) < 2 {
+			return usagef("cluster: --pairs on unlabelled data needs --clusters")
+		}
+		clusters = len(r.ds.Classes)
+	}
+	if clusters < 2 || clusters > n {
+		return usagef("cluster: --clusters %d: want 2 to %d", clusters, n)
+	}
+	in, closeFile, err := openConstraintFile(env, r.path)
+	if err != nil {
+		return fmt.Errorf("cluster: --pairs %s: %w", r.path, err)
+	}
+	all, err := constraints.ReadPairs(in, n)
+	closeFile()
+	if err != nil {
+		return fmt.Errorf("cluster: --pairs %s: %w", r.path, err)
+	}
+	m := all.Len()
+	trainPairs, held := &constraints.Pairs{N: n}, &constraints.Pairs{N: n}
+	nHeld := 0
+	if r.holdOut > 0 {
+		nHeld = max(1, int(math.Round(r.holdOut*float64(m))))
+	}
+	if nHeld >= m {
+		return fmt.Errorf("cluster: --pairs %s: %d pairs leave none to learn from after holding out a share %g", r.path, m, r.holdOut)
+	}
+	isHeld := make([]bool, m)
+	for _, c := range rand.New(rand.NewPCG(r.seed, clusterPairsSeedStream)).Perm(m)[:nHeld] {
+		isHeld[c] = true
+	}
+	for c, q := range all.List {
+		if isHeld[c] {
+			held.List = append(held.List, q)
+		} else {
+			trainPairs.List = append(trainPairs.List, q)
+		}
+	}
+	r.progress.printf("cluster: %s, %d points × %d features; SimpleNPKL %v loss from %d pairs of %s (%d held out)", r.spec, n, r.ds.Dim(), r.learn.Loss, trainPairs.Len(), r.path, held.Len())
+	t0 := time.Now()
+	lap, err := npkl.Laplacian(r.x, r.k, r.g, r.learn.Backend)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	graphSeconds := time.Since(t0).Seconds()
+	t1 := time.Now()
+	res, err := npkl.Learn(ctx, lap, trainPairs, r.learn)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	trainSeconds := time.Since(t1).Seconds()
+	km, err := eval.KernelKMeans(ctx, res.Kernel, clusters, eval.KMeansOptions{Restarts: r.restarts, Seed: r.seed})
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	sum := clusterPairsSummary{
+		Algo: "simplenpkl", Loss: r.learn.Loss.String(), Backend: engine.Or(r.learn.Backend).Name(), Data: r.spec, Pairs: r.path,
+		N: n, Dim: r.ds.Dim(), Clusters: clusters, Neighbors: r.k, Graph: r.graph, GraphNNZ: lap.NNZ(), B: r.learn.B, C: r.learn.C,
+		HoldOut: r.holdOut, Constraints: m, Used: trainPairs.Len(), HeldOutPairs: held.Len(),
+		Satisfaction: finiteOrNil(pairSatisfaction(km.Assign, held)), TrainSatisfaction: pairSatisfaction(km.Assign, trainPairs),
+		Assignments: km.Assign, Iterations: res.Iterations, Rank: res.Rank(), Covered: res.Covered,
+		Eigenvalues: append([]float64(nil), res.Lambda[:min(5, res.Rank())]...), GraphSeconds: graphSeconds, TrainSeconds: trainSeconds,
+	}
+	for _, it := range res.History {
+		sum.Objective = append(sum.Objective, it.Objective)
+	}
+	kmTrain, kmHeld := math.NaN(), math.NaN()
+	if r.baseline {
+		base, err := eval.KMeans(ctx, r.x, clusters, eval.KMeansOptions{Restarts: r.restarts, Seed: r.seed})
+		if err != nil {
+			return fmt.Errorf("cluster: k-means baseline: %w", err)
+		}
+		kmTrain, kmHeld = pairSatisfaction(base.Assign, trainPairs), pairSatisfaction(base.Assign, held)
+		sum.KMeansSatisfaction = finiteOrNil(kmHeld)
+	}
+	sum.TotalSeconds = time.Since(r.start).Seconds()
+	sum.PeakRSSMB = peakRSSMB()
+	if env.json {
+		return emitJSON(env, sum)
+	}
+	w := env.stdout
+	fmt.Fprintf(w, "SimpleNPKL (%s loss) on %s: %d points, %d features, %d clusters, backend %s\n", sum.Loss, r.spec, n, sum.Dim, clusters, sum.Backend)
+	fmt.Fprintf(w, "pairs: %d from %s, %d learned from, %d held out\n", m, r.path, sum.Used, sum.HeldOutPairs)
+	if held.Len() > 0 {
+		fmt.Fprintf(w, "held-out pairs respected: %.2f %%", 100*pairSatisfaction(km.Assign, held))
+		if r.baseline {
+			fmt.Fprintf(w, " (k-means %.2f %%)", 100*kmHeld)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "pairs learned from respected: %.2f %%", 100*sum.TrainSatisfaction)
+	if r.baseline {
+		fmt.Fprintf(w, " (k-means %.2f %%)", 100*kmTrain)
+	}
+	fmt.Fprintf(w, "\nrank %d (covered: %v), iterations %d, learn %.4fs, total %.2fs\n", sum.Rank, sum.Covered, sum.Iterations, sum.TrainSeconds, sum.TotalSeconds)
+	return nil
+}
+
+// pairSatisfaction is the fraction of the pairs a clustering respects
+// (similar in one cluster, dissimilar in two); NaN for no pair.
+func pairSatisfaction(assign []int, p *constraints.Pairs) float64 {
+	if p.Len() == 0 {
+		return math.NaN()
+	}
+	ok := 0
+	for _, q := range p.List {
+		if (assign[q.A] == assign[q.B]) == q.Same {
+			ok++
+		}
+	}
+	return float64(ok) / float64(p.Len())
 }

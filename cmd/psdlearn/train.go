@@ -5,10 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
@@ -16,14 +19,14 @@ import (
 	"github.com/psdlearn/psdlearn/train"
 
 	// The algorithm packages register their trainers with train.
-	_ "github.com/psdlearn/psdlearn/algos/boost" // boostmetric, psdboost
-	_ "github.com/psdlearn/psdlearn/algos/frob"  // frobmetric
+	"github.com/psdlearn/psdlearn/algos/boost" // boostmetric, psdboost
+	"github.com/psdlearn/psdlearn/algos/frob"  // frobmetric
 )
 
 func init() {
 	register(command{
 		name:    "train",
-		summary: "learn a Mahalanobis metric from labelled data (boostmetric, psdboost, frobmetric, …)",
+		summary: "learn a Mahalanobis metric from labelled data or a constraint file (boostmetric, psdboost, frobmetric, …)",
 		run:     runTrain,
 	})
 }
@@ -65,6 +68,25 @@ type trainSummary struct {
 	Interrupted bool         `json:"interrupted"`
 	Phases      train.Phases `json:"phases"`
 	Curve       []float64    `json:"-"`
+	// The fields of a run on a constraint file (--triplets, --pairs).
+	*constraintSummary
+}
+
+// constraintSummary is what train --triplets/--pairs adds to the summary.
+// val_error and the candidates' val_error are then the fraction of
+// validation triplets violated; the k-NN errors are null.
+type constraintSummary struct {
+	Constraints     string  `json:"constraints"`      // the file
+	ConstraintKind  string  `json:"constraint_kind"`  // triplets | pairs
+	ConstraintCount int     `json:"constraint_count"` // lines read
+	HoldOut         float64 `json:"holdout"`
+	ValTriplets     int     `json:"val_triplets"`
+	HeldOutTriplets int     `json:"heldout_triplets"`
+	// Satisfaction is the fraction of held-out triplets (i,j,k) with
+	// d(i,j) < d(i,k) under the learned metric, Euclidean under the
+	// identity (on the preprocessed data); null with no held-out triplet.
+	Satisfaction          any `json:"triplet_satisfaction"`
+	EuclideanSatisfaction any `json:"triplet_satisfaction_euclidean"`
 }
 
 // candidateSummary is one row of the model-selection table: a C value tried
@@ -85,7 +107,13 @@ type trainFlags struct {
 	seed                                                    uint64
 	opts                                                    train.Options
 	cList                                                   string
+	// Constraint files (--triplets, --pairs) and the share held out.
+	triplets, pairs string
+	holdout         float64
 }
+
+// constraintMode reports whether train learns from a constraint file.
+func (f *trainFlags) constraintMode() bool { return f.triplets != "" || f.pairs != "" }
 
 func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	start := time.Now()
@@ -108,6 +136,10 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included (> 0; default: the algorithm's)")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
 	fs.StringVar(&f.opts.WorkingSet, "working-set", "", "FrobMetric working set: auto|on|off (default auto: on from 20,000 triplets)")
+	fs.StringVar(&f.triplets, "triplets", "", "learn from the triplets of this CSV file (header i,j,k: 0-based rows of --data, row i closer to j than to k; - : standard input) instead of labels")
+	fs.StringVar(&f.pairs, "pairs", "", "learn from the pairs of this CSV file (header i,j,y: y = 1 similar, -1 dissimilar), turned into triplets (i,j,k) for every similar (i,j) and dissimilar (i,k)")
+	fs.Float64Var(&f.holdout, "holdout", 0.2, "share of the constraints held out to score the metric (and of the rest to choose C from a list); 0: train on all")
+	noLabelsFlag(fs, "implied with --triplets/--pairs unless --label-col is given")
 	fs.StringVar(&f.cList, "C", "", "C: the weight of the average hinge loss (the per-triplet slack weight is C/m for m triplets; psdboost needs C ≥ 1); a comma-separated list is chosen on the validation set")
 	rules := trainFlagRules(&f)
 	annotateFlagRules(fs, rules)
@@ -140,8 +172,29 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if f.algo == "boostmetric" && f.opts.Loss != "" {
 		chosen += " --loss " + f.opts.Loss
 	}
+	switch {
+	case f.triplets != "" && f.pairs != "":
+		return usagef("train: give --triplets or --pairs, not both")
+	case f.triplets != "":
+		chosen += " --triplets"
+	case f.pairs != "":
+		chosen += " --pairs"
+	}
 	if err := checkFlagRules(fs, "train", chosen, rules); err != nil {
 		return err
+	}
+	if f.constraintMode() {
+		if f.opts.Passes > 1 {
+			return usagef("train: --passes %d regenerates triplets from labels after each pass; it cannot learn from --triplets or --pairs", f.opts.Passes)
+		}
+		if !(f.holdout >= 0 && f.holdout < 1) {
+			return usagef("train: --holdout %v: want a share in [0, 1)", f.holdout)
+		}
+		// Every CSV column is a feature unless --label-col names the label
+		// column (whose labels are then read and ignored).
+		if f.labelCol == "" {
+			cur.noLabels = true
+		}
 	}
 	b, err := resolveBackend(f.backend)
 	if err != nil {
@@ -158,6 +211,9 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	d, err := loadMetricData(f.dataSpec, f.labelCol)
 	if err != nil {
 		return err
+	}
+	if f.constraintMode() {
+		return runTrainConstraints(ctx, env, f, d, b, prog, start, time.Since(tLoad).Seconds())
 	}
 	tr, val, test, splitDesc, err := trainSplits(f, d)
 	if err != nil {
@@ -246,6 +302,8 @@ func trainFlagRules(f *trainFlags) []flagRule {
 		return f.algo == "frobmetric" || f.algo == "psdboost" || f.algo == "boostmetric" && strings.EqualFold(f.opts.Loss, "hinge")
 	}
 	const smooth = "boostmetric with the exp or logistic loss"
+	const fromLabels = "learning from labels, without --triplets or --pairs"
+	labelMode := func() bool { return !f.constraintMode() }
 	return []flagRule{
 		{"loss", "boostmetric, psdboost", func() bool { return oneOf(f.algo, "boostmetric", "psdboost") }},
 		{"mode", smooth, boostSmooth},
@@ -253,6 +311,11 @@ func trainFlagRules(f *trainFlags) []flagRule {
 		{"nu", smooth, boostSmooth},
 		{"working-set", "frobmetric", func() bool { return f.algo == "frobmetric" }},
 		{"C", "frobmetric, psdboost, boostmetric --loss hinge", hasC},
+		{"holdout", "--triplets or --pairs", f.constraintMode},
+		{"no-labels", "--triplets or --pairs", f.constraintMode},
+		{"split", fromLabels, labelMode},
+		{"test", fromLabels, labelMode},
+		{"k", fromLabels, labelMode},
 	}
 }
 
@@ -399,4 +462,199 @@ func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, de
 		return parts[0], parts[1], parts[2], spec.String(), nil
 	}
 	return nil, nil, nil, "", fmt.Errorf("train: --split needs 2 (train,test) or 3 (train,validation,test) parts, got %d", len(parts))
+}
+
+// runTrainConstraints is train with --triplets or --pairs: the metric is
+// learned from the constraint file on the rows of d as read, with a seeded
+// share --holdout of the constraints held out to score it (and, with
+// several C, the same share of the rest to choose C). See
+// train.ConstraintExperiment and docs/cli.md, "Constraint files".
+func runTrainConstraints(ctx context.Context, env *cmdEnv, f trainFlags, d *data.Dataset, b engine.Backend, prog *progressLine, start time.Time, loadSeconds float64) error {
+	kind, path := "triplets", f.triplets
+	if f.pairs != "" {
+		kind, path = "pairs", f.pairs
+	}
+	tLoad := time.Now()
+	r, closeFile, err := openConstraintFile(env, path)
+	if err != nil {
+		return fmt.Errorf("train: --%s %s: %w", kind, path, err)
+	}
+	e := train.ConstraintExperiment{
+		Algo: f.algo, Data: d, HoldOut: f.holdout, Standardize: f.standardize, PCA: f.pca,
+		Seed: f.seed, Backend: b, Options: f.opts, Progress: prog.event,
+		Source: &train.Source{Name: f.dataSpec, Data: d},
+	}
+	count := 0
+	if kind == "triplets" {
+		var ts *constraints.TripletSet
+		ts, err = constraints.ReadTriplets(r, d.Len())
+		if err == nil {
+			e.Triplets, count = ts.Triplets, ts.Len()
+		}
+	} else {
+		e.Pairs, err = constraints.ReadPairs(r, d.Len())
+		if err == nil {
+			count = e.Pairs.Len()
+		}
+	}
+	closeFile()
+	if err != nil {
+		return fmt.Errorf("train: --%s %s: %w", kind, path, err)
+	}
+	loadSeconds += time.Since(tLoad).Seconds()
+	if len(e.Options.C) == 0 {
+		e.Options.C = defaultCs(f)
+	}
+	prog.printf("train: %s: %d points, %d features; %d %s from %s", f.dataSpec, d.Len(), d.Dim(), count, kind, path)
+	rep, err := train.RunConstraintExperiment(ctx, e)
+	interrupted := err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) && rep != nil && rep.Metric != nil
+	if err != nil && !interrupted {
+		if ctx.Err() != nil {
+			return &exitStatus{code: exitInterrupted, err: err}
+		}
+		return err
+	}
+	runErr := err
+	rep.Phases.Load = loadSeconds
+	cs := &constraintSummary{
+		Constraints: path, ConstraintKind: kind, ConstraintCount: count, HoldOut: f.holdout,
+		ValTriplets: rep.ValTriplets, HeldOutTriplets: rep.HeldOutTriplets,
+		Satisfaction: finiteOrNil(rep.Satisfaction), EuclideanSatisfaction: finiteOrNil(rep.EuclideanSatisfaction),
+	}
+	sum := trainSummary{
+		Algo: rep.Algo, Backend: rep.Backend, Data: f.dataSpec,
+		NTrain: rep.NTrain, InputDim: rep.InputDim, Dim: rep.Dim, Rank: rep.Rank,
+		Triplets: rep.Triplets, Iterations: rep.Iterations, TrainSeconds: rep.TrainSeconds,
+		Objective: finiteOrNil(rep.Objective), DualityGap: finiteOrNil(rep.DualityGap), ChosenC: finiteOrNil(rep.ChosenC),
+		ValError: finiteOrNil(rep.ValError), TestError: math.NaN(), EuclideanTestError: math.NaN(), EuclideanValError: finiteOrNil(rep.EuclideanValError),
+		Curve: rep.Curve, Converged: rep.Converged, Warnings: append([]string{}, rep.Warnings...), Interrupted: interrupted,
+		Phases: rep.Phases, constraintSummary: cs,
+	}
+	for _, c := range rep.Candidates {
+		sum.Candidates = append(sum.Candidates, candidateSummary{C: c.C, ValError: finiteOrNil(c.ValError), Iterations: c.Iterations, DualityGap: finiteOrNil(c.DualityGap), Converged: c.Converged})
+	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", strings.ReplaceAll(w, "\n", " "))
+	}
+	if f.out != "" {
+		m := &model.Model{
+			Kind: model.KindMetric, Algo: sum.Algo, Metric: rep.Metric,
+			Info: map[string]any{
+				"data": f.dataSpec, kind: path, "holdout": f.holdout, "seed": f.seed,
+				"standardize": f.standardize, "pca": f.pca, "loss": f.opts.Loss, "mode": f.opts.Mode,
+				"iters": f.opts.Iters, "nu": f.opts.Nu, "C": e.Options.C, "working_set": f.opts.WorkingSet,
+				"chosen_c": rep.ChosenC, "iterations": rep.Iterations, "objective": rep.Objective,
+				"duality_gap": rep.DualityGap, "triplets": rep.Triplets, "heldout_triplets": rep.HeldOutTriplets,
+				"triplet_satisfaction": rep.Satisfaction, "triplet_satisfaction_euclidean": rep.EuclideanSatisfaction,
+				"backend": b.Name(), "interrupted": interrupted,
+			},
+			Certificate: &model.Certificate{
+				Converged: rep.Converged, Gap: rep.DualityGap, Tolerance: rep.GapTol, Reason: rep.Reason,
+				Interrupted: interrupted, Warnings: rep.Warnings,
+			},
+			Provenance: rep.Provenance,
+		}
+		if !rep.Pipeline.Empty() {
+			m.Preprocess = rep.Pipeline
+		}
+		if err := m.SaveFile(f.out); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		sum.Model = f.out
+	}
+	sum.TotalSeconds = time.Since(start).Seconds()
+	sum.PeakRSSMB = peakRSSMB()
+	if err := printConstraintSummary(env, f, sum); err != nil {
+		return err
+	}
+	if interrupted {
+		return &exitStatus{code: exitInterrupted, err: runErr, reported: true}
+	}
+	return nil
+}
+
+// defaultCs is the list of C values train chooses among when --C is not
+// given: the trainers' own defaults (which they choose among on labelled
+// validation rows; with a constraint file the choice is made on validation
+// triplets instead), nil for an algorithm without C.
+func defaultCs(f trainFlags) []float64 {
+	switch {
+	case f.algo == "frobmetric":
+		return append([]float64(nil), frob.DefaultCs...)
+	case f.algo == "psdboost", f.algo == "boostmetric" && strings.EqualFold(f.opts.Loss, "hinge"):
+		var cs []float64
+		for _, v := range boost.DefaultViolationFractions {
+			cs = append(cs, 1/v)
+		}
+		return cs
+	}
+	return nil
+}
+
+// openConstraintFile opens a constraint file, or standard input for "-"
+// (once per command line).
+func openConstraintFile(env *cmdEnv, path string) (io.Reader, func(), error) {
+	if path == data.StdinSpec {
+		if cur.stdinUsed {
+			return nil, nil, usagef("standard input can be read only once (--data is - too)")
+		}
+		cur.stdinUsed = true
+		return env.stdin, func() {}, nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fh, func() { fh.Close() }, nil
+}
+
+// printConstraintSummary prints the summary of a train run on a constraint
+// file: one JSON object under --json, else a few lines of text.
+func printConstraintSummary(env *cmdEnv, f trainFlags, sum trainSummary) error {
+	if env.json {
+		return emitJSON(env, sum)
+	}
+	cs, w := sum.constraintSummary, env.stdout
+	fmt.Fprintf(w, "%s on %s (backend %s): %d points, %d features", sum.Algo, f.dataSpec, sum.Backend, sum.NTrain, sum.InputDim)
+	if sum.Dim != sum.InputDim {
+		fmt.Fprintf(w, " → %d after PCA", sum.Dim)
+	}
+	fmt.Fprintf(w, "; %d %s from %s\n", cs.ConstraintCount, cs.ConstraintKind, cs.Constraints)
+	fmt.Fprintf(w, "  %d training, %d validation, %d held-out triplets; %d iterations, %.2f s training", sum.Triplets, cs.ValTriplets, cs.HeldOutTriplets, sum.Iterations, sum.TrainSeconds)
+	if v, ok := sum.ChosenC.(float64); ok {
+		fmt.Fprintf(w, ", C = %g", v)
+	}
+	fmt.Fprintln(w)
+	switch {
+	case sum.Interrupted:
+		fmt.Fprintf(w, "  interrupted: the model is the best found so far, not converged; held-out evaluation skipped")
+	case cs.Satisfaction == nil:
+		fmt.Fprintf(w, "  no held-out triplet (--holdout 0): nothing to score on")
+	default:
+		fmt.Fprintf(w, "  held-out triplets satisfied: %.2f%% (Euclidean %.2f%%)", 100*cs.Satisfaction.(float64), 100*cs.EuclideanSatisfaction.(float64))
+	}
+	fmt.Fprintf(w, "; metric rank %d", sum.Rank)
+	if !sum.Converged {
+		fmt.Fprintf(w, "; NOT converged")
+	}
+	fmt.Fprintln(w)
+	if len(sum.Candidates) > 0 {
+		fmt.Fprintf(w, "  validation triplets violated by C:")
+		for i, c := range sum.Candidates {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			if v, ok := c.ValError.(float64); ok {
+				fmt.Fprintf(w, "%s %g → %.2f%%", sep, c.C, 100*v)
+			} else {
+				fmt.Fprintf(w, "%s %g → n/a", sep, c.C)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if sum.Model != "" {
+		fmt.Fprintf(w, "  model written to %s\n", sum.Model)
+	}
+	return nil
 }
