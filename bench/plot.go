@@ -1,11 +1,15 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+
+	"github.com/psdlearn/psdlearn/internal/plots"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -43,8 +47,8 @@ func PlotScaling(dir string, results []Result) ([]string, error) {
 		p.Y.Label.Text = "seconds"
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 		p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-		p.Legend.Top = true
-		p.Legend.Left = true
+		// The lines rise to the right: the bottom right corner is free.
+		p.Legend.Top, p.Legend.Left = false, false
 		var backends []string
 		for b := range byCase[name] {
 			backends = append(backends, b)
@@ -72,9 +76,31 @@ func PlotScaling(dir string, results []Result) ([]string, error) {
 	return files, nil
 }
 
-// PlotCurves writes one PNG per case that recorded a convergence curve: the
-// curve (objective, dual or J) against the iteration, one line per backend.
-// It returns the files written.
+// curveKinds says what each case's Result.Curve holds, by case-name prefix:
+// the quantity and which way it improves, or Raw for a cumulative loss that
+// is drawn as it is.
+var curveKinds = []struct {
+	prefix, quantity string
+	sense            plots.Sense
+	raw              bool
+}{
+	{"boostmetric", "objective (minimised loss)", plots.Minimized, false},
+	{"frobmetric", "dual objective, best so far after each evaluation", plots.Maximized, false},
+	{"psdboost", "π, the LP master's value (rises to the SDP optimum)", plots.Maximized, false},
+	{"simplenpkl", "J(K_t, α_{t−1}), the dual at the previous α", plots.Infer, false},
+	{"definiteboost", "dual log tr exp(log W₁ − Σ α_j C_j) (falls)", plots.Minimized, false},
+	{"mvu", "dual objective, best so far after each evaluation", plots.Maximized, false},
+	{"meg", "cumulative squared loss", plots.Infer, true},
+}
+
+// PlotCurves writes one PNG per case that recorded a convergence curve of
+// at least two points: the relative gap |f − f*|/|f*| to the best value
+// reached by either backend, on a log axis, against the iteration and
+// against time, one line per backend (go dashed). A Result keeps only its
+// last run's curve and the median time, so the time axis spreads the
+// iterations evenly over the median run. Cases whose curves have a single
+// point (SimpleNPKL's linear loss is one closed-form solve) get no chart:
+// there is no convergence to show. It returns the files written.
 func PlotCurves(dir string, results []Result) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -94,32 +120,31 @@ func PlotCurves(dir string, results []Result) ([]string, error) {
 	}
 	var files []string
 	for _, k := range keys {
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s (%s): convergence", k.name, k.detail)
-		p.X.Label.Text = "iteration"
-		p.Y.Label.Text = "objective"
-		p.Legend.Top = true
+		c := plots.Curves{Title: fmt.Sprintf("%s (%s): convergence", k.name, k.detail), Sense: plots.Infer,
+			TimeLabel: "seconds (iterations spread evenly over the median run)"}
+		for _, kind := range curveKinds {
+			if strings.HasPrefix(k.name, kind.prefix) {
+				c.Quantity, c.Sense, c.Raw = kind.quantity, kind.sense, kind.raw
+				break
+			}
+		}
 		for _, r := range byKey[k] {
-			pts := make(plotter.XYs, len(r.Curve))
-			for i, v := range r.Curve {
-				pts[i] = plotter.XY{X: float64(i + 1), Y: v}
+			s := plots.Series{Name: r.Backend, Values: r.Curve, Color: backendColors[r.Backend], Dashed: r.Backend == "go"}
+			if r.Median > 0 {
+				s.Seconds = make([]float64, len(r.Curve))
+				for i := range s.Seconds {
+					s.Seconds[i] = r.Median * float64(i+1) / float64(len(r.Curve))
+				}
 			}
-			line, err := plotter.NewLine(pts)
-			if err != nil {
-				return files, fmt.Errorf("bench: plot %s: %w", k.name, err)
-			}
-			if c, ok := backendColors[r.Backend]; ok {
-				line.Color = c
-			}
-			if r.Backend == "go" {
-				line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			}
-			p.Add(line)
-			p.Legend.Add(r.Backend, line)
+			c.Series = append(c.Series, s)
 		}
 		file := filepath.Join(dir, "algos_"+slug(k.name+" "+k.detail)+".png")
-		if err := p.Save(6*vg.Inch, 4*vg.Inch, file); err != nil {
-			return files, fmt.Errorf("bench: save %s: %w", file, err)
+		err := plots.Convergence(file, c)
+		if errors.Is(err, plots.ErrNothingToPlot) {
+			continue
+		}
+		if err != nil {
+			return files, fmt.Errorf("bench: plot %s: %w", k.name, err)
 		}
 		files = append(files, file)
 	}

@@ -56,6 +56,8 @@ type clusterSummary struct {
 	TrainSeconds float64   `json:"train_seconds"` // mean kernel learning time per run (clustering excluded)
 	TotalSeconds float64   `json:"total_seconds"`
 	PeakRSSMB    float64   `json:"peak_rss_mb"`
+	Plots        []string  `json:"plots,omitempty"`
+	PlotNotes    []string  `json:"plot_notes,omitempty"`
 }
 
 func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
@@ -88,6 +90,7 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed (constraints, eigensolver start, k-means)")
 	pairsFile := fs.String("pairs", "", "learn from the pairs of this CSV file (header i,j,y: 0-based rows of --data, y = 1 similar, -1 dissimilar; - : standard input) instead of sampling them from labels")
 	backendName := fs.String("backend", "", "numerical backend: native | go (default: $PSDLEARN_BACKEND, else native when built in)")
+	plotDir := fs.String("plot", "", "write PNG charts of run 1 into this directory: the learned kernel's heat map (N ≤ 500) and, with --loss sqhinge, its convergence")
 	var (
 		loss npkl.Loss
 		sel  npkl.Selection
@@ -221,6 +224,11 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 		sum.KMeans, sum.KMeansSD = &m, &sd
 	}
 	sum.TotalSeconds = time.Since(start).Seconds()
+	if *plotDir != "" {
+		if sum.Plots, sum.PlotNotes, err = clusterPlots(ctx, *plotDir, x, ds, opt, rep); err != nil {
+			return fmt.Errorf("cluster: plot: %w", err)
+		}
+	}
 	sum.PeakRSSMB = peakRSSMB()
 	if env.json {
 		return emitJSON(env, sum)
@@ -238,6 +246,7 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(sum.CChosen) > 0 {
 		fmt.Fprintf(w, "C chosen per run: %v\n", sum.CChosen)
 	}
+	printPlots(w, sum.Plots, sum.PlotNotes)
 	return nil
 }
 

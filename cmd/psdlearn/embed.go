@@ -13,11 +13,6 @@ import (
 	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/data"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 func init() {
@@ -299,37 +294,6 @@ func writeEmbedding(env *cmdEnv, path string, y *mat.Dense, d *data.Dataset) err
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("embed: writing %s: %w", path, err)
-	}
-	return nil
-}
-
-// plotEmbedding draws the first two coordinates as a scatter plot coloured by label.
-func plotEmbedding(path string, y *mat.Dense, d *data.Dataset, title string) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "y1"
-	p.Y.Label.Text = "y2"
-	n, _ := y.Dims()
-	pts := make(plotter.XYs, n)
-	for i := range pts {
-		pts[i].X, pts[i].Y = y.At(i, 0), y.At(i, 1)
-	}
-	sc, err := plotter.NewScatter(pts)
-	if err != nil {
-		return fmt.Errorf("embed: plot: %w", err)
-	}
-	classes := max(len(d.Classes), 1)
-	colors := palette.Rainbow(max(classes, 2), palette.Red, palette.Magenta, 1, 0.85, 1).Colors()
-	sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
-		c := 0
-		if i < len(d.Y) && d.Y[i] >= 0 && d.Y[i] < len(colors) {
-			c = d.Y[i]
-		}
-		return draw.GlyphStyle{Color: colors[c], Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
-	}
-	p.Add(sc)
-	if err := p.Save(6*vg.Inch, 5*vg.Inch, path); err != nil {
-		return fmt.Errorf("embed: plot: %w", err)
 	}
 	return nil
 }

@@ -38,13 +38,15 @@ type kernelFlags struct {
 	projection string
 	tol        float64
 	maxIter    int
+	plot       string
 }
 
 // kernelSetup is the experiment's target with the data set's name.
 type kernelSetup struct {
 	*meg.Target
-	name string
-	b    engine.Backend
+	name    string
+	classes []string
+	b       engine.Backend
 }
 
 func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
@@ -69,6 +71,7 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.projection, "projection", "both", "definiteboost: approx | exact | both")
 	fs.Float64Var(&f.tol, "tol", 1e-6, "definiteboost: stop when every tr(W C_j) <= tol*epsilon")
 	fs.IntVar(&f.maxIter, "max-iter", 100000, "definiteboost: iteration limit")
+	fs.StringVar(&f.plot, "plot", "", "write PNG charts into this directory: heat maps of the target (and of the DefiniteBoost kernel) for at most 500 objects, DefiniteBoost's convergence")
 	isMEG := func() bool { return f.algo == "meg" }
 	isBoost := func() bool { return f.algo == "definiteboost" }
 	rules := []flagRule{
@@ -134,7 +137,7 @@ func kernelTarget(f kernelFlags, b engine.Backend) (*kernelSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &kernelSetup{Target: t, name: ds.Name, b: b}, nil
+	return &kernelSetup{Target: t, name: ds.Name, classes: ds.Classes, b: b}, nil
 }
 
 // megCheckpoint records the online run at one step.
@@ -176,6 +179,8 @@ type megSummary struct {
 	TrainSeconds    float64         `json:"train_seconds"`
 	PeakRSSMB       float64         `json:"peak_rss_mb"`
 	Checkpoints     []megCheckpoint `json:"checkpoints,omitempty"`
+	Plots           []string        `json:"plots,omitempty"`
+	PlotNotes       []string        `json:"plot_notes,omitempty"`
 }
 
 func nnProtocol(f kernelFlags) string {
@@ -236,10 +241,16 @@ func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, pro
 	for _, cp := range rep.Checkpoints {
 		sum.Checkpoints = append(sum.Checkpoints, megCheckpoint{Step: cp.Step, TotalLoss: cp.TotalLoss, LossBound: cp.LossBound, Divergence: cp.Divergence, NNError: cp.NNError})
 	}
+	if f.plot != "" {
+		if sum.Plots, sum.PlotNotes, err = kernelPlots(ctx, f.plot, f, s, 0); err != nil {
+			return fmt.Errorf("kernel: plot: %w", err)
+		}
+	}
 	sum.PeakRSSMB = peakRSSMB()
 	if env.json {
 		return emitJSON(env, sum)
 	}
+	defer printPlots(env.stdout, sum.Plots, sum.PlotNotes)
 	fmt.Fprintf(env.stdout, "MEG online kernel learning on %d objects of %s (backend %s, %.1f s)\n", d, s.name, sum.Backend, sum.TrainSeconds)
 	fmt.Fprintf(env.stdout, "  steps %d, r %g, eta %.4g, noise %g\n", sum.Steps, rep.R, rep.Eta, f.noise)
 	if sum.LossBound != nil {
@@ -292,6 +303,8 @@ type boostSummary struct {
 	TrainSeconds    float64    `json:"train_seconds"`
 	PeakRSSMB       float64    `json:"peak_rss_mb"`
 	Runs            []boostRun `json:"runs"`
+	Plots           []string   `json:"plots,omitempty"`
+	PlotNotes       []string   `json:"plot_notes,omitempty"`
 }
 
 func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, progress *progressLine) error {
@@ -333,10 +346,16 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 	}
 	first := sum.Runs[0]
 	sum.Iterations, sum.Objective, sum.NNError, sum.TrainSeconds = first.Iterations, first.Dual, first.NNError, first.Seconds
+	if f.plot != "" {
+		if sum.Plots, sum.PlotNotes, err = kernelPlots(ctx, f.plot, f, s, projs[0]); err != nil {
+			return fmt.Errorf("kernel: plot: %w", err)
+		}
+	}
 	sum.PeakRSSMB = peakRSSMB()
 	if env.json {
 		return emitJSON(env, sum)
 	}
+	defer printPlots(env.stdout, sum.Plots, sum.PlotNotes)
 	fmt.Fprintf(env.stdout, "DefiniteBoost kernel learning on %d objects of %s (backend %s)\n", d, s.name, sum.Backend)
 	fmt.Fprintf(env.stdout, "  %d constraints ½|x_a-x_b|^2 <= epsilon = %.4g, tolerance %.3g\n", rep.Constraints, rep.Epsilon, sum.Tol)
 	for _, r := range sum.Runs {

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/psdlearn/psdlearn/algos/meg"
+	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/internal/plots"
+	"github.com/psdlearn/psdlearn/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The charts of embed --plot, cluster --plot and kernel --plot (docs/cli.md,
+// "Plots"); the drawing itself is internal/plots.
+
+// plotEmbedding draws the first two coordinates of y, coloured by the class
+// of each point, with equal axis scales.
+func plotEmbedding(path string, y *mat.Dense, d *data.Dataset, title string) error {
+	n, _ := y.Dims()
+	p := plots.Points{Title: title, XLabel: "coordinate 1", YLabel: "coordinate 2", X: make([]float64, n), Y: make([]float64, n)}
+	for i := 0; i < n; i++ {
+		p.X[i], p.Y[i] = y.At(i, 0), y.At(i, 1)
+	}
+	if !cur.noLabels && len(d.Y) == n {
+		p.Labels, p.Classes = d.Y, d.Classes
+	}
+	if err := plots.Embedding(path, p); err != nil {
+		return fmt.Errorf("embed: plot: %w", err)
+	}
+	return nil
+}
+
+// symFromFactor returns F Fᵀ.
+func symFromFactor(f *mat.Dense) *mat.SymDense {
+	n, _ := f.Dims()
+	k := mat.NewSymDense(n, nil)
+	k.SymOuterK(1, f)
+	return k
+}
+
+// kernelMatrix returns the dense N×N matrix of a learned kernel.
+func kernelMatrix(k *model.Kernel) *mat.SymDense { return symFromFactor(k.Factor()) }
+
+// plotDirFile returns dir/name after creating dir.
+func plotDirFile(dir, name string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// clusterPlots writes the charts of `cluster --plot DIR` and returns the
+// files written and notes on the charts left out. SimpleNPKL's report
+// keeps neither the kernel nor the per-iteration primal values and times,
+// so the first run is repeated here exactly (same Laplacian, constraint
+// sample, seed, C and selection): its kernel is drawn as a heat map (N ≤
+// plots.MaxHeatmap) and, for the squared hinge loss, its relative duality
+// gap against iterations and time. With the linear loss the kernel is one
+// closed-form solve and there is no convergence to draw.
+func clusterPlots(ctx context.Context, dir string, x *mat.Dense, ds *data.Dataset, opt npkl.ClusterOptions, rep *npkl.ClusterReport) (files, notes []string, err error) {
+	if len(rep.Runs) == 0 {
+		return nil, nil, nil
+	}
+	run := rep.Runs[0]
+	if rep.N > plots.MaxHeatmap && opt.Learn.Loss == npkl.Linear {
+		// Neither chart would be drawn: do not repeat the run for nothing.
+		return nil, []string{fmt.Sprintf("no kernel heat map: N = %d > %d", rep.N, plots.MaxHeatmap),
+			"no convergence chart: the linear loss is one closed-form solve"}, nil
+	}
+	res, lo, err := rerunCluster(ctx, x, ds.Y, opt, run.C)
+	if err != nil {
+		return nil, nil, err
+	}
+	what := fmt.Sprintf("SimpleNPKL (%v loss, C = %g) on %s, run 1", lo.Loss, run.C, ds.Name)
+	if n := res.Kernel.N(); n <= plots.MaxHeatmap {
+		path, err := plotDirFile(dir, "cluster_kernel.png")
+		if err != nil {
+			return files, notes, err
+		}
+		err = plots.Heatmap(path, plots.Kernel{Title: fmt.Sprintf("%s: learned kernel (rank %d)", what, res.Kernel.Rank()),
+			K: kernelMatrix(res.Kernel), Labels: ds.Y, Classes: ds.Classes})
+		if err != nil {
+			return files, notes, err
+		}
+		files = append(files, path)
+	} else {
+		notes = append(notes, fmt.Sprintf("no kernel heat map: N = %d > %d", n, plots.MaxHeatmap))
+	}
+	var s plots.Series
+	var elapsed float64
+	for _, it := range res.History {
+		elapsed += it.Seconds
+		s.Values = append(s.Values, it.Objective)
+		s.Seconds = append(s.Seconds, elapsed)
+		s.Gap = append(s.Gap, (it.Primal-it.Objective)/max(math.Abs(it.Primal), math.Abs(it.Objective), 1e-300))
+	}
+	s.Name = "run 1"
+	path, err := plotDirFile(dir, "cluster_convergence.png")
+	if err != nil {
+		return files, notes, err
+	}
+	err = plots.Convergence(path, plots.Curves{
+		Title:    what + "\nrelative duality gap (P − D) / max(|P|, |D|); P: primal (9) at K_t; D = J(K_t, α_{t−1}), the dual at α_{t−1}",
+		GapLabel: "relative duality gap", Series: []plots.Series{s},
+	})
+	switch {
+	case errors.Is(err, plots.ErrNothingToPlot):
+		notes = append(notes, fmt.Sprintf("no convergence chart: %d closed-form solve(s) (the linear loss is solved in one)", len(res.History)))
+	case err != nil:
+		return files, notes, err
+	default:
+		files = append(files, path)
+	}
+	return files, notes, nil
+}
+
+// rerunCluster repeats the kernel learning of npkl.Cluster's first run
+// (same Laplacian, constraint sample, seed and selection) with the C that
+// run used, and returns the result and the options it was learned with.
+func rerunCluster(ctx context.Context, x *mat.Dense, y []int, opt npkl.ClusterOptions, c float64) (*npkl.Result, npkl.Options, error) {
+	lo := opt.Learn
+	lap, err := npkl.Laplacian(x, opt.Neighbors, opt.Graph, opt.Learn.Backend)
+	if err != nil {
+		return nil, lo, err
+	}
+	seed := opt.Seed * 1000003 // run 0's seed, as in npkl.Cluster
+	cons, err := constraints.XingPairs(y, opt.Ratio, seed)
+	if err != nil {
+		return nil, lo, err
+	}
+	lo.Seed, lo.C, lo.Progress = seed, c, nil
+	used := cons
+	if opt.Selection != npkl.AllConstraints {
+		target := max(1, int(math.Round(opt.Fraction*float64(cons.Len()))))
+		if opt.Selection == npkl.ActiveSelection {
+			base := lo
+			base.Loss = npkl.Linear
+			res, err := npkl.Learn(ctx, lap, cons, base)
+			if err != nil {
+				return nil, lo, err
+			}
+			if used, err = npkl.SelectActive(res, cons, target); err != nil {
+				return nil, lo, err
+			}
+		} else if used, err = npkl.SelectRandom(cons, target, seed); err != nil {
+			return nil, lo, err
+		}
+	}
+	res, err := npkl.Learn(ctx, lap, used, lo)
+	return res, lo, err
+}
+
+// kernelPlots writes the charts of `kernel --plot DIR`: heat maps of the
+// target kernel U and, for DefiniteBoost, of the kernel W learned with the
+// first projection, and that run's dual objective as a relative gap
+// against iterations and time. The experiment's report keeps neither W nor
+// the per-iteration duals, so the run is repeated here (it is
+// deterministic). MEG's online run is not repeated: only the target is
+// drawn.
+func kernelPlots(ctx context.Context, dir string, f kernelFlags, s *kernelSetup, proj meg.Projection) (files, notes []string, err error) {
+	d := len(s.Y)
+	if d > plots.MaxHeatmap {
+		notes = append(notes, fmt.Sprintf("no kernel heat maps: %d objects > %d", d, plots.MaxHeatmap))
+	} else {
+		path, err := plotDirFile(dir, "kernel_target.png")
+		if err != nil {
+			return files, notes, err
+		}
+		if err := plots.Heatmap(path, plots.Kernel{Title: fmt.Sprintf("target: trace-normalised RBF kernel of %d objects of %s (γ = %.3g)", d, s.name, s.Gamma),
+			K: s.U, Labels: s.Y, Classes: s.classes}); err != nil {
+			return files, notes, err
+		}
+		files = append(files, path)
+	}
+	if f.algo != "definiteboost" {
+		return files, notes, nil
+	}
+	cons, _, err := meg.CloseConstraints(s.U, f.epsScale/float64(d))
+	if err != nil {
+		return files, notes, err
+	}
+	var series plots.Series
+	start := time.Now()
+	res, err := meg.DefiniteBoost(ctx, cons, meg.BoostOptions{Projection: proj, Tol: f.tol * f.epsScale / float64(d), MaxIter: f.maxIter, Backend: s.b,
+		Observe: func(st meg.BoostStep) error {
+			series.Values = append(series.Values, st.Dual)
+			series.Seconds = append(series.Seconds, time.Since(start).Seconds())
+			return nil
+		}})
+	if err != nil {
+		return files, notes, err
+	}
+	what := fmt.Sprintf("DefiniteBoost (%v projection) on %d objects of %s", proj, d, s.name)
+	if d <= plots.MaxHeatmap {
+		path, err := plotDirFile(dir, "kernel_learned.png")
+		if err != nil {
+			return files, notes, err
+		}
+		if err := plots.Heatmap(path, plots.Kernel{Title: what + ": learned W", K: res.W, Labels: s.Y, Classes: s.classes}); err != nil {
+			return files, notes, err
+		}
+		files = append(files, path)
+	}
+	series.Name = proj.String()
+	path, err := plotDirFile(dir, "kernel_convergence.png")
+	if err != nil {
+		return files, notes, err
+	}
+	err = plots.Convergence(path, plots.Curves{Title: what, Quantity: "dual log tr exp(log W₁ − Σ α_j C_j), decreasing", Sense: plots.Minimized, Series: []plots.Series{series}})
+	switch {
+	case errors.Is(err, plots.ErrNothingToPlot):
+		notes = append(notes, fmt.Sprintf("no convergence chart: %d iteration(s)", res.Iterations))
+	case err != nil:
+		return files, notes, err
+	default:
+		files = append(files, path)
+	}
+	return files, notes, nil
+}
+
+// printPlots lists the charts written and the notes on those left out.
+func printPlots(w io.Writer, files, notes []string) {
+	for _, f := range files {
+		fmt.Fprintf(w, "plot: %s\n", f)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "plot: %s\n", n)
+	}
+}
