@@ -103,7 +103,8 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	sum := evalSummary{Model: *modelPath, Kind: m.Kind, Algo: m.Algo, Backend: b.Name(), Data: *spec}
 	if m.Kind == model.KindKernel {
-		if err := evalKernel(ctx, &sum, m, d, *clusters, *runs, *seed); err != nil {
+		kseed, kruns, kclusters := kernelEvalDefaults(fs, m, *seed, *runs, *clusters)
+		if err := evalKernel(ctx, &sum, m, d, kclusters, kruns, kseed); err != nil {
 			return err
 		}
 	} else {
@@ -356,8 +357,9 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 // clustering against the labels of d.
 func evalKernel(ctx context.Context, sum *evalSummary, m *model.Model, d *data.Dataset, clusters, runs int, seed uint64) error {
 	n := m.Kernel.N()
-	if d.Len() != n {
-		return fmt.Errorf("eval: the kernel is on %d points, --data has %d (a learned kernel is transductive: pass the data it was learned on)", n, d.Len())
+	d, rows, err := kernelPoints(m, d, "eval")
+	if err != nil {
+		return err
 	}
 	if clusters <= 0 {
 		clusters = len(d.ClassCounts())
@@ -373,7 +375,7 @@ func evalKernel(ctx context.Context, sum *evalSummary, m *model.Model, d *data.D
 	}
 	acc, bacc := eval.PairwiseAccuracy(d.Y, res.Assign), eval.PairwiseAccuracy(d.Y, base.Assign)
 	sum.Mode, sum.NTest, sum.Rank, sum.Clusters = "cluster", n, m.Kernel.Rank(), clusters
-	sum.Rows = fmt.Sprintf("all %d points of --data (a learned kernel is transductive)", n)
+	sum.Rows = rows
 	if !math.IsNaN(acc) {
 		sum.ClusterAccuracy = acc
 	}
