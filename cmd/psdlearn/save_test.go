@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	npyio "codeberg.org/sbinet/npyio/npy"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/internal/npy"
 	"github.com/psdlearn/psdlearn/model"
@@ -293,5 +297,40 @@ func TestEmbedModel(t *testing.T) {
 				t.Fatalf("coordinate (%d,%d): model factor %v, embed %v", i, j, f.At(i, j), y.At(i, j))
 			}
 		}
+	}
+}
+
+// TestNPYInput: the data spec npy:X.npy:LABELS.npy reads what NumPy would
+// write, and cluster gives the same result as on the same data from CSV
+// or builtin:.
+func TestNPYInput(t *testing.T) {
+	ds, err := datasets.Open("iris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	xPath, yPath := filepath.Join(dir, "x.npy"), filepath.Join(dir, "y.npy")
+	if err := npy.WriteFile(xPath, ds.X); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	labels := make([]int64, len(ds.Y))
+	for i, y := range ds.Y {
+		labels[i] = int64(y)
+	}
+	if err := npyio.Write(&buf, labels); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(yPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"cluster", "--runs", "2", "--backend", "go", "--quiet", "--json", "--data"}
+	a := mustRun(t, append(args, "builtin:iris")...)
+	b := mustRun(t, append(args, "npy:"+xPath+":"+yPath)...)
+	if fmt.Sprint(a["cluster_accuracies"]) != fmt.Sprint(b["cluster_accuracies"]) {
+		t.Errorf("cluster on builtin:iris %v, on npy %v", a["cluster_accuracies"], b["cluster_accuracies"])
+	}
+	if st, _, errs := runIO([]string{"cluster", "--data", "npy:" + filepath.Join(dir, "missing.npy")}, ""); st != 1 || !strings.Contains(errs, "missing.npy") {
+		t.Errorf("missing file: status %d, %s", st, errs)
 	}
 }

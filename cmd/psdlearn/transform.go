@@ -15,6 +15,8 @@ import (
 )
 
 func init() {
+	// Data specs npy:X.npy[:LABELS.npy] (docs/cli.md, "NumPy output").
+	data.RegisterScheme(npy.Scheme, npy.LoadDataset)
 	register(command{
 		name:    "transform",
 		summary: "map data into a learned metric's space (x ↦ Lᵀ·preprocess(x)) or a kernel's (V·diag(√λ)), or export a model's matrix; CSV or .npy",
