@@ -70,8 +70,8 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	loo := fs.Bool("loo", false, "leave-one-out k-NN error over all rows of --data, ignoring the split recorded in the model")
 	seed := fs.Uint64("seed", 1, "random seed of --split fractions and of k-means (default: the seed recorded in the model, else 1)")
 	backend := fs.String("backend", "", "numerical backend: "+strings.Join(engine.Names(), "|"))
-	clusters := fs.Int("clusters", 0, "kernel models: number of clusters (default: the number of classes)")
-	runs := fs.Int("runs", 10, "kernel models: k-means restarts")
+	clusters := fs.Int("clusters", 0, "kernel models: number of clusters (default: the model's, from cluster --out, else the number of classes)")
+	runs := fs.Int("runs", 10, "kernel models: k-means restarts (default: the model's, from cluster --out, else 10)")
 	if err := parseFlags(fs, "eval", args); err != nil {
 		return err
 	}
