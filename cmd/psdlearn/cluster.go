@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -58,6 +60,12 @@ type clusterSummary struct {
 	PeakRSSMB    float64   `json:"peak_rss_mb"`
 	Plots        []string  `json:"plots,omitempty"`
 	PlotNotes    []string  `json:"plot_notes,omitempty"`
+	// Out is --out; SavedRun the 1-based run whose kernel it holds and
+	// SavedAccuracy that kernel's pairwise accuracy, re-measured after
+	// re-learning it (equal to cluster_accuracies[saved_run-1]).
+	Out           string   `json:"out,omitempty"`
+	SavedRun      int      `json:"saved_run,omitempty"`
+	SavedAccuracy *float64 `json:"saved_accuracy,omitempty"`
 }
 
 func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
@@ -91,6 +99,8 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	pairsFile := fs.String("pairs", "", "learn from the pairs of this CSV file (header i,j,y: 0-based rows of --data, y = 1 similar, -1 dissimilar; - : standard input) instead of sampling them from labels")
 	backendName := fs.String("backend", "", "numerical backend: native | go (default: $PSDLEARN_BACKEND, else native when built in)")
 	plotDir := fs.String("plot", "", "write PNG charts of run 1 into this directory: the learned kernel's heat map (N ≤ 500) and, with --loss sqhinge, its convergence")
+	out := fs.String("out", "", "save the kernel learned in run --save-run: FILE.npy writes the n×n matrix K, any other name a kernel model file (JSON, reloads in eval and transform)")
+	saveRun := fs.Int("save-run", 1, "with --out: the run (1 to --runs) whose kernel is saved")
 	var (
 		loss npkl.Loss
 		sel  npkl.Selection
@@ -153,6 +163,17 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	if *k < 1 || *runs < 1 || *restarts < 1 || *iters < 1 || *clusters < 0 || *maxRank < 0 || *rank < 0 || !(*bcap > 0) || *eta < 0 || *eigTol < 0 || !(*alpha0 > 0) {
 		return usagef("cluster: --k, --runs, --restarts and --iters must be positive, --B and --alpha0 positive, --clusters, --rank, --max-rank, --eta and --eig-tol non-negative")
 	}
+	saveRunGiven := false
+	fs.Visit(func(f *flag.Flag) { saveRunGiven = saveRunGiven || f.Name == "save-run" })
+	if saveRunGiven && *out == "" {
+		return usagef("cluster: --save-run chooses the run whose kernel --out saves: give --out")
+	}
+	if *saveRun < 1 || *saveRun > *runs {
+		return usagef("cluster: --save-run %d: want a run from 1 to --runs %d", *saveRun, *runs)
+	}
+	if *out == stdoutName {
+		return usagef("cluster: --out - is not supported: give --out a file name")
+	}
 	b, err := resolveBackend(*backendName)
 	if err != nil {
 		return err
@@ -169,6 +190,9 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	progress := newProgress(env)
 	ds, err := loadData(*spec, labelCol)
 	if err != nil {
+		return err
+	}
+	if err := checkKernelOut("cluster", *out, ds.Len()); err != nil {
 		return err
 	}
 	x := ds.X
@@ -223,6 +247,26 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		sum.KMeans, sum.KMeansSD = &m, &sd
 	}
+	if *out != "" {
+		rr := rep.Runs[*saveRun-1]
+		progress.printf("cluster: re-learning the kernel of run %d for --out %s", rr.Run, *out)
+		m, acc, err := clusterKernelModel(ctx, x, ds, opt, rep.Clusters, rr, b)
+		if err != nil {
+			return fmt.Errorf("cluster: --out: %w", err)
+		}
+		m.Provenance.Data.Name = *spec
+		m.Info["data"], m.Info["standardize"], m.Info["graph"], m.Info["weight"] = *spec, *standardize, *graph, *weight
+		m.Info["C_grid"], m.Info["loss"], m.Info["runs"], m.Info["seed"] = grid, loss.String(), *runs, *seed
+		if acc != rr.Accuracy && !(math.IsNaN(acc) && math.IsNaN(rr.Accuracy)) {
+			w := fmt.Sprintf("re-learning run %d for --out gave a kernel whose clustering accuracy %.6g differs from the run's %.6g (the saved kernel is the re-learned one)", rr.Run, acc, rr.Accuracy)
+			m.Certificate.Warnings = append(m.Certificate.Warnings, w)
+			fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", w)
+		}
+		if err := writeKernelOut(*out, m, nil); err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+		sum.Out, sum.SavedRun, sum.SavedAccuracy = *out, rr.Run, ptr(acc)
+	}
 	sum.TotalSeconds = time.Since(start).Seconds()
 	if *plotDir != "" {
 		if sum.Plots, sum.PlotNotes, err = clusterPlots(ctx, *plotDir, x, ds, opt, rep); err != nil {
@@ -247,7 +291,117 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintf(w, "C chosen per run: %v\n", sum.CChosen)
 	}
 	printPlots(w, sum.Plots, sum.PlotNotes)
+	if sum.Out != "" {
+		fmt.Fprintf(w, "kernel of run %d (pairwise accuracy %.2f %%) written to %s\n", sum.SavedRun, 100**sum.SavedAccuracy, sum.Out)
+	}
 	return nil
+}
+
+// kernelEvalDefaults returns the k-means seed, restarts and number of
+// clusters psdlearn eval uses on kernel model m: those given on its command
+// line (fs), else the ones the model records — the provenance seed and
+// info.restarts and info.clusters, written by cluster --out — so that eval
+// repeats the clustering of the saved run; else seed, runs and clusters.
+func kernelEvalDefaults(fs *flag.FlagSet, m *model.Model, seed uint64, runs, clusters int) (uint64, int, int) {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if !given["seed"] && m.Provenance != nil {
+		seed = m.Provenance.Seed
+	}
+	recorded := func(key string) (int, bool) {
+		v, ok := m.Info[key].(float64)
+		if !ok || v < 1 || v != math.Trunc(v) || v > 1<<30 {
+			return 0, false
+		}
+		return int(v), true
+	}
+	if r, ok := recorded("restarts"); ok && !given["runs"] {
+		runs = r
+	}
+	if c, ok := recorded("clusters"); ok && !given["clusters"] {
+		clusters = c
+	}
+	return seed, runs, clusters
+}
+
+// clusterRunSeed is the seed npkl.Cluster derives for its run-th run
+// (0-based): it fixes the run's constraints, eigensolver start and k-means.
+// It must follow algos/npkl's clusterRun; TestClusterOutReloads catches a
+// drift (the re-learned kernel would cluster differently).
+func clusterRunSeed(seed uint64, run int) uint64 { return seed*1000003 + uint64(run) }
+
+// clusterKernelModel re-learns the kernel of run rr of the protocol that
+// npkl.Cluster ran with opt on x — the same seed, constraints, selection
+// and C (npkl.ClusterReport keeps the accuracies, not the kernels, so
+// keeping all of them would cost n·rank numbers per run) — and returns it
+// as a kernel model with its pairwise accuracy, clustered as the run was.
+// The model's provenance seed is the run's seed, so that psdlearn eval
+// repeats the run's k-means.
+func clusterKernelModel(ctx context.Context, x *mat.Dense, ds *data.Dataset, opt npkl.ClusterOptions, clusters int, rr npkl.RunReport, b engine.Backend) (*model.Model, float64, error) {
+	seed := clusterRunSeed(opt.Seed, rr.Run-1)
+	lap, err := npkl.Laplacian(x, opt.Neighbors, opt.Graph, b)
+	if err != nil {
+		return nil, 0, err
+	}
+	cons, err := constraints.XingPairs(ds.Y, opt.Ratio, seed)
+	if err != nil {
+		return nil, 0, err
+	}
+	lo := opt.Learn
+	lo.Seed, lo.C, lo.Progress = seed, rr.C, nil
+	used := cons
+	if opt.Selection != npkl.AllConstraints {
+		target := max(1, int(math.Round(opt.Fraction*float64(cons.Len()))))
+		if opt.Selection == npkl.ActiveSelection {
+			base := lo
+			base.Loss = npkl.Linear
+			res, err := npkl.Learn(ctx, lap, cons, base)
+			if err != nil {
+				return nil, 0, fmt.Errorf("active selection: %w", err)
+			}
+			if used, err = npkl.SelectActive(res, cons, target); err != nil {
+				return nil, 0, err
+			}
+		} else if used, err = npkl.SelectRandom(cons, target, seed); err != nil {
+			return nil, 0, err
+		}
+	}
+	if used.Len() != rr.Used {
+		return nil, 0, fmt.Errorf("re-learning run %d drew %d constraints, the run used %d", rr.Run, used.Len(), rr.Used)
+	}
+	res, err := npkl.Learn(ctx, lap, used, lo)
+	if err != nil {
+		return nil, 0, err
+	}
+	km, err := eval.KernelKMeans(ctx, res.Kernel, clusters, eval.KMeansOptions{Restarts: opt.Restarts, Seed: seed})
+	if err != nil {
+		return nil, 0, err
+	}
+	acc := eval.PairwiseAccuracy(ds.Y, km.Assign)
+	cert := &model.Certificate{Converged: res.Covered, Gap: math.NaN(), Tolerance: math.NaN()}
+	switch {
+	case lo.Loss == npkl.Linear:
+		cert.Reason = "closed-form solution of the linear-loss problem"
+	default:
+		cert.Reason = fmt.Sprintf("squared hinge: %d closed-form iterations (a fixed count; no duality certificate)", res.Iterations)
+	}
+	if !res.Covered {
+		cert.Reason += "; the positive spectrum was not covered within --max-rank"
+		cert.Warnings = append(cert.Warnings, fmt.Sprintf("the positive spectrum was not covered within %d eigenpairs: K is the best rank-%d approximation of the closed form (raise --max-rank)", res.Rank(), res.Rank()))
+	}
+	prov := model.NewProvenance(b.Name(), seed)
+	prov.Data = model.DescribeData(ds.Name, ds.X, ds.Y, ds.Classes)
+	m := &model.Model{
+		Kind: model.KindKernel, Algo: "simplenpkl", Kernel: res.Kernel, Classes: ds.Classes,
+		Info: map[string]any{
+			"run": rr.Run, "run_seed": seed, "C": rr.C, "B": lo.B, "k": opt.Neighbors, "ratio": opt.Ratio,
+			"selection": opt.Selection.String(), "fraction": opt.Fraction, "clusters": clusters, "restarts": opt.Restarts,
+			"constraints": rr.Constraints, "constraints_used": used.Len(), "rank": res.Rank(), "covered": res.Covered,
+			"iterations": res.Iterations, "cluster_accuracy": acc, "backend": b.Name(),
+		},
+		Certificate: cert, Provenance: prov,
+	}
+	return m, acc, nil
 }
 
 func parseGraphOptions(sym, weight string) (sparse.GraphOptions, error) {

@@ -50,8 +50,19 @@ func labelColFlag(fs *flag.FlagSet, p *string) {
 	headerFlags(fs)
 }
 
+// schemaVersion is the version of every command's JSON output; its "schema"
+// field is "psdlearn/<command>/v<schemaVersion>" (docs/json-schema.md). Bump
+// it when a field is removed or changes meaning, not when one is added.
+const schemaVersion = 1
+
+// schemaOf returns the "schema" value of a command's JSON output.
+func schemaOf(command string) string {
+	return fmt.Sprintf("psdlearn/%s/v%d", command, schemaVersion)
+}
+
 // emitJSON writes v to stdout as one JSON object on one line. NaN and ±Inf
-// (which JSON cannot represent) are written as null.
+// (which JSON cannot represent) are written as null. The object starts with
+// "schema": "psdlearn/<command>/v1" naming its layout (docs/json-schema.md).
 func emitJSON(env *cmdEnv, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -62,6 +73,13 @@ func emitJSON(env *cmdEnv, v any) error {
 		if b, err = json.Marshal(jsonSafe(reflect.ValueOf(v))); err != nil {
 			return fmt.Errorf("encoding JSON output: %w", err)
 		}
+	}
+	if env.command != "" && len(b) >= 2 && b[0] == '{' {
+		head := []byte(`{"schema":` + strconv.Quote(schemaOf(env.command)))
+		if b[1] != '}' {
+			head = append(head, ',')
+		}
+		b = append(head, b[1:]...)
 	}
 	b = append(b, '\n')
 	_, err = env.stdout.Write(b)

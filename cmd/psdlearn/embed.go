@@ -12,6 +12,8 @@ import (
 	"github.com/psdlearn/psdlearn/algos/mvu"
 	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/internal/npy"
+	"github.com/psdlearn/psdlearn/model"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -53,17 +55,21 @@ type embedSummary struct {
 	Reason          string    `json:"reason"`
 	Out             string    `json:"out,omitempty"`
 	Plot            string    `json:"plot,omitempty"`
-	PeakRSSMB       float64   `json:"peak_rss_mb"`
+	// Model is --model, the learned Gram matrix saved as a kernel model,
+	// and GramRank its rank (the columns of its factor).
+	Model     string  `json:"model,omitempty"`
+	GramRank  int     `json:"gram_rank,omitempty"`
+	PeakRSSMB float64 `json:"peak_rss_mb"`
 }
 
 func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "embed")
 	var (
-		algo, dataSpec, labelCol, out, plotFile, backendName, method string
-		k, dims, iters, relaxIters                                   int
-		sigma, penalty                                               float64
-		standardize, inequalities                                    bool
-		seed                                                         uint64
+		algo, dataSpec, labelCol, out, plotFile, backendName, method, modelOut string
+		k, dims, iters, relaxIters                                             int
+		sigma, penalty                                                         float64
+		standardize, inequalities                                              bool
+		seed                                                                   uint64
 	)
 	fs.StringVar(&algo, "algo", "mvu", "embedding algorithm: mvu")
 	fs.StringVar(&dataSpec, "data", "", "data SPEC: file.csv, file.libsvm, idx:IMAGES:LABELS, builtin:NAME, swissroll:N[:SEED], or - (CSV on standard input)")
@@ -72,7 +78,8 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.IntVar(&k, "k", 6, "number of nearest neighbours whose distances are preserved")
 	fs.Float64Var(&sigma, "sigma", 0, "σ of the Frobenius perturbation, in units of the mean squared neighbour distance (larger is closer to exact MVU; the value needed grows like N²); 0 chooses max(1e5, a tenth of the geodesic estimate of the unfolded top eigenvalue)")
 	fs.IntVar(&dims, "dims", 2, "embedding dimension")
-	fs.StringVar(&out, "out", "", "write the coordinates (and labels) to this CSV file (- for standard output)")
+	fs.StringVar(&out, "out", "", "write the coordinates to FILE.npy (NumPy array, no labels) or, for any other name, CSV with labels (- for standard output)")
+	fs.StringVar(&modelOut, "model", "", "save the learned Gram matrix X = F·Fᵀ (all its rank, not only --dims) as a kernel model file, or as the n×n matrix when the name ends in .npy")
 	fs.StringVar(&plotFile, "plot", "", "write a scatter plot of the first two coordinates to this PNG file")
 	fs.StringVar(&backendName, "backend", "", "numerical backend: native|go (default: $PSDLEARN_BACKEND or native when built with cgo)")
 	fs.StringVar(&method, "method", "auto", "negative part: dense (dense eigensolver), sparse (Lanczos), auto")
@@ -105,6 +112,9 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	if dims < 1 {
 		return usagef("embed: --dims %d: want at least 1", dims)
+	}
+	if modelOut == stdoutName {
+		return usagef("embed: --model - is not supported: give --model a file name")
 	}
 	if k < 1 {
 		return usagef("embed: --k %d: want at least 1 neighbour", k)
@@ -141,6 +151,9 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	d, err := loadData(dataSpec, labelCol)
 	if err != nil {
+		return err
+	}
+	if err := checkKernelOut("embed", modelOut, d.Len()); err != nil {
 		return err
 	}
 	x := d.X
@@ -196,9 +209,28 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		Out: out, Plot: plotFile,
 	}
 	if out != "" {
-		if err := writeEmbedding(env, out, emb.Coords, d); err != nil {
+		if npy.IsNPY(out) {
+			if err := npy.WriteFile(out, emb.Coords); err != nil {
+				return fmt.Errorf("embed: %w", err)
+			}
+		} else if err := writeEmbedding(env, out, emb.Coords, d); err != nil {
 			return err
 		}
+	}
+	if modelOut != "" {
+		m, err := embedKernelModel(emb, d, dataSpec, b.Name(), seed, map[string]any{
+			"data": dataSpec, "k": k, "sigma": sigma, "dims": dims, "inequalities": inequalities, "penalty": penalty,
+			"standardize": standardize, "method": sol.Method.String(), "iterations": emb.Iterations, "seed": seed,
+			"objective": sol.Primal, "dual_objective": sol.Dual, "duality_gap": sol.RelGap, "max_violation": sol.MaxViolation,
+			"backend": b.Name(),
+		})
+		if err != nil {
+			return fmt.Errorf("embed: --model: %w", err)
+		}
+		if err := writeKernelOut(modelOut, m, nil); err != nil {
+			return fmt.Errorf("embed: %w", err)
+		}
+		sum.Model, sum.GramRank = modelOut, m.Kernel.Rank()
 	}
 	if plotFile != "" {
 		if err := plotEmbedding(plotFile, emb.Coords, d, fmt.Sprintf("MVU of %s (k=%d, σ=%g)", d.Name, k, sigma)); err != nil {
@@ -229,7 +261,52 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	if plotFile != "" {
 		fmt.Fprintf(w, "  plot written to %s\n", plotFile)
 	}
+	if sum.Model != "" {
+		fmt.Fprintf(w, "  Gram matrix (rank %d) written to %s\n", sum.GramRank, sum.Model)
+	}
 	return nil
+}
+
+// embedKernelModel returns the Gram matrix X = F·Fᵀ that MVU learned (F
+// the n×r factor of the SDP solution) as a kernel model: the thin SVD
+// F = U·Σ·Wᵀ gives X = U·Σ²·Uᵀ, so V = U and λ = σ² (descending) at a cost
+// of O(n·r²), no n×n matrix formed. Columns with σ = 0 are dropped. Like
+// the other learned kernels it is transductive: MVU defines no embedding
+// of new points.
+func embedKernelModel(emb *mvu.Embedding, d *data.Dataset, spec, backend string, seed uint64, info map[string]any) (*model.Model, error) {
+	f := emb.Solution.Factor
+	if f == nil {
+		return nil, fmt.Errorf("the solution has no factor")
+	}
+	var svd mat.SVD
+	if !svd.Factorize(f, mat.SVDThin) {
+		return nil, fmt.Errorf("SVD of the Gram factor failed")
+	}
+	sv := svd.Values(nil)
+	var u mat.Dense
+	svd.UTo(&u)
+	r := 0
+	for r < len(sv) && sv[r] > 0 {
+		r++
+	}
+	if r == 0 {
+		return nil, fmt.Errorf("the learned Gram matrix is zero")
+	}
+	n, _ := u.Dims()
+	v := mat.DenseCopyOf(u.Slice(0, n, 0, r))
+	lam := make([]float64, r)
+	for i := range lam {
+		lam[i] = sv[i] * sv[i]
+	}
+	k, err := model.NewKernel(v, lam)
+	if err != nil {
+		return nil, err
+	}
+	sol := emb.Solution
+	cert := &model.Certificate{Converged: sol.Certified, Gap: sol.RelGap, Tolerance: sdp.DefaultGapTol, Reason: sol.Reason}
+	prov := model.NewProvenance(backend, seed)
+	prov.Data = model.DescribeData(spec, d.X, d.Y, d.Classes)
+	return &model.Model{Kind: model.KindKernel, Algo: "mvu", Kernel: k, Classes: d.Classes, Info: info, Certificate: cert, Provenance: prov}, nil
 }
 
 // edgeErrors returns the mean and largest relative error |d̂² − d²|/d² of

@@ -96,8 +96,6 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	loo := fs.Bool("loo", false, "leave-one-out k-NN error over all rows of --data, ignoring the split recorded in the model")
 	seed := fs.Uint64("seed", 1, "random seed of --split fractions and of k-means (default: the seed recorded in the model, else 1)")
 	backend := fs.String("backend", "", "numerical backend: "+strings.Join(engine.Names(), "|"))
-	clusters := fs.Int("clusters", 0, "kernel models: number of clusters (default: the number of classes)")
-	runs := fs.Int("runs", 10, "kernel models: k-means restarts")
 	precK := fs.Int("precision-at", 0, "also score retrieval: precision@K of the scored rows against the reference rows (kernel models: leave-one-out over the kernel's points); 0: off")
 	pairsPath := fs.String("pairs", "", "also score pair verification: CSV i,j,y of labelled pairs of rows of --data (y = +1 similar, -1 dissimilar): ROC AUC of the distances")
 	thresholdFlag := fs.String("threshold", "", "accuracy of deciding the --pairs similar when their distance is ≤ this")
@@ -107,6 +105,8 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 		{"val-pairs", "--pairs", func() bool { return *pairsPath != "" }},
 	}
 	annotateFlagRules(fs, rules)
+	clusters := fs.Int("clusters", 0, "kernel models: number of clusters (default: the model's, from cluster --out, else the number of classes)")
+	runs := fs.Int("runs", 10, "kernel models: k-means restarts (default: the model's, from cluster --out, else 10)")
 	if err := parseFlags(fs, "eval", args); err != nil {
 		return err
 	}
@@ -155,7 +155,8 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	sum := evalSummary{Model: *modelPath, Kind: m.Kind, Algo: m.Algo, Backend: b.Name(), Data: *spec}
 	if m.Kind == model.KindKernel {
-		if err := evalKernel(ctx, &sum, b, m, d, *clusters, *runs, *seed, *precK); err != nil {
+		kseed, kruns, kclusters := kernelEvalDefaults(fs, m, *seed, *runs, *clusters)
+		if err := evalKernel(ctx, &sum, b, m, d, kclusters, kruns, kseed, *precK); err != nil {
 			return err
 		}
 	} else {
@@ -538,8 +539,9 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 // clustering against the labels of d.
 func evalKernel(ctx context.Context, sum *evalSummary, b engine.Backend, m *model.Model, d *data.Dataset, clusters, runs int, seed uint64, precK int) error {
 	n := m.Kernel.N()
-	if d.Len() != n {
-		return fmt.Errorf("eval: the kernel is on %d points, --data has %d (a learned kernel is transductive: pass the data it was learned on)", n, d.Len())
+	d, rows, err := kernelPoints(m, d, "eval")
+	if err != nil {
+		return err
 	}
 	if clusters <= 0 {
 		clusters = len(d.ClassCounts())
@@ -555,7 +557,7 @@ func evalKernel(ctx context.Context, sum *evalSummary, b engine.Backend, m *mode
 	}
 	acc, bacc := eval.PairwiseAccuracy(d.Y, res.Assign), eval.PairwiseAccuracy(d.Y, base.Assign)
 	sum.Mode, sum.NTest, sum.Rank, sum.Clusters = "cluster", n, m.Kernel.Rank(), clusters
-	sum.Rows = fmt.Sprintf("all %d points of --data (a learned kernel is transductive)", n)
+	sum.Rows = rows
 	if !math.IsNaN(acc) {
 		sum.ClusterAccuracy = acc
 	}

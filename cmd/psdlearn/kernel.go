@@ -4,11 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/psdlearn/psdlearn/algos/meg"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/internal/npy"
+	"github.com/psdlearn/psdlearn/limits"
+	"github.com/psdlearn/psdlearn/model"
+	"gonum.org/v1/gonum/mat"
 )
 
 func init() {
@@ -39,6 +45,9 @@ type kernelFlags struct {
 	tol        float64
 	maxIter    int
 	plot       string
+	// output
+	out     string
+	saveRun int
 }
 
 // kernelSetup is the experiment's target with the data set's name.
@@ -47,6 +56,8 @@ type kernelSetup struct {
 	name    string
 	classes []string
 	b       engine.Backend
+	ds      *data.Dataset // --data as read
+	rows    []int         // the rows of ds that are the objects, in order
 }
 
 func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
@@ -72,11 +83,14 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.Float64Var(&f.tol, "tol", 1e-6, "definiteboost: stop when every tr(W C_j) <= tol*epsilon")
 	fs.IntVar(&f.maxIter, "max-iter", 100000, "definiteboost: iteration limit")
 	fs.StringVar(&f.plot, "plot", "", "write PNG charts into this directory: heat maps of the target (and of the DefiniteBoost kernel) for at most 500 objects, DefiniteBoost's convergence")
+	fs.StringVar(&f.out, "out", "", "save the learned kernel on the objects: FILE.npy writes the d×d matrix, any other name a kernel model file (JSON, reloads in eval and transform)")
+	fs.IntVar(&f.saveRun, "save-run", 1, "definiteboost with --out: the run whose kernel is saved, in --projection order (both: 1 approx, 2 exact)")
 	isMEG := func() bool { return f.algo == "meg" }
 	isBoost := func() bool { return f.algo == "definiteboost" }
 	rules := []flagRule{
 		{"steps", "meg", isMEG}, {"noise", "meg", isMEG}, {"c", "meg", isMEG}, {"eta", "meg", isMEG}, {"checkpoints", "meg", isMEG},
 		{"eps", "definiteboost", isBoost}, {"projection", "definiteboost", isBoost}, {"tol", "definiteboost", isBoost}, {"max-iter", "definiteboost", isBoost},
+		{"save-run", "definiteboost with --out", func() bool { return isBoost() && f.out != "" }},
 	}
 	if err := parseFlags(fs, "kernel", args); err != nil {
 		return err
@@ -96,6 +110,9 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	if f.objects < 0 || f.objects == 1 || f.splits <= 0 {
 		return usagef("kernel: --objects must be 0 or at least 2 and --splits positive")
+	}
+	if f.out == stdoutName {
+		return usagef("kernel: --out - is not supported: give --out a file name")
 	}
 	b, err := resolveBackend(f.backend)
 	if err != nil {
@@ -137,7 +154,14 @@ func kernelTarget(f kernelFlags, b engine.Backend) (*kernelSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &kernelSetup{Target: t, name: ds.Name, classes: ds.Classes, b: b}, nil
+	if err := checkKernelOut("kernel", f.out, len(t.Y)); err != nil {
+		return nil, err
+	}
+	rows := meg.StratifiedSample(ds.Y, f.objects, f.seed) // the objects NewTarget took
+	if len(rows) != len(t.Y) {
+		return nil, fmt.Errorf("kernel: internal error: %d object rows for %d objects", len(rows), len(t.Y))
+	}
+	return &kernelSetup{Target: t, name: ds.Name, classes: ds.Classes, b: b, ds: ds, rows: rows}, nil
 }
 
 // megCheckpoint records the online run at one step.
@@ -181,6 +205,8 @@ type megSummary struct {
 	Checkpoints     []megCheckpoint `json:"checkpoints,omitempty"`
 	Plots           []string        `json:"plots,omitempty"`
 	PlotNotes       []string        `json:"plot_notes,omitempty"`
+	// Out is --out, the saved kernel.
+	Out string `json:"out,omitempty"`
 }
 
 func nnProtocol(f kernelFlags) string {
@@ -246,6 +272,12 @@ func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, pro
 			return fmt.Errorf("kernel: plot: %w", err)
 		}
 	}
+	if f.out != "" {
+		if err := saveMEG(ctx, env, f, s, rep, progress); err != nil {
+			return err
+		}
+		sum.Out = f.out
+	}
 	sum.PeakRSSMB = peakRSSMB()
 	if env.json {
 		return emitJSON(env, sum)
@@ -260,6 +292,9 @@ func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, pro
 	}
 	fmt.Fprintf(env.stdout, "  1-NN error: learned %.4f (sd %.4f, LOO %.4f), target %.4f (sd %.4f, LOO %.4f)\n",
 		sum.NNError, sum.NNErrorSD, sum.NNErrorLOO, sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
+	if sum.Out != "" {
+		fmt.Fprintf(env.stdout, "  kernel written to %s\n", sum.Out)
+	}
 	return nil
 }
 
@@ -305,6 +340,9 @@ type boostSummary struct {
 	Runs            []boostRun `json:"runs"`
 	Plots           []string   `json:"plots,omitempty"`
 	PlotNotes       []string   `json:"plot_notes,omitempty"`
+	// Out is --out and SavedRun the 1-based index in runs of the saved kernel.
+	Out      string `json:"out,omitempty"`
+	SavedRun int    `json:"saved_run,omitempty"`
 }
 
 func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, progress *progressLine) error {
@@ -325,6 +363,9 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 	}
 	if !(f.tol > 0) || f.maxIter <= 0 {
 		return usagef("kernel: --tol and --max-iter must be positive")
+	}
+	if f.saveRun < 1 || f.saveRun > len(projs) {
+		return usagef("kernel: --save-run %d: --projection %s makes %d run(s)", f.saveRun, f.projection, len(projs))
 	}
 	rep, err := meg.RunDefiniteBoost(ctx, s.Target, meg.BoostExperimentOptions{
 		EpsScale: f.epsScale, Projections: projs, Tol: f.tol, MaxIter: f.maxIter, Backend: s.b, Progress: progress.event,
@@ -351,6 +392,12 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 			return fmt.Errorf("kernel: plot: %w", err)
 		}
 	}
+	if f.out != "" {
+		if err := saveDefiniteBoost(ctx, env, f, s, rep, projs[f.saveRun-1], progress); err != nil {
+			return err
+		}
+		sum.Out, sum.SavedRun = f.out, f.saveRun
+	}
 	sum.PeakRSSMB = peakRSSMB()
 	if env.json {
 		return emitJSON(env, sum)
@@ -364,5 +411,190 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 		fmt.Fprintf(env.stdout, "         1-NN error %.4f (sd %.4f, LOO %.4f)\n", r.NNError, r.NNErrorSD, r.NNErrorLOO)
 	}
 	fmt.Fprintf(env.stdout, "  target kernel 1-NN error %.4f (sd %.4f, LOO %.4f)\n", sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
+	if sum.Out != "" {
+		fmt.Fprintf(env.stdout, "  kernel of run %d (%s) written to %s\n", sum.SavedRun, sum.Runs[sum.SavedRun-1].Projection, sum.Out)
+	}
+	return nil
+}
+
+// The learned kernels of psdlearn kernel and cluster are saved by --out:
+// a name ending in .npy gets the n×n matrix as a NumPy array, any other a
+// kernel model file (model.KindKernel) that eval and transform read.
+//
+// meg.RunOnline, meg.RunDefiniteBoost and npkl.Cluster report figures, not
+// the learned matrices, so --out re-learns the saved run with the same
+// seed and settings (for MEG: the sampled distances and the learning rate
+// η the run used) and checks that the result scores as the run did.
+
+// checkKernelOut refuses, before anything is learned, an .npy --out whose
+// dense n×n matrix would not fit the memory limit.
+func checkKernelOut(cmd, out string, n int) error {
+	if out == "" || !npy.IsNPY(out) {
+		return nil
+	}
+	if err := limits.Check(fmt.Sprintf("%s: the %d×%d kernel matrix of --out %s", cmd, n, n, out), limits.Words(2, n, n)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// writeKernelOut saves kernel model m to path: the dense kernel matrix as
+// .npy (gram if not nil, else V·diag(λ)·Vᵀ from the model), or the model
+// file.
+func writeKernelOut(path string, m *model.Model, gram mat.Symmetric) error {
+	if !npy.IsNPY(path) {
+		return m.SaveFile(path)
+	}
+	if gram == nil {
+		gram = kernelGram(m.Kernel)
+	}
+	return npy.WriteFile(path, gram)
+}
+
+// kernelGram returns K = F·Fᵀ for the factor F = V·diag(√λ), exactly
+// symmetric.
+func kernelGram(k *model.Kernel) *mat.SymDense {
+	var g mat.SymDense
+	g.SymOuterK(1, k.Factor())
+	return &g
+}
+
+// kernelOfMatrix returns the kernel model form V·diag(λ)·Vᵀ of a dense PSD
+// matrix w, eigenvalues descending (so the first columns of transform's
+// V·diag(√λ) carry the most variance).
+func kernelOfMatrix(w mat.Symmetric) (*model.Kernel, error) {
+	var eig mat.EigenSym
+	if !eig.Factorize(w, true) {
+		return nil, fmt.Errorf("eigendecomposition of the learned kernel failed")
+	}
+	vals := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	n := len(vals)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return vals[order[a]] > vals[order[b]] })
+	v := mat.NewDense(n, n, nil)
+	lam := make([]float64, n)
+	for c, o := range order {
+		lam[c] = vals[o]
+		for i := 0; i < n; i++ {
+			v.Set(i, c, vecs.At(i, o))
+		}
+	}
+	return model.NewKernel(v, lam)
+}
+
+// kernelModel wraps the learned matrix w of psdlearn kernel as a kernel
+// model with the experiment's settings and provenance.
+func kernelModel(f kernelFlags, s *kernelSetup, algo string, w mat.Symmetric, cert *model.Certificate, info map[string]any) (*model.Model, error) {
+	k, err := kernelOfMatrix(w)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: --out: %w", err)
+	}
+	prov := model.NewProvenance(s.b.Name(), f.seed)
+	prov.Data = model.DescribeData(f.data, s.ds.X, s.ds.Y, s.ds.Classes)
+	base := map[string]any{
+		"data": f.data, "objects": len(s.Y), "standardize": f.standardize, "gamma": s.Gamma, "gamma_scale": f.gammaScale,
+		"seed": f.seed, "splits": f.splits, "backend": s.b.Name(),
+	}
+	if len(s.rows) < s.ds.Len() {
+		base["object_rows"] = s.rows
+	}
+	for key, v := range info {
+		base[key] = v
+	}
+	return &model.Model{Kind: model.KindKernel, Algo: algo, Kernel: k, Classes: s.ds.Classes, Info: base, Certificate: cert, Provenance: prov}, nil
+}
+
+// checkRelearned warns when the re-learned kernel's 1-NN error differs from
+// the reported run's (the saved kernel is then not bit-identical to it).
+func checkRelearned(env *cmdEnv, cert *model.Certificate, got, want float64) {
+	if got == want || math.IsNaN(got) && math.IsNaN(want) {
+		return
+	}
+	w := fmt.Sprintf("re-learning the kernel for --out gave a 1-NN error %.6g, the reported run %.6g (the saved kernel is the re-learned one)", got, want)
+	cert.Warnings = append(cert.Warnings, w)
+	fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", w)
+}
+
+// saveMEG re-learns the MEG run of rep (the same distance sequence and η)
+// and writes its kernel W to --out.
+func saveMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, rep *meg.OnlineReport, progress *progressLine) error {
+	progress.printf("kernel: re-learning the MEG kernel for --out %s", f.out)
+	seq, err := meg.SampleDistances(s.U, f.steps, f.noise, f.seed)
+	if err != nil {
+		return fmt.Errorf("kernel: --out: %w", err)
+	}
+	learner, err := meg.NewLearner(len(s.Y), meg.LearnerOptions{Eta: rep.Eta, R: rep.R, Backend: s.b})
+	if err != nil {
+		return fmt.Errorf("kernel: --out: %w", err)
+	}
+	if _, err := learner.Run(ctx, seq, nil); err != nil {
+		return fmt.Errorf("kernel: --out: %w", err)
+	}
+	w, err := learner.W()
+	if err != nil {
+		return fmt.Errorf("kernel: --out: %w", err)
+	}
+	nn, err := s.NNErrorOf(w)
+	if err != nil {
+		return fmt.Errorf("kernel: --out: %w", err)
+	}
+	cert := &model.Certificate{Gap: math.NaN(), Tolerance: math.NaN(),
+		Reason: fmt.Sprintf("online MEG after %d examples: no convergence certificate (Lemma 3.2 bounds the total loss)", f.steps)}
+	checkRelearned(env, cert, nn.Mean, rep.NN.Mean)
+	m, err := kernelModel(f, s, "meg", w, cert, map[string]any{
+		"steps": f.steps, "noise": f.noise, "eta": rep.Eta, "r": rep.R, "c": rep.C, "total_loss": learner.TotalLoss(),
+		"nn_error": nn.Mean, "nn_error_sd": nn.SD, "nn_error_loo": nn.LOO,
+	})
+	if err != nil {
+		return err
+	}
+	if err := writeKernelOut(f.out, m, w); err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	return nil
+}
+
+// saveDefiniteBoost re-learns the DefiniteBoost run with projection p and
+// writes its kernel W to --out.
+func saveDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, rep *meg.BoostExperimentReport, p meg.Projection, progress *progressLine) error {
+	progress.printf("kernel: re-learning the DefiniteBoost (%v) kernel for --out %s", p, f.out)
+	cons, _, err := meg.CloseConstraints(s.U, rep.Epsilon)
+	if err != nil {
+		return fmt.Errorf("kernel: --out: %w", err)
+	}
+	res, err := meg.DefiniteBoost(ctx, cons, meg.BoostOptions{Projection: p, Tol: rep.Tol, MaxIter: f.maxIter, Backend: s.b})
+	if err != nil {
+		return fmt.Errorf("kernel: --out: %w", err)
+	}
+	nn, err := s.NNErrorOf(res.W)
+	if err != nil {
+		return fmt.Errorf("kernel: --out: %w", err)
+	}
+	cert := &model.Certificate{Converged: res.Converged, Gap: math.NaN(), Tolerance: math.NaN(),
+		Reason: fmt.Sprintf("DefiniteBoost (%v projection): %d iterations, max violation %.3g, tolerance %.3g", p, res.Iterations, res.MaxViolation, rep.Tol)}
+	if !res.Converged {
+		cert.Warnings = append(cert.Warnings, fmt.Sprintf("DefiniteBoost stopped at --max-iter %d with max violation %.3g > tolerance %.3g", f.maxIter, res.MaxViolation, rep.Tol))
+	}
+	for _, r := range rep.Runs {
+		if r.Projection == p {
+			checkRelearned(env, cert, nn.Mean, r.NN.Mean)
+		}
+	}
+	m, err := kernelModel(f, s, "definiteboost", res.W, cert, map[string]any{
+		"projection": p.String(), "run": f.saveRun, "eps": f.epsScale, "epsilon": rep.Epsilon, "tol": f.tol, "max_iter": f.maxIter,
+		"constraints": rep.Constraints, "iterations": res.Iterations, "dual_objective": res.Dual, "max_violation": res.MaxViolation,
+		"nn_error": nn.Mean, "nn_error_sd": nn.SD, "nn_error_loo": nn.LOO,
+	})
+	if err != nil {
+		return err
+	}
+	if err := writeKernelOut(f.out, m, res.W); err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
 	return nil
 }

@@ -37,6 +37,9 @@ type cmdEnv struct {
 	stdout, stderr io.Writer
 	json           bool // set by the command after parsing --json, used for error output
 	quiet          bool // --quiet: no progress lines
+	// command names the running command; emitJSON writes it into the
+	// "schema" field ("psdlearn/<command>/v1") of the JSON output.
+	command string
 }
 
 var commands = map[string]command{}
@@ -105,6 +108,7 @@ func runMainIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if !ok {
 		return reportError(env, usagef("unknown command %q (commands: %s; run 'psdlearn help')", name, strings.Join(commandNames(), ", ")))
 	}
+	env.command = c.name
 	if err := c.run(ctx, env, rest); err != nil {
 		if errors.Is(err, errHelpShown) {
 			return 0
@@ -124,12 +128,12 @@ func runMainIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 }
 
 // reportError prints err as one line on stderr, or as one JSON object with
-// an "error" field on stdout under --json, and returns the exit status: 2
-// for a usage error, else 1.
+// an "error" field (and "schema": "psdlearn/error/v1") on stdout under
+// --json, and returns the exit status: 2 for a usage error, else 1.
 func reportError(env *cmdEnv, err error) int {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	if env.json {
-		b, _ := json.Marshal(map[string]string{"error": msg})
+		b, _ := json.Marshal(map[string]string{"schema": schemaOf("error"), "error": msg})
 		fmt.Fprintf(env.stdout, "%s\n", b)
 	} else {
 		fmt.Fprintf(env.stderr, "psdlearn: %s\n", msg)
