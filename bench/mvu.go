@@ -31,28 +31,41 @@ const mvuIters = 300
 // (70,631 here).
 func mvuCases(seed uint64) []Case {
 	var cases []Case
-	for _, n := range []int{2000, 20000} {
-		n := n
-		cases = append(cases, Case{Name: "mvu swiss roll", Size: n, Detail: fmt.Sprintf("k = 6, sparse, %d iterations", mvuIters), Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
-			x, angle, _ := datasets.SwissRoll(n, seed)
-			return func(ctx context.Context) (Outcome, error) {
-				emb, err := mvu.Embed(ctx, x, mvu.Options{K: 6, SDP: sdp.Options{Method: sdp.Sparse, MaxIter: mvuIters, Backend: b, Seed: seed}})
-				if err != nil {
-					return Outcome{}, err
-				}
-				rel := emb.EdgeErrors()
-				sort.Float64s(rel)
-				sol := emb.Solution
-				return Outcome{Iterations: emb.Iterations, Curve: sol.Curve, Metrics: map[string]float64{
-					"spearman":          math.Abs(eval.Spearman(mat.Col(nil, 0, emb.Coords), angle)),
-					"edge_error_median": rel[len(rel)/2],
-					"duality_gap":       sol.RelGap,
-					"max_violation":     sol.MaxViolation,
-					"evaluations":       float64(emb.Evaluations),
-					"sigma":             emb.Sigma,
-				}}, nil
-			}, nil
-		}})
+	for _, solver := range []sdp.Eigensolver{sdp.Lanczos, sdp.Block} {
+		for _, n := range []int{2000, 20000} {
+			cases = append(cases, mvuCase(n, solver, seed))
+		}
 	}
 	return cases
+}
+
+// mvuCase is one Swiss-roll MVU case with the given sparse eigensolver
+// ("mvu swiss roll" with Lanczos, "mvu swiss roll block" with LOBPCG).
+func mvuCase(n int, solver sdp.Eigensolver, seed uint64) Case {
+	name := "mvu swiss roll"
+	if solver == sdp.Block {
+		name += " block"
+	}
+	return Case{Name: name, Size: n, Detail: fmt.Sprintf("k = 6, sparse (%s), %d iterations", solver, mvuIters), Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
+		x, angle, _ := datasets.SwissRoll(n, seed)
+		return func(ctx context.Context) (Outcome, error) {
+			emb, err := mvu.Embed(ctx, x, mvu.Options{K: 6, SDP: sdp.Options{Method: sdp.Sparse, MaxIter: mvuIters, Backend: b, Seed: seed, Eigensolver: solver}})
+			if err != nil {
+				return Outcome{}, err
+			}
+			rel := emb.EdgeErrors()
+			sort.Float64s(rel)
+			sol := emb.Solution
+			return Outcome{Iterations: emb.Iterations, Curve: sol.Curve, Metrics: map[string]float64{
+				"spearman":          math.Abs(eval.Spearman(mat.Col(nil, 0, emb.Coords), angle)),
+				"edge_error_median": rel[len(rel)/2],
+				"duality_gap":       sol.RelGap,
+				"max_violation":     sol.MaxViolation,
+				"evaluations":       float64(emb.Evaluations),
+				"operator_products": float64(emb.OperatorProducts),
+				"products_per_eval": float64(emb.OperatorProducts) / float64(max(emb.Evaluations, 1)),
+				"sigma":             emb.Sigma,
+			}}, nil
+		}, nil
+	}}
 }

@@ -81,6 +81,9 @@ type Embedding struct {
 	// Iterations and Evaluations count the L-BFGS-B iterations and dual
 	// evaluations of the whole run, the relaxation's included.
 	Iterations, Evaluations int
+	// OperatorProducts counts the sparse eigensolvers' products with
+	// C + Â over the whole run.
+	OperatorProducts int
 	// Sigma is the σ used (Options.Sigma, or the value chosen for it).
 	Sigma float64
 }
@@ -121,7 +124,7 @@ func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 	}
 	nb, err := sparse.KNN(x, x, k, true)
 	if err != nil {
-		return nil, fmt.Errorf("frob: MVU: %w", err)
+		return nil, fmt.Errorf("mvu: %w", err)
 	}
 	edges, dist2 := knnEdges(nb)
 	if !connected(n, edges) {
@@ -161,25 +164,26 @@ func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 	}
 	relaxed, sol, solveErr := solveMVU(ctx, p, sopt, opt)
 	if sol == nil {
-		return nil, fmt.Errorf("frob: MVU: %w", solveErr)
+		return nil, fmt.Errorf("mvu: %w", solveErr)
 	}
 	// Back to the units of the data: X = scale2·X'.
 	toDataUnits(sol, scale2)
-	iters, evals := sol.Iterations, sol.Evaluations
+	iters, evals, prods := sol.Iterations, sol.Evaluations, sol.OperatorProducts
 	if relaxed != nil && relaxed != sol {
 		toDataUnits(relaxed, scale2)
 		iters += relaxed.Iterations
 		evals += relaxed.Evaluations
+		prods += relaxed.OperatorProducts
 	}
 	coords, vals, err := topCoordinates(b, sol.Factor, dims)
 	if err != nil {
 		return nil, err
 	}
 	emb := &Embedding{Coords: coords, Eigenvalues: vals, Edges: edges, Dist2: dist2, Solution: sol, Relaxation: relaxed,
-		Iterations: iters, Evaluations: evals, Sigma: sigma}
+		Iterations: iters, Evaluations: evals, OperatorProducts: prods, Sigma: sigma}
 	if solveErr != nil {
 		// Cancelled: the embedding of the best iterate so far.
-		return emb, fmt.Errorf("frob: MVU: %w", solveErr)
+		return emb, fmt.Errorf("mvu: %w", solveErr)
 	}
 	return emb, nil
 }

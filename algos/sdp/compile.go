@@ -63,6 +63,9 @@ type dualEval struct {
 	eigTol            float64
 	seed              uint64
 	start             []float64
+	solver            Eigensolver
+	subspace          *mat.Dense // Block: the previous evaluation's Ritz vectors
+	applies           int        // operator products of the sparse eigensolves
 
 	// Complement evaluations (sparse method): when the negative part of
 	// C + Â has high rank (far-off line-search trial points), the evaluation
@@ -133,9 +136,9 @@ func compileSDP(p *Problem, opt Options) (*dualEval, error) {
 		n:      n,
 		sigma:  p.Sigma,
 		method: opt.Method,
-		eigTol: cmp.Or(opt.EigTol, 1e-12),
-		seed:   opt.Seed,
-		q:      make([]float64, len(p.Constraints)),
+		eigTol: cmp.Or(opt.EigTol, 1e-12), solver: opt.Eigensolver,
+		seed: opt.Seed,
+		q:    make([]float64, len(p.Constraints)),
 	}
 	if ev.method == Auto {
 		ev.method = Sparse

@@ -97,6 +97,32 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
+// Eigensolver selects the eigensolver of the Sparse method.
+type Eigensolver int
+
+const (
+	// Lanczos is ARPACK's implicitly restarted Lanczos (engine.Backend.Eigs),
+	// started from one vector: the sum of the previous evaluation's
+	// negative eigenvectors.
+	Lanczos Eigensolver = iota
+	// Block is LOBPCG (engine.BlockEigs) started from the previous
+	// evaluation's whole block of Ritz vectors: consecutive evaluations of
+	// the dual differ by one L-BFGS-B step, so the block is already close
+	// to the new negative eigenspace.
+	Block
+)
+
+// String returns the name of the eigensolver.
+func (e Eigensolver) String() string {
+	switch e {
+	case Lanczos:
+		return "lanczos"
+	case Block:
+		return "block"
+	}
+	return fmt.Sprintf("Eigensolver(%d)", int(e))
+}
+
 // Options configures Solve.
 type Options struct {
 	Method Method
@@ -131,6 +157,9 @@ type Options struct {
 	EigTol float64
 	// Seed fixes the start vector of the first sparse eigensolve.
 	Seed uint64
+	// Eigensolver selects the sparse path's eigensolver: Lanczos (zero
+	// value) or Block.
+	Eigensolver Eigensolver
 	// Backend runs the numerical kernels; nil means engine.Default().
 	Backend engine.Backend
 	// Progress, if non-nil, receives progress events: one every 100 dual
@@ -157,6 +186,9 @@ type Solution struct {
 	Certified bool
 	// Iterations and Evaluations count L-BFGS-B iterations and dual evaluations.
 	Iterations, Evaluations int
+	// OperatorProducts counts the products with C + Â of the sparse
+	// eigensolves (zero on the dense path).
+	OperatorProducts int
 	// Reason says why the solve stopped.
 	Reason string
 	// Method is the method used.
@@ -310,18 +342,19 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 func (ev *dualEval) solution(dr dualsolve.Result, curve []float64, gapTol, feasTol float64) *Solution {
 	pr, du := ev.certificate()
 	sol := &Solution{
-		U:            dr.U,
-		Factor:       ev.factor(),
-		Primal:       pr,
-		Dual:         du,
-		Gap:          pr - du,
-		RelGap:       dualsolve.RelGap(pr, du),
-		MaxViolation: ev.maxViol,
-		Iterations:   dr.Iterations,
-		Evaluations:  dr.Evaluations,
-		Reason:       dr.Reason,
-		Method:       ev.method,
-		Curve:        curve,
+		U:                dr.U,
+		Factor:           ev.factor(),
+		Primal:           pr,
+		Dual:             du,
+		Gap:              pr - du,
+		RelGap:           dualsolve.RelGap(pr, du),
+		MaxViolation:     ev.maxViol,
+		Iterations:       dr.Iterations,
+		Evaluations:      dr.Evaluations,
+		OperatorProducts: ev.applies,
+		Reason:           dr.Reason,
+		Method:           ev.method,
+		Curve:            curve,
 	}
 	sol.Certified = math.Abs(sol.RelGap) <= gapTol && sol.MaxViolation <= feasTol
 	if ev.comp {

@@ -56,7 +56,14 @@ func (e *dualEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 			opt.Start = e.start
 		}
 		op := shiftedOp{e, 2 * e.negScale}
-		res, err := e.b.Eigs(e.ctx, op, k, engine.SmallestAlgebraic, opt)
+		var res engine.EigsResult
+		var err error
+		if e.solver == Block {
+			res, err = e.blockEigs(op, k)
+		} else {
+			res, err = e.b.Eigs(e.ctx, op, k, engine.SmallestAlgebraic, opt)
+			e.applies += res.OpApplies
+		}
 		if err != nil {
 			if e.ctx != nil && e.ctx.Err() != nil {
 				return nil, nil, fmt.Errorf("sdp: %w", e.ctx.Err())
@@ -124,6 +131,24 @@ func (e *dualEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 	}
 }
 
+// blockEigs runs LOBPCG for the k smallest eigenpairs of op, started from
+// the previous evaluation's block, and keeps the new block for the next.
+// The tolerance is EigTol relative to the scale of the negative part, as
+// on the Lanczos path (whose shift makes ARPACK's relative test uniform).
+func (e *dualEval) blockEigs(op shiftedOp, k int) (engine.EigsResult, error) {
+	scale := math.Max(op.shift/2, 1e-300)
+	if e.negScale == 0 {
+		scale = 0 // no scale yet: the estimate of ‖C + Â‖
+	}
+	br, err := engine.BlockEigs(e.ctx, e.b, op, k, engine.SmallestAlgebraic,
+		engine.BlockEigsOptions{Start: e.subspace, Tol: math.Max(e.eigTol, 1e-14), Scale: scale, Seed: e.seed})
+	e.applies += br.OpApplies
+	if br.Subspace != nil {
+		e.subspace = br.Subspace
+	}
+	return br.EigsResult, err
+}
+
 // shiftedOp is C + Â + shift·I.
 type shiftedOp struct {
 	e     *dualEval
@@ -151,6 +176,7 @@ func (e *dualEval) positivePart() ([]float64, *mat.Dense, error) {
 			return nil, nil, errHighRank
 		}
 		res, err := e.b.Eigs(e.ctx, e, k, engine.LargestAlgebraic, engine.EigsOptions{Tol: e.eigTol, Seed: e.seed})
+		e.applies += res.OpApplies
 		if err != nil {
 			if e.ctx != nil && e.ctx.Err() != nil {
 				return nil, nil, fmt.Errorf("sdp: %w", e.ctx.Err())

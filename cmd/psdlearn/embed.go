@@ -40,6 +40,15 @@ type embedSummary struct {
 	Edges       int     `json:"edges"`
 	Iterations  int     `json:"iterations"`
 	Evaluations int     `json:"evaluations"`
+	// OperatorProducts counts the sparse eigensolvers' products with
+	// C + Â (zero on the dense path), over the whole run.
+	OperatorProducts int    `json:"operator_products"`
+	Eigensolver      string `json:"eigensolver"`
+	// Converged is the certificate: RelativeGap ≤ the gap tolerance and
+	// MaxRelativeViolation ≤ the feasibility tolerance.
+	Converged            bool `json:"converged"`
+	RelativeGap          any  `json:"relative_gap"`
+	MaxRelativeViolation any  `json:"max_relative_violation"`
 	// RelaxIterations is the part of Iterations spent on the inequality
 	// relaxation that starts the equality solve.
 	RelaxIterations int       `json:"relax_iterations"`
@@ -65,11 +74,11 @@ type embedSummary struct {
 func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "embed")
 	var (
-		algo, dataSpec, labelCol, out, plotFile, backendName, method, modelOut string
-		k, dims, iters, relaxIters                                             int
-		sigma, penalty                                                         float64
-		standardize, inequalities                                              bool
-		seed                                                                   uint64
+		algo, dataSpec, labelCol, out, plotFile, backendName, method, modelOut, eigensolver string
+		k, dims, iters, relaxIters                                                          int
+		sigma, penalty                                                                      float64
+		standardize, inequalities                                                           bool
+		seed                                                                                uint64
 	)
 	fs.StringVar(&algo, "algo", "mvu", "embedding algorithm: mvu")
 	fs.StringVar(&dataSpec, "data", "", "data SPEC: file.csv, file.libsvm, idx:IMAGES:LABELS, builtin:NAME, swissroll:N[:SEED], or - (CSV on standard input)")
@@ -82,7 +91,8 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&modelOut, "model", "", "save the learned Gram matrix X = F·Fᵀ (all its rank, not only --dims) as a kernel model file, or as the n×n matrix when the name ends in .npy")
 	fs.StringVar(&plotFile, "plot", "", "write a scatter plot of the first two coordinates to this PNG file")
 	fs.StringVar(&backendName, "backend", "", "numerical backend: native|go (default: $PSDLEARN_BACKEND or native when built with cgo)")
-	fs.StringVar(&method, "method", "auto", "negative part: dense (dense eigensolver), sparse (Lanczos), auto")
+	fs.StringVar(&method, "method", "auto", "negative part: dense (dense eigensolver), sparse (Lanczos or --eigensolver block), auto")
+	fs.StringVar(&eigensolver, "eigensolver", "lanczos", "sparse method's eigensolver: lanczos (ARPACK, one start vector) | block (LOBPCG warm-started from the previous evaluation's block; see docs/eigen-sequences.md)")
 	fs.IntVar(&iters, "iters", 0, "maximum L-BFGS-B iterations (0: 20000)")
 	fs.IntVar(&relaxIters, "relax-iters", 0, "with equalities: at most this many of the iterations go to the inequality relaxation that starts the solve (0: half, -1: none)")
 	fs.Float64Var(&penalty, "penalty", 0, "soften the distance constraints with this per-unit penalty (0: hard)")
@@ -145,6 +155,15 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	default:
 		return usagef("embed: unknown --method %q (dense, sparse, auto)", method)
 	}
+	var solver sdp.Eigensolver
+	switch eigensolver {
+	case "lanczos":
+		solver = sdp.Lanczos
+	case "block":
+		solver = sdp.Block
+	default:
+		return usagef("embed: unknown --eigensolver %q (lanczos, block)", eigensolver)
+	}
 	b, err := resolveBackend(backendName)
 	if err != nil {
 		return err
@@ -174,7 +193,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	start := time.Now()
 	emb, err := mvu.Embed(ctx, x, mvu.Options{
 		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty, RelaxIter: relaxIters,
-		SDP: sdp.Options{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: progress.event},
+		SDP: sdp.Options{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: progress.event, Eigensolver: solver},
 	})
 	if err != nil {
 		return err
@@ -207,6 +226,8 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		EdgeError: finiteOrNil(eMean), EdgeErrorMax: finiteOrNil(eMax), VarianceTop: finiteOrNil(top / tr),
 		Eigenvalues: emb.Eigenvalues[:min(len(emb.Eigenvalues), 10)], Reason: sol.Reason,
 		Out: out, Plot: plotFile,
+		OperatorProducts: emb.OperatorProducts, Eigensolver: solver.String(),
+		Converged: sol.Certified, RelativeGap: finiteOrNil(sol.RelGap), MaxRelativeViolation: finiteOrNil(sol.MaxViolation),
 	}
 	if out != "" {
 		if npy.IsNPY(out) {
@@ -236,6 +257,9 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		if err := plotEmbedding(plotFile, emb.Coords, d, fmt.Sprintf("MVU of %s (k=%d, σ=%g)", d.Name, k, sigma)); err != nil {
 			return err
 		}
+	}
+	if !sol.Certified {
+		fmt.Fprintf(env.stderr, "psdlearn: warning: embed: not converged (%s): relative gap %.3g, largest relative violation %.3g\n", sol.Reason, sol.RelGap, sol.MaxViolation)
 	}
 	sum.PeakRSSMB = peakRSSMB()
 	if env.json {
