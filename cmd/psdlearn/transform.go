@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"strconv"
@@ -224,26 +222,15 @@ func kernelObjectRows(m *model.Model) []int {
 // writeCSV writes z with a header z1..zr and, when labels is set, a label
 // column with the class names of y; path "-" is standard output.
 func writeCSV(env *cmdEnv, path string, z *mat.Dense, y []int, classes []string, labels bool) error {
-	f, err := createOutput(env, path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	w := csv.NewWriter(bw)
 	rows, cols := z.Dims()
-	width := cols
-	if labels {
-		width++
-	}
-	rec := make([]string, width)
-	for j := 0; j < cols; j++ {
-		rec[j] = "z" + strconv.Itoa(j+1)
+	header := make([]string, cols, cols+1)
+	for j := range header {
+		header[j] = "z" + strconv.Itoa(j+1)
 	}
 	if labels {
-		rec[cols] = "label"
+		header = append(header, "label")
 	}
-	w.Write(rec)
-	for i := 0; i < rows; i++ {
+	return writeRecords(env, path, header, rows, func(i int, rec []string) {
 		for j, v := range z.RawRowView(i) {
 			rec[j] = strconv.FormatFloat(v, 'g', -1, 64)
 		}
@@ -253,16 +240,5 @@ func writeCSV(env *cmdEnv, path string, z *mat.Dense, y []int, classes []string,
 				rec[cols] = classes[y[i]]
 			}
 		}
-		w.Write(rec)
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	})
 }
