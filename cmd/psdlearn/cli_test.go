@@ -425,3 +425,26 @@ func TestHostileStdin(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpExamples: every command's --help shows examples, and every flag
+// an example uses exists (the example's arguments followed by --help parse
+// and print the help, exit 0; an unknown flag would be a usage error first).
+func TestHelpExamples(t *testing.T) {
+	for _, name := range commandNames() {
+		ex := examples[name]
+		if len(ex) == 0 {
+			t.Errorf("%s: no examples for --help", name)
+		}
+		for _, e := range ex {
+			args := strings.Fields(e)
+			if args[0] != "psdlearn" || args[1] != name {
+				t.Errorf("%s: example %q is not of this command", name, e)
+				continue
+			}
+			st, out, errs := runIO(append(args[1:], "--help"), "")
+			if st != 0 || !strings.Contains(out, "Examples:") {
+				t.Errorf("%q --help: status %d, %s%s", e, st, out, errs)
+			}
+		}
+	}
+}

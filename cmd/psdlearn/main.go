@@ -31,6 +31,36 @@ type command struct {
 	run     func(ctx context.Context, env *cmdEnv, args []string) error
 }
 
+// examples are the command lines --help shows for each command.
+var examples = map[string][]string{
+	"train": {
+		"psdlearn train --algo frobmetric --data builtin:letters --split rows:10500,4500,5000 --standardize --out m.json",
+		"psdlearn train --algo boostmetric --data points.csv --label-col species --standardize --json",
+		"psdlearn train --algo frobmetric --data points.csv --triplets triplets.csv --out m.json",
+	},
+	"eval": {
+		"psdlearn eval --model m.json --data builtin:letters",
+		"psdlearn eval --model m.json --data points.csv --pairs pairs.csv --val-pairs val.csv --precision-at 5",
+	},
+	"predict": {
+		"psdlearn predict --model m.json --data new.csv --ref train.csv --out labels.csv",
+		"psdlearn predict --model m.json --data points.csv --pairs pairs.csv --val-pairs val.csv",
+	},
+	"transform": {
+		"psdlearn transform --model m.json --data points.csv --out z.csv",
+		"psdlearn transform --model m.json --matrix L --out L.npy",
+	},
+	"cluster": {
+		"psdlearn cluster --algo simplenpkl --loss sqhinge --data builtin:iris --runs 20 --json",
+		"psdlearn cluster --data points.csv --pairs pairs.csv --clusters 3 --out kernel.json",
+	},
+	"kernel":  {"psdlearn kernel --algo definiteboost --json", "psdlearn kernel --algo meg --data builtin:wine --out K.npy"},
+	"embed":   {"psdlearn embed --algo mvu --data swissroll:2000 --k 6 --dims 2 --out emb.csv --plot emb.png"},
+	"bench":   {"psdlearn bench --suite kernels", "psdlearn bench --suite algos --case letters --runs 3"},
+	"demo":    {"psdlearn demo"},
+	"version": {"psdlearn version --json"},
+}
+
 // cmdEnv carries the streams of a command, so tests can run commands in-process.
 type cmdEnv struct {
 	stdin          io.Reader // read for the data spec "-"

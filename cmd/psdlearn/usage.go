@@ -101,6 +101,12 @@ func printCommandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(out)
+	if ex := examples[name]; len(ex) > 0 {
+		fmt.Fprintln(w, "\nExamples:")
+		for _, e := range ex {
+			fmt.Fprintln(w, "  "+e)
+		}
+	}
 	fmt.Fprintln(w, "\nFlags take one or two dashes (-k 3, --k=3). Exit status: 0 success, 1 failed run, 2 usage error, 130 interrupted.")
 }
 
