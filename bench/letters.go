@@ -71,9 +71,9 @@ func lettersCases(seed uint64) []Case {
 // psdBoostLetters is PSDBoost on the letters protocol, truncated to
 // psdBoostLettersIters iterations at one C.
 func psdBoostLetters(nTrain int, seed uint64) Case {
-	c := 1 / (psdBoostLettersViol * lettersTriplets)
+	c := 1 / psdBoostLettersViol // the trainer's C: per-triplet slack weight C/m
 	name := fmt.Sprintf("psdboost %d iterations", psdBoostLettersIters)
-	detail := fmt.Sprintf("letters %s; stopped after %d column-generation iterations (not converged), C = 1/(%g·%d)",
+	detail := fmt.Sprintf("letters %s; stopped after %d column-generation iterations (not converged), C = 1/%g (per-triplet weight C/%d)",
 		lettersSplit, psdBoostLettersIters, psdBoostLettersViol, lettersTriplets)
 	return Case{Name: name, Size: nTrain, Detail: detail, Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
 		// The pure-Go LP keeps a dense basis inverse, rows × rows: with one

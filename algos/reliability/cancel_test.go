@@ -867,7 +867,7 @@ func trainCases(b engine.Backend, iris, wine *data.Dataset) []cancelCase {
 		opts train.Options
 	}{
 		"boostmetric": {iris, train.Options{Iters: 40}},
-		"psdboost":    {rows(iris, 2), train.Options{Iters: 40, C: []float64{0.05}}},
+		"psdboost":    {rows(iris, 2), train.Options{Iters: 40, C: []float64{20}}},
 		"frobmetric":  {wine, train.Options{C: []float64{1e4}}},
 	}
 	for _, algo := range train.Names() {
