@@ -51,6 +51,7 @@ type kernelFlags struct {
 	// the user's target, labels, distance examples and pairs (kernel_input.go)
 	target, labels, distances, pairs string
 	epsFar                           float64
+	passes                           int
 	dataSet                          bool // --data was given
 }
 

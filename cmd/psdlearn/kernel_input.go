@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,6 +55,7 @@ func inputFlags(fs *flag.FlagSet, f *kernelFlags) {
 	fs.StringVar(&f.labels, "labels", "", "FILE of one class label per line, one line per object, for the 1-NN errors (without it they are skipped)")
 	fs.StringVar(&f.distances, "distances", "", "meg: the online examples, a CSV FILE with header i,j,d (0-based objects i != j, d = K_ii + K_jj - 2K_ij >= 0 of the target) used in file order instead of --steps sampled from the target")
 	fs.StringVar(&f.pairs, "pairs", "", "definiteboost: the constraints, a CSV FILE with header i,j,y: y = +1 must-link ½|x_i-x_j|^2 <= epsilon, y = -1 cannot-link ½|x_i-x_j|^2 >= epsilon_far, instead of the target's close pairs")
+	fs.IntVar(&f.passes, "passes", 1, "meg with --distances: passes over the file's examples, the first in file order, each further one in an order shuffled by --seed")
 	fs.Float64Var(&f.epsFar, "eps-far", 1, "definiteboost with --pairs: epsilon_far*d of the cannot-links (the initial kernel I/d gives every pair ½|x_a-x_b|^2 = 1/d)")
 }
 
@@ -65,6 +67,7 @@ func inputRules(f *kernelFlags, isMEG, isBoost func() bool) []flagRule {
 		{"distances", "meg", isMEG},
 		{"pairs", "definiteboost", isBoost},
 		{"eps-far", "definiteboost with --pairs", func() bool { return isBoost() && f.pairs != "" }},
+		{"passes", "meg with --distances", func() bool { return isMEG() && f.distances != "" }},
 		{"data", "runs without --target", func() bool { return f.target == "" }},
 		{"gamma", rbf, fromData}, {"gamma-scale", rbf, fromData}, {"standardize", rbf, fromData}, {"label-col", rbf, fromData},
 		{"labels", "--target, or --distances/--pairs without --data", func() bool { return !fromData() }},
@@ -111,6 +114,7 @@ type inputSummary struct {
 	Labels        string   `json:"labels,omitempty"`
 	Distances     string   `json:"distances,omitempty"`
 	DistanceScale *float64 `json:"distance_scale,omitempty"` // d of --distances is multiplied by it
+	Passes        int      `json:"passes,omitempty"`         // over --distances
 	Pairs         string   `json:"pairs,omitempty"`
 	MustLinks     *int     `json:"must_links,omitempty"`
 	CannotLinks   *int     `json:"cannot_links,omitempty"`
@@ -130,6 +134,7 @@ func (s *kernelSetup) summary(f kernelFlags) inputSummary {
 			scale = 1 / s.in.trace
 		}
 		sum.DistanceScale = ptr(scale)
+		sum.Passes = f.passes
 	}
 	if s.in.pairs != nil {
 		ml, cl := s.in.pairs.Counts()
@@ -151,6 +156,9 @@ func (in userInput) info(f kernelFlags) map[string]any {
 	}
 	if f.target != "" {
 		m["target_trace"] = in.trace
+	}
+	if in.examples != nil {
+		m["passes"] = f.passes
 	}
 	if in.pairs != nil {
 		m["eps_far"] = f.epsFar
@@ -361,7 +369,25 @@ func (s *kernelSetup) makeExamples(f *kernelFlags) error {
 			d[t] = v / s.in.trace
 		}
 	}
-	seq, err := meg.NewDistances(s.Objects(), raw.Pairs, d)
+	if f.passes < 1 {
+		return usagef("kernel: --passes must be at least 1")
+	}
+	pairs := raw.Pairs
+	if f.passes > 1 {
+		m := len(d)
+		if m > constraints.MaxReadConstraints*16/f.passes {
+			return usagef("kernel: --passes %d over %d examples: more than %d online examples", f.passes, m, constraints.MaxReadConstraints*16)
+		}
+		pairs = append(make([]engine.Pair, 0, m*f.passes), raw.Pairs...)
+		d = append(make([]float64, 0, m*f.passes), d...)
+		rng := rand.New(rand.NewPCG(f.seed, 0x70617373)) // "pass"
+		for p := 1; p < f.passes; p++ {
+			for _, t := range rng.Perm(m) {
+				pairs, d = append(pairs, pairs[t]), append(d, d[t])
+			}
+		}
+	}
+	seq, err := meg.NewDistances(s.Objects(), pairs, d)
 	if err != nil {
 		return fmt.Errorf("kernel: --distances %s: %w", f.distances, err)
 	}

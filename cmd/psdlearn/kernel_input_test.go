@@ -177,6 +177,17 @@ func TestKernelDistancesFile(t *testing.T) {
 			}
 		})
 	}
+	t.Run("passes", func(t *testing.T) {
+		one := runKernelJSON(t, "--algo", "meg", "--distances", dist, "--target", npyPath, "--checkpoints", "0")
+		three := runKernelJSON(t, "--algo", "meg", "--distances", dist, "--target", npyPath, "--checkpoints", "0", "--passes", "3")
+		if num(t, three, "steps") != 3*steps || num(t, three, "passes") != 3 {
+			t.Fatalf("steps %v, passes %v", three["steps"], three["passes"])
+		}
+		// Noiseless examples of the target: more passes bring W closer to it.
+		if num(t, three, "divergence_final") >= num(t, one, "divergence_final") || num(t, three, "total_loss") < num(t, one, "total_loss") {
+			t.Errorf("3 passes: divergence %v, loss %v; 1 pass: %v, %v", three["divergence_final"], three["total_loss"], one["divergence_final"], one["total_loss"])
+		}
+	})
 }
 
 // TestKernelPairsFile: DefiniteBoost with must-links and cannot-links from a
@@ -344,6 +355,8 @@ func TestKernelInputRefusals(t *testing.T) {
 		{"distances with noise", []string{"--algo", "meg", "--distances", dist, "--noise", "0.1"}, 2, []string{"--noise"}},
 		{"target with plot", []string{"--algo", "meg", "--target", good, "--plot", dir}, 2, []string{"--plot"}},
 		{"eps-far without pairs", []string{"--algo", "definiteboost", "--eps-far", "3"}, 2, []string{"--eps-far"}},
+		{"passes without distances", []string{"--algo", "meg", "--passes", "2"}, 2, []string{"--passes"}},
+		{"passes zero", []string{"--algo", "meg", "--distances", dist, "--passes", "0"}, 2, []string{"--passes"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st, _, stderr := runIO(append([]string{"kernel"}, c.args...), "")
@@ -370,7 +383,7 @@ func TestKernelInputHelp(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("status %d", st)
 	}
-	for _, fl := range []string{"-target", "-labels", "-distances", "-pairs", "-eps-far", "i,j,d", "i,j,y"} {
+	for _, fl := range []string{"-target", "-labels", "-distances", "-pairs", "-eps-far", "-passes", "i,j,d", "i,j,y"} {
 		if !strings.Contains(stdout+stderr, fl) {
 			t.Errorf("help lacks %s", fl)
 		}
