@@ -56,6 +56,7 @@ type Target struct {
 	NN     NNError
 	splits int
 	seed   uint64
+	n      int // the number of objects when U and Y are nil (NewObjectTarget)
 }
 
 // NewTarget samples the objects from the labelled rows of x and builds the
@@ -126,6 +127,10 @@ func NewTarget(x *mat.Dense, y []int, opt TargetOptions) (*Target, error) {
 // NNErrorOf returns the 1-NN error of kernel k on the target's objects,
 // with the target's divisions.
 func (t *Target) NNErrorOf(k mat.Symmetric) (NNError, error) {
+	if t.Y == nil { // no labels (NewKernelTarget, NewObjectTarget)
+		nan := math.NaN()
+		return NNError{nan, nan, nan}, nil
+	}
 	mean, sd, err := NNErrorSplits(k, t.Y, t.splits, t.seed)
 	if err != nil {
 		return NNError{}, err
@@ -211,6 +216,12 @@ type OnlineOptions struct {
 	Backend engine.Backend
 	// Progress, if set, receives an event at every checkpoint.
 	Progress progress.Func
+	// Examples, if set, are the distance examples in order instead of Steps
+	// sampled from the target (Steps must then be 0 or their number, and
+	// Noise 0). The target's U may then be nil (NewObjectTarget): the
+	// comparator loss, the divergences and the bound are NaN or absent, and
+	// C = 0 (in hindsight) means c = +Inf, η = 2/r².
+	Examples *DistSequence
 }
 
 // Checkpoint records the online run at one step.
@@ -249,6 +260,17 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil target", ErrInvalid)
 	}
+	if opt.Examples != nil {
+		if opt.Steps != 0 && opt.Steps != opt.Examples.Len() || opt.Noise != 0 {
+			return nil, fmt.Errorf("%w: %d steps and noise %v with %d given examples, want 0 or %d steps and no noise", ErrInvalid, opt.Steps, opt.Noise, opt.Examples.Len(), opt.Examples.Len())
+		}
+		if opt.Examples.N != t.Objects() {
+			return nil, fmt.Errorf("%w: distance examples on %d objects, target on %d", ErrInvalid, opt.Examples.N, t.Objects())
+		}
+		opt.Steps = opt.Examples.Len()
+	} else if t.U == nil {
+		return nil, fmt.Errorf("%w: a target without a kernel needs the distance examples", ErrInvalid)
+	}
 	if opt.Steps <= 0 {
 		return nil, fmt.Errorf("%w: %d steps, want a positive number", ErrInvalid, opt.Steps)
 	}
@@ -262,10 +284,13 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 		return nil, fmt.Errorf("%w: learning rate %v, want a finite non-negative number", ErrInvalid, opt.Eta)
 	}
 	b := engine.Or(opt.Backend)
-	d := len(t.Y)
-	seq, err := SampleDistances(t.U, opt.Steps, opt.Noise, opt.Seed)
-	if err != nil {
-		return nil, err
+	d := t.Objects()
+	seq := opt.Examples
+	if seq == nil {
+		var err error
+		if seq, err = SampleDistances(t.U, opt.Steps, opt.Noise, opt.Seed); err != nil {
+			return nil, err
+		}
 	}
 	// r ≥ λmax − λmin of every X_t (Lemma 3.1); every X_ab has eigenvalues {0, 1}.
 	var r float64
@@ -281,11 +306,14 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 	for i := 0; i < d; i++ {
 		w1.SetDiag(i, 1/float64(d))
 	}
-	div0, err := VonNeumann(b, t.U, w1)
-	if err != nil {
-		return nil, err
+	div0, lossU := math.NaN(), math.NaN()
+	if t.U != nil {
+		var err error
+		if div0, err = VonNeumann(b, t.U, w1); err != nil {
+			return nil, err
+		}
+		lossU = SequenceLoss(t.U, seq)
 	}
-	lossU := SequenceLoss(t.U, seq)
 	c, eta, bounded := opt.C, opt.Eta, true
 	switch {
 	case eta > 0:
@@ -299,13 +327,18 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 			bounded = false
 		}
 	default:
-		if c == 0 {
+		if c == 0 && t.U == nil {
+			c = math.Inf(1) // no comparator to choose c in hindsight
+		} else if c == 0 {
 			c = OptimalC(lossU, div0, r)
 		}
 		eta = EtaFromC(c, r)
 	}
 	if bounded && math.IsInf(c, 1) && lossU > 0 {
 		bounded = false // c = ∞ gives no bound unless L_U = 0
+	}
+	if t.U == nil {
+		bounded = false // Lemma 3.2 bounds the loss by the target's
 	}
 	learner, err := NewLearner(d, LearnerOptions{Eta: eta, R: r, Backend: b})
 	if err != nil {
@@ -325,13 +358,16 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 		if err != nil {
 			return err
 		}
-		nn, _, err := NNErrorSplits(w, t.Y, t.splits, t.seed)
-		if err != nil {
-			return err
+		nn, dv := math.NaN(), math.NaN()
+		if t.Y != nil {
+			if nn, _, err = NNErrorSplits(w, t.Y, t.splits, t.seed); err != nil {
+				return err
+			}
 		}
-		dv, err := learner.Divergence(t.U)
-		if err != nil {
-			return err
+		if t.U != nil {
+			if dv, err = learner.Divergence(t.U); err != nil {
+				return err
+			}
 		}
 		cp := Checkpoint{Step: step, TotalLoss: total, LossBound: boundAt(prefixU), Divergence: dv, NNError: nn}
 		rep.Checkpoints = append(rep.Checkpoints, cp)
@@ -347,9 +383,11 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 	}
 	start := time.Now()
 	_, err = learner.Run(ctx, seq, func(st Step) error {
-		x, y := seq.At(st.T - 1)
-		e := x.Inner(t.U) - y
-		prefixU += e * e
+		if t.U != nil {
+			x, y := seq.At(st.T - 1)
+			e := x.Inner(t.U) - y
+			prefixU += e * e
+		}
 		if opt.Checkpoints && isCheckpoint(st.T) && st.T < opt.Steps {
 			return checkpoint(st.T, st.TotalLoss)
 		}
@@ -374,7 +412,10 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 	}
 	rep.TotalLoss = learner.TotalLoss()
 	rep.LossBound = boundAt(lossU)
-	rep.DivergenceFinal, _ = learner.Divergence(t.U)
+	rep.DivergenceFinal = math.NaN()
+	if t.U != nil {
+		rep.DivergenceFinal, _ = learner.Divergence(t.U)
+	}
 	return rep, nil
 }
 
@@ -405,6 +446,10 @@ type BoostExperimentOptions struct {
 	// Progress, if set, receives an event every 100 iterations and at the
 	// end of each run.
 	Progress progress.Func
+	// Constraints, if not nil, replace the target's close pairs: tr(W C_j)
+	// ≤ 0 on the target's objects (NearConstraint, FarConstraint), with ε =
+	// EpsScale/d still scaling Tol. The target's U may then be nil.
+	Constraints []Sym
 }
 
 // BoostRun is one DefiniteBoost run of the experiment.
@@ -430,7 +475,7 @@ func RunDefiniteBoost(ctx context.Context, t *Target, opt BoostExperimentOptions
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil target", ErrInvalid)
 	}
-	d := len(t.Y)
+	d := t.Objects()
 	eps := opt.EpsScale / float64(d)
 	if !(eps > 0 && eps < 1) {
 		return nil, fmt.Errorf("%w: epsilon = %g, want 0 < epsilon < 1", ErrInvalid, eps)
@@ -447,14 +492,26 @@ func RunDefiniteBoost(ctx context.Context, t *Target, opt BoostExperimentOptions
 	if say == nil {
 		say = func(string, ...any) {}
 	}
-	cons, _, err := CloseConstraints(t.U, eps)
-	if err != nil {
-		return nil, err
+	var cons []Sym
+	if opt.Constraints != nil {
+		if len(opt.Constraints) == 0 {
+			return nil, fmt.Errorf("%w: no constraints", ErrInvalid)
+		}
+		cons = append(cons, opt.Constraints...) // DefiniteBoost does not keep them
+		say("definiteboost: %d given constraints", len(cons))
+	} else {
+		if t.U == nil {
+			return nil, fmt.Errorf("%w: a target without a kernel needs the constraints", ErrInvalid)
+		}
+		var err error
+		if cons, _, err = CloseConstraints(t.U, eps); err != nil {
+			return nil, err
+		}
+		if len(cons) == 0 {
+			return nil, fmt.Errorf("%w: no pair is closer than epsilon = %g under the target kernel (raise epsilon or lower gamma)", ErrInvalid, eps)
+		}
+		say("definiteboost: %d constraints ½|x_a-x_b|^2 <= epsilon = %.4g", len(cons), eps)
 	}
-	if len(cons) == 0 {
-		return nil, fmt.Errorf("%w: no pair is closer than epsilon = %g under the target kernel (raise epsilon or lower gamma)", ErrInvalid, eps)
-	}
-	say("definiteboost: %d constraints ½|x_a-x_b|^2 <= epsilon = %.4g", len(cons), eps)
 	w1 := mat.NewDiagDense(d, nil)
 	for i := 0; i < d; i++ {
 		w1.SetDiag(i, 1/float64(d))

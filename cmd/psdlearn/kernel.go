@@ -48,6 +48,11 @@ type kernelFlags struct {
 	// output
 	out     string
 	saveRun int
+	// the user's target, labels, distance examples and pairs (kernel_input.go)
+	target, labels, distances, pairs string
+	epsFar                           float64
+	passes                           int
+	dataSet                          bool // --data was given
 }
 
 // kernelSetup is the experiment's target with the data set's name.
@@ -56,18 +61,22 @@ type kernelSetup struct {
 	name    string
 	classes []string
 	b       engine.Backend
-	ds      *data.Dataset // --data as read
+	ds      *data.Dataset // --data as read (nil with --target or without a target)
 	rows    []int         // the rows of ds that are the objects, in order
+	// in is the user's input of kernel_input.go: the target file, the
+	// labels, the distance examples of MEG and the constraints of
+	// DefiniteBoost.
+	in userInput
 }
 
 func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "kernel")
 	var f kernelFlags
 	fs.StringVar(&f.algo, "algo", "", "algorithm: meg (online) | definiteboost (batch)")
-	fs.StringVar(&f.data, "data", "builtin:wine", "data SPEC whose points are the objects of the target kernel (- : CSV on standard input)")
+	fs.StringVar(&f.data, "data", "builtin:wine", "data SPEC whose points are the objects of the target kernel (- : CSV on standard input); not with --target")
 	labelColFlag(fs, &f.labelCol)
 	fs.StringVar(&f.backend, "backend", "", "numerical backend: "+strings.Join(engine.Names(), "|")+" (default: "+engine.Default().Name()+")")
-	fs.IntVar(&f.objects, "objects", -1, "number of objects d, a class-stratified seeded sample (0: all; default 52 for meg as in the paper, all for definiteboost)")
+	fs.IntVar(&f.objects, "objects", -1, "number of objects d, a class-stratified seeded sample of --data (0: all; default 52 for meg as in the paper, all for definiteboost); with --distances or --pairs and neither --target nor --data: the number of objects (default: the lines of --labels, else the largest index + 1)")
 	fs.BoolVar(&f.standardize, "standardize", true, "standardise the features of the objects before the RBF kernel")
 	fs.Float64Var(&f.gamma, "gamma", 0, "RBF kernel exp(-gamma |a-b|^2) of the target (0: gamma-scale / median squared distance)")
 	fs.Float64Var(&f.gammaScale, "gamma-scale", 1, "multiplier of the median heuristic when --gamma is 0")
@@ -85,6 +94,7 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.plot, "plot", "", "write PNG charts into this directory: heat maps of the target (and of the DefiniteBoost kernel) for at most 500 objects, DefiniteBoost's convergence")
 	fs.StringVar(&f.out, "out", "", "save the learned kernel on the objects: FILE.npy writes the d×d matrix, any other name a kernel model file (JSON, reloads in eval and transform)")
 	fs.IntVar(&f.saveRun, "save-run", 1, "definiteboost with --out: the run whose kernel is saved, in --projection order (both: 1 approx, 2 exact)")
+	inputFlags(fs, &f)
 	isMEG := func() bool { return f.algo == "meg" }
 	isBoost := func() bool { return f.algo == "definiteboost" }
 	rules := []flagRule{
@@ -92,9 +102,11 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 		{"eps", "definiteboost", isBoost}, {"projection", "definiteboost", isBoost}, {"tol", "definiteboost", isBoost}, {"max-iter", "definiteboost", isBoost},
 		{"save-run", "definiteboost with --out", func() bool { return isBoost() && f.out != "" }},
 	}
+	rules = append(rules, inputRules(&f, isMEG, isBoost)...)
 	if err := parseFlags(fs, "kernel", args); err != nil {
 		return err
 	}
+	f.dataSet = flagGiven(fs, "data")
 	f.algo = strings.ToLower(f.algo)
 	if f.algo != "meg" && f.algo != "definiteboost" {
 		return usagef("kernel: --algo must be meg or definiteboost (got %q)", f.algo)
@@ -102,13 +114,16 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := checkFlagRules(fs, "kernel", "--algo "+f.algo, rules); err != nil {
 		return err
 	}
-	if f.objects == -1 {
+	if err := checkInputFlags(fs, f); err != nil {
+		return err
+	}
+	if f.objects == -1 && f.source() == sourceData {
 		f.objects = 0
 		if f.algo == "meg" {
 			f.objects = 52
 		}
 	}
-	if f.objects < 0 || f.objects == 1 || f.splits <= 0 {
+	if f.objects < -1 || f.objects == 1 || f.splits <= 0 {
 		return usagef("kernel: --objects must be 0 or at least 2 and --splits positive")
 	}
 	if f.out == stdoutName {
@@ -118,17 +133,24 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	total := 0
-	if f.algo == "meg" {
-		total = f.steps
+	var setup *kernelSetup
+	if f.source() == sourceData {
+		setup, err = kernelTarget(f, b)
+		if err == nil {
+			err = setup.readExamples(&f)
+		}
+	} else {
+		setup, err = userTarget(&f, b)
 	}
-	progress := newProgress(env).withTotal(total)
-	setup, err := kernelTarget(f, b)
 	if err != nil {
 		return err
 	}
-	progress.printf("kernel: %d objects of %s (%d classes), RBF gamma %.4g; target 1-NN error %.4f (LOO %.4f)",
-		len(setup.Y), setup.name, setup.Classes, setup.Gamma, setup.NN.Mean, setup.NN.LOO)
+	total := 0
+	if f.algo == "meg" {
+		total = f.steps // the number of --distances if given
+	}
+	progress := newProgress(env).withTotal(total)
+	progress.printf("kernel: %s", setup.describe(f))
 	if f.algo == "meg" {
 		return runMEG(ctx, env, f, setup, progress)
 	}
@@ -207,6 +229,7 @@ type megSummary struct {
 	PlotNotes       []string        `json:"plot_notes,omitempty"`
 	// Out is --out, the saved kernel.
 	Out string `json:"out,omitempty"`
+	inputSummary
 }
 
 func nnProtocol(f kernelFlags) string {
@@ -247,19 +270,19 @@ func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, pro
 	}
 	rep, err := meg.RunOnline(ctx, s.Target, meg.OnlineOptions{
 		Steps: f.steps, Noise: f.noise, C: c, Eta: f.eta, Checkpoints: f.checkpoints > 0,
-		Seed: f.seed, Backend: s.b, Progress: progress.event,
+		Seed: f.seed, Backend: s.b, Progress: progress.event, Examples: s.in.examples,
 	})
 	if err != nil {
 		return err
 	}
-	d := len(s.Y)
+	d := s.Objects()
 	sum := megSummary{
-		Algo: "meg", Backend: s.b.Name(), Data: f.data, Objects: d, Dim: s.X.RawMatrix().Cols, Gamma: s.Gamma,
+		Algo: "meg", Backend: s.b.Name(), Data: s.dataName(f), Objects: d, Dim: s.dim(), Gamma: s.Gamma,
 		Steps: f.steps, Iterations: rep.Steps, Noise: f.noise, R: rep.R, Eta: rep.Eta, ComparatorLoss: rep.ComparatorLoss,
 		Divergence0: rep.Divergence0, TotalLoss: rep.TotalLoss, Objective: rep.TotalLoss, LossBound: rep.LossBound,
 		DivergenceFinal: rep.DivergenceFinal, NNError: rep.NN.Mean, NNErrorSD: rep.NN.SD, NNErrorLOO: rep.NN.LOO,
 		TargetNNError: s.NN.Mean, TargetNNErrorSD: s.NN.SD, TargetNNLOO: s.NN.LOO, NNProtocol: nnProtocol(f),
-		TrainSeconds: rep.Seconds,
+		TrainSeconds: rep.Seconds, inputSummary: s.summary(f),
 	}
 	if rep.Bounded && !math.IsInf(rep.C, 1) {
 		sum.C = ptr(rep.C)
@@ -285,13 +308,19 @@ func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, pro
 	defer printPlots(env.stdout, sum.Plots, sum.PlotNotes)
 	fmt.Fprintf(env.stdout, "MEG online kernel learning on %d objects of %s (backend %s, %.1f s)\n", d, s.name, sum.Backend, sum.TrainSeconds)
 	fmt.Fprintf(env.stdout, "  steps %d, r %g, eta %.4g, noise %g\n", sum.Steps, rep.R, rep.Eta, f.noise)
-	if sum.LossBound != nil {
+	if s.U == nil {
+		fmt.Fprintf(env.stdout, "  total loss %.6g (no target kernel: no comparator loss, no Lemma 3.2 bound)\n", sum.TotalLoss)
+	} else if sum.LossBound != nil {
 		fmt.Fprintf(env.stdout, "  total loss %.6g <= Lemma 3.2 bound %.6g (L_U %.4g, Δ(U,W1) %.4g)\n", sum.TotalLoss, *sum.LossBound, rep.ComparatorLoss, rep.Divergence0)
 	} else {
 		fmt.Fprintf(env.stdout, "  total loss %.6g (no Lemma 3.2 bound for this learning rate), L_U %.4g\n", sum.TotalLoss, rep.ComparatorLoss)
 	}
-	fmt.Fprintf(env.stdout, "  1-NN error: learned %.4f (sd %.4f, LOO %.4f), target %.4f (sd %.4f, LOO %.4f)\n",
-		sum.NNError, sum.NNErrorSD, sum.NNErrorLOO, sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
+	if sum.NNSkipped != "" {
+		fmt.Fprintf(env.stdout, "  1-NN error: %s\n", sum.NNSkipped)
+	} else {
+		fmt.Fprintf(env.stdout, "  1-NN error: learned %.4f (sd %.4f, LOO %.4f), target %.4f (sd %.4f, LOO %.4f)\n",
+			sum.NNError, sum.NNErrorSD, sum.NNErrorLOO, sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
+	}
 	if sum.Out != "" {
 		fmt.Fprintf(env.stdout, "  kernel written to %s\n", sum.Out)
 	}
@@ -343,6 +372,7 @@ type boostSummary struct {
 	// Out is --out and SavedRun the 1-based index in runs of the saved kernel.
 	Out      string `json:"out,omitempty"`
 	SavedRun int    `json:"saved_run,omitempty"`
+	inputSummary
 }
 
 func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, progress *progressLine) error {
@@ -357,7 +387,7 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 	default:
 		return usagef("kernel: --projection must be approx, exact or both (got %q)", f.projection)
 	}
-	d := len(s.Y)
+	d := s.Objects()
 	if eps := f.epsScale / float64(d); !(eps > 0 && eps < 1) {
 		return usagef("kernel: --eps must give 0 < epsilon = eps/d < 1")
 	}
@@ -367,16 +397,24 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 	if f.saveRun < 1 || f.saveRun > len(projs) {
 		return usagef("kernel: --save-run %d: --projection %s makes %d run(s)", f.saveRun, f.projection, len(projs))
 	}
+	if err := s.pairConstraints(f); err != nil {
+		return err
+	}
 	rep, err := meg.RunDefiniteBoost(ctx, s.Target, meg.BoostExperimentOptions{
 		EpsScale: f.epsScale, Projections: projs, Tol: f.tol, MaxIter: f.maxIter, Backend: s.b, Progress: progress.event,
+		Constraints: s.in.cons,
 	})
 	if err != nil {
 		return err
 	}
 	sum := boostSummary{
-		Algo: "definiteboost", Backend: s.b.Name(), Data: f.data, Objects: d, Dim: s.X.RawMatrix().Cols, Gamma: s.Gamma,
+		Algo: "definiteboost", Backend: s.b.Name(), Data: s.dataName(f), Objects: d, Dim: s.dim(), Gamma: s.Gamma,
 		Constraints: rep.Constraints, Epsilon: rep.Epsilon, Tol: rep.Tol,
 		TargetNNError: s.NN.Mean, TargetNNErrorSD: s.NN.SD, TargetNNLOO: s.NN.LOO, NNProtocol: nnProtocol(f),
+		inputSummary: s.summary(f),
+	}
+	if s.in.pairs != nil {
+		sum.EpsilonFar = ptr(f.epsFar / float64(d))
 	}
 	for _, r := range rep.Runs {
 		sum.Runs = append(sum.Runs, boostRun{
@@ -404,13 +442,24 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 	}
 	defer printPlots(env.stdout, sum.Plots, sum.PlotNotes)
 	fmt.Fprintf(env.stdout, "DefiniteBoost kernel learning on %d objects of %s (backend %s)\n", d, s.name, sum.Backend)
-	fmt.Fprintf(env.stdout, "  %d constraints ½|x_a-x_b|^2 <= epsilon = %.4g, tolerance %.3g\n", rep.Constraints, rep.Epsilon, sum.Tol)
+	if s.in.pairs != nil {
+		fmt.Fprintf(env.stdout, "  %d constraints from %s: %d must-links ½|x_a-x_b|^2 <= epsilon = %.4g, %d cannot-links >= epsilon_far = %.4g, tolerance %.3g\n",
+			rep.Constraints, f.pairs, *sum.MustLinks, rep.Epsilon, *sum.CannotLinks, *sum.EpsilonFar, sum.Tol)
+	} else {
+		fmt.Fprintf(env.stdout, "  %d constraints ½|x_a-x_b|^2 <= epsilon = %.4g, tolerance %.3g\n", rep.Constraints, rep.Epsilon, sum.Tol)
+	}
 	for _, r := range sum.Runs {
 		fmt.Fprintf(env.stdout, "  %-6s iterations %d, eigendecompositions %d, converged %v, max violation %.3g, dual %.6g (Theorem 4.1 bound %.6g), gap %.4g, %.2f s\n",
 			r.Projection, r.Iterations, r.Eigs, r.Converged, r.MaxViolation, r.Dual, r.DualBound, r.DualityGap, r.Seconds)
-		fmt.Fprintf(env.stdout, "         1-NN error %.4f (sd %.4f, LOO %.4f)\n", r.NNError, r.NNErrorSD, r.NNErrorLOO)
+		if sum.NNSkipped == "" {
+			fmt.Fprintf(env.stdout, "         1-NN error %.4f (sd %.4f, LOO %.4f)\n", r.NNError, r.NNErrorSD, r.NNErrorLOO)
+		}
 	}
-	fmt.Fprintf(env.stdout, "  target kernel 1-NN error %.4f (sd %.4f, LOO %.4f)\n", sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
+	if sum.NNSkipped != "" {
+		fmt.Fprintf(env.stdout, "  1-NN error: %s\n", sum.NNSkipped)
+	} else if s.U != nil {
+		fmt.Fprintf(env.stdout, "  target kernel 1-NN error %.4f (sd %.4f, LOO %.4f)\n", sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
+	}
 	if sum.Out != "" {
 		fmt.Fprintf(env.stdout, "  kernel of run %d (%s) written to %s\n", sum.SavedRun, sum.Runs[sum.SavedRun-1].Projection, sum.Out)
 	}
@@ -495,18 +544,27 @@ func kernelModel(f kernelFlags, s *kernelSetup, algo string, w mat.Symmetric, ce
 		return nil, fmt.Errorf("kernel: --out: %w", err)
 	}
 	prov := model.NewProvenance(s.b.Name(), f.seed)
-	prov.Data = model.DescribeData(f.data, s.ds.X, s.ds.Y, s.ds.Classes)
-	base := map[string]any{
-		"data": f.data, "objects": len(s.Y), "standardize": f.standardize, "gamma": s.Gamma, "gamma_scale": f.gammaScale,
-		"seed": f.seed, "splits": f.splits, "backend": s.b.Name(),
+	var base map[string]any
+	if s.ds != nil {
+		prov.Data = model.DescribeData(f.data, s.ds.X, s.ds.Y, s.ds.Classes)
+		base = map[string]any{
+			"data": f.data, "objects": len(s.Y), "standardize": f.standardize, "gamma": s.Gamma, "gamma_scale": f.gammaScale,
+			"seed": f.seed, "splits": f.splits, "backend": s.b.Name(),
+		}
+		if len(s.rows) < s.ds.Len() {
+			base["object_rows"] = s.rows
+		}
+	} else {
+		prov.Data = s.provenanceData(f)
+		base = map[string]any{"objects": s.Objects(), "seed": f.seed, "splits": f.splits, "backend": s.b.Name()}
 	}
-	if len(s.rows) < s.ds.Len() {
-		base["object_rows"] = s.rows
+	for key, v := range s.in.info(f) {
+		base[key] = v
 	}
 	for key, v := range info {
 		base[key] = v
 	}
-	return &model.Model{Kind: model.KindKernel, Algo: algo, Kernel: k, Classes: s.ds.Classes, Info: base, Certificate: cert, Provenance: prov}, nil
+	return &model.Model{Kind: model.KindKernel, Algo: algo, Kernel: k, Classes: s.classes, Info: base, Certificate: cert, Provenance: prov}, nil
 }
 
 // checkRelearned warns when the re-learned kernel's 1-NN error differs from
@@ -524,11 +582,14 @@ func checkRelearned(env *cmdEnv, cert *model.Certificate, got, want float64) {
 // and writes its kernel W to --out.
 func saveMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, rep *meg.OnlineReport, progress *progressLine) error {
 	progress.printf("kernel: re-learning the MEG kernel for --out %s", f.out)
-	seq, err := meg.SampleDistances(s.U, f.steps, f.noise, f.seed)
-	if err != nil {
-		return fmt.Errorf("kernel: --out: %w", err)
+	seq := s.in.examples
+	if seq == nil {
+		var err error
+		if seq, err = meg.SampleDistances(s.U, f.steps, f.noise, f.seed); err != nil {
+			return fmt.Errorf("kernel: --out: %w", err)
+		}
 	}
-	learner, err := meg.NewLearner(len(s.Y), meg.LearnerOptions{Eta: rep.Eta, R: rep.R, Backend: s.b})
+	learner, err := meg.NewLearner(s.Objects(), meg.LearnerOptions{Eta: rep.Eta, R: rep.R, Backend: s.b})
 	if err != nil {
 		return fmt.Errorf("kernel: --out: %w", err)
 	}
@@ -563,9 +624,12 @@ func saveMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, re
 // writes its kernel W to --out.
 func saveDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, rep *meg.BoostExperimentReport, p meg.Projection, progress *progressLine) error {
 	progress.printf("kernel: re-learning the DefiniteBoost (%v) kernel for --out %s", p, f.out)
-	cons, _, err := meg.CloseConstraints(s.U, rep.Epsilon)
-	if err != nil {
-		return fmt.Errorf("kernel: --out: %w", err)
+	cons := append([]meg.Sym(nil), s.in.cons...)
+	if cons == nil {
+		var err error
+		if cons, _, err = meg.CloseConstraints(s.U, rep.Epsilon); err != nil {
+			return fmt.Errorf("kernel: --out: %w", err)
+		}
 	}
 	res, err := meg.DefiniteBoost(ctx, cons, meg.BoostOptions{Projection: p, Tol: rep.Tol, MaxIter: f.maxIter, Backend: s.b})
 	if err != nil {
