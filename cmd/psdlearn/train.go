@@ -19,8 +19,9 @@ import (
 	"github.com/psdlearn/psdlearn/train"
 
 	// The algorithm packages register their trainers with train.
-	"github.com/psdlearn/psdlearn/algos/boost" // boostmetric, psdboost
-	"github.com/psdlearn/psdlearn/algos/frob"  // frobmetric
+	"github.com/psdlearn/psdlearn/algos/boost"  // boostmetric, psdboost
+	"github.com/psdlearn/psdlearn/algos/frob"   // frobmetric
+	_ "github.com/psdlearn/psdlearn/algos/itml" // itml
 )
 
 func init() {
@@ -299,7 +300,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 func trainFlagRules(f *trainFlags) []flagRule {
 	boostSmooth := func() bool { return f.algo == "boostmetric" && !strings.EqualFold(f.opts.Loss, "hinge") }
 	hasC := func() bool {
-		return f.algo == "frobmetric" || f.algo == "psdboost" || f.algo == "boostmetric" && strings.EqualFold(f.opts.Loss, "hinge")
+		return f.algo == "frobmetric" || f.algo == "psdboost" || f.algo == "itml" || f.algo == "boostmetric" && strings.EqualFold(f.opts.Loss, "hinge")
 	}
 	const smooth = "boostmetric with the exp or logistic loss"
 	const fromLabels = "learning from labels, without --triplets or --pairs"
@@ -310,7 +311,7 @@ func trainFlagRules(f *trainFlags) []flagRule {
 		{"passes", smooth, boostSmooth},
 		{"nu", smooth, boostSmooth},
 		{"working-set", "frobmetric", func() bool { return f.algo == "frobmetric" }},
-		{"C", "frobmetric, psdboost, boostmetric --loss hinge", hasC},
+		{"C", "frobmetric, psdboost, boostmetric --loss hinge, itml (as γ)", hasC},
 		{"holdout", "--triplets or --pairs", f.constraintMode},
 		{"no-labels", "--triplets or --pairs", f.constraintMode},
 		{"split", fromLabels, labelMode},
@@ -333,6 +334,8 @@ func trainIterBudget(f trainFlags) int {
 		return 1000 // boost: Options.Iters' default for PSDBoost
 	case f.algo == "boostmetric":
 		return 500 // boost: Options.Iters' default for BoostMetric
+	case f.algo == "itml":
+		return 1000 // itml: DefaultMaxIter cycles
 	}
 	return 0
 }
