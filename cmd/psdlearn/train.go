@@ -19,14 +19,15 @@ import (
 	"github.com/psdlearn/psdlearn/train"
 
 	// The algorithm packages register their trainers with train.
-	"github.com/psdlearn/psdlearn/algos/boost" // boostmetric, psdboost
-	"github.com/psdlearn/psdlearn/algos/frob"  // frobmetric
+	"github.com/psdlearn/psdlearn/algos/boost"  // boostmetric, psdboost
+	"github.com/psdlearn/psdlearn/algos/frob"   // frobmetric
+	_ "github.com/psdlearn/psdlearn/algos/lmnn" // lmnn
 )
 
 func init() {
 	register(command{
 		name:    "train",
-		summary: "learn a Mahalanobis metric from labelled data or a constraint file (boostmetric, psdboost, frobmetric, …)",
+		summary: "learn a Mahalanobis metric from labelled data or a constraint file (boostmetric, psdboost, frobmetric, lmnn, …)",
 		run:     runTrain,
 	})
 }
