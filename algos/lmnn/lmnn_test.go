@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -413,4 +414,77 @@ func relDiff(a, b mat.Symmetric) float64 {
 	var d mat.Dense
 	d.Sub(a, b)
 	return mat.Norm(&d, 2) / mat.Norm(b, 2)
+}
+
+// TestCheapRefreshMatchesFull: a refresh that reuses the last full search
+// (proved complete by the bound M ⪰ c·M₀) finds the same impostor
+// candidates as a new full search in the same metric.
+func TestCheapRefreshMatchesFull(t *testing.T) {
+	tr, _ := splitStd(t, loadSet(t, "wine"))
+	b := engine.Default()
+	ts, err := constraints.Triplets(tr.X, tr.Y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSolver(b, tr.X, tr.Y, ts, Options{Candidates: 80, Backend: b}.withDefaults())
+	if err := s.init(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.refresh(); err != nil {
+		t.Fatal(err)
+	}
+	// A nearby metric: M = 0.9·I + a small PSD term.
+	rng := rand.New(rand.NewPCG(5, 5))
+	l := mat.NewDense(s.d, s.d, nil)
+	for i := 0; i < s.d; i++ {
+		for j := 0; j < s.d; j++ {
+			v := 0.05 * rng.NormFloat64()
+			if i == j {
+				v += math.Sqrt(0.9)
+			}
+			l.Set(i, j, v)
+		}
+	}
+	s.l = l
+	s.m.SymOuterK(1, l)
+	full := s.fullSearches
+	if err := s.refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if s.fullSearches != full {
+		t.Fatalf("the refresh was a full search (%d stale points)", s.lastStale)
+	}
+	cheap := candidateSets(s)
+	cheapObj, stale := s.obj, s.lastStale
+	if stale == 0 {
+		t.Log("no stale point: the re-search path was not exercised")
+	}
+	s.search.valid = false
+	if err := s.refresh(); err != nil {
+		t.Fatal(err)
+	}
+	want := candidateSets(s)
+	for i := range want {
+		if len(cheap[i]) != len(want[i]) {
+			t.Fatalf("point %d: candidates %v, full search %v", i, cheap[i], want[i])
+		}
+		for q := range want[i] {
+			if cheap[i][q] != want[i][q] {
+				t.Fatalf("point %d: candidates %v, full search %v", i, cheap[i], want[i])
+			}
+		}
+	}
+	if cheapObj != s.obj {
+		t.Errorf("objective %v, after a full search %v", cheapObj, s.obj)
+	}
+	t.Logf("%d stale points re-searched, %d candidates", stale, len(s.cIdx))
+}
+
+func candidateSets(s *solver) [][]int {
+	out := make([][]int, s.n)
+	for i := range out {
+		out[i] = append([]int(nil), s.cIdx[s.cPtr[i]:s.cPtr[i+1]]...)
+		slices.Sort(out[i])
+	}
+	return out
 }

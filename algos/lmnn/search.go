@@ -86,9 +86,6 @@ func (s *solver) refresh() error {
 		}
 	}
 	cand := make([][]int, 0) // per stale point (cheap path)
-	if debugSearch {
-		fmt.Println("refresh: c", c, "stale", len(stale))
-	}
 	full := !s.search.valid || !(c > 0) || float64(len(stale)) > maxStaleFraction*float64(s.n)
 	s.truncated = 0
 	if full {
@@ -244,5 +241,3 @@ func grow2(v []int, n int) []int {
 	}
 	return v[:n]
 }
-
-var debugSearch = false

@@ -47,7 +47,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 	alpha := initialStep * normF(s.m) / gn
 	mTry := mat.NewSymDense(s.d, nil)
 	a := mat.NewSymDense(s.d, nil)
-	sinceRefresh := 0
+	sinceRefresh, lastRefreshObj := 0, s.obj
 	for it := 1; it <= s.opt.MaxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			res.Iterations, res.Reason = it-1, "cancelled"
@@ -58,6 +58,15 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 				return s.result(res), err
 			}
 			sinceRefresh = 0
+			// No net progress since the last refresh: the steps went past
+			// the region where the old candidate set was complete (the
+			// new active triplets undo the window's decrease), so the step
+			// is too long; halve it as after a rejected step. Without this
+			// the descent can cycle from refresh to refresh.
+			if s.obj >= lastRefreshObj {
+				alpha *= stepShrink
+			}
+			lastRefreshObj = s.obj
 			s.report(it-1, "refresh")
 		}
 		sinceRefresh++
@@ -99,7 +108,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 			if err := s.refresh(); err != nil {
 				return s.result(res), err
 			}
-			sinceRefresh = 0
+			sinceRefresh, lastRefreshObj = 0, s.obj
 			if s.obj <= before+refreshRelTol*math.Abs(before) {
 				res.Converged = true
 				res.Reason = fmt.Sprintf("relative objective change %.3g below the tolerance %.3g; a refresh of the impostors found no new active triplet", rel, s.opt.Tol)

@@ -134,7 +134,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.opts.Loss, "loss", "", "loss: exp|logistic|hinge (algorithm default if empty)")
 	fs.StringVar(&f.opts.Mode, "mode", "", "mode: stagewise|corrective")
 	fs.IntVar(&f.opts.Passes, "passes", 0, "number of passes (multi-pass BoostMetric)")
-	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included (> 0; default: the algorithm's)")
+	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included; LMNN's descent steps (> 0; default: the algorithm's)")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
 	fs.StringVar(&f.opts.WorkingSet, "working-set", "", "FrobMetric working set: auto|on|off (default auto: on from 20,000 triplets)")
 	fs.StringVar(&f.triplets, "triplets", "", "learn from the triplets of this CSV file (header i,j,k: 0-based rows of --data, row i closer to j than to k; - : standard input) instead of labels")
@@ -334,6 +334,8 @@ func trainIterBudget(f trainFlags) int {
 		return 1000 // boost: Options.Iters' default for PSDBoost
 	case f.algo == "boostmetric":
 		return 500 // boost: Options.Iters' default for BoostMetric
+	case f.algo == "lmnn":
+		return 1000 // lmnn: Options.MaxIter's default
 	}
 	return 0
 }
