@@ -3,6 +3,7 @@ package lmnn
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/psdlearn/psdlearn/engine"
@@ -47,6 +48,27 @@ type searchState struct {
 	whiten *mat.Dense
 }
 
+// storeFactor: a full search stores storeFactor·Candidates neighbours per
+// point, so that later refreshes can prove their Candidates nearest
+// complete from the stored list.
+const storeFactor = 2
+
+// nbr is a neighbour with its squared distance.
+type nbr struct {
+	d float64
+	i int
+}
+
+func cmpNbr(a, b nbr) int {
+	switch {
+	case a.d < b.d:
+		return -1
+	case a.d > b.d:
+		return 1
+	}
+	return a.i - b.i
+}
+
 // maxStaleFraction: above this share of stale points a refresh is a full search.
 const maxStaleFraction = 0.25
 
@@ -73,41 +95,89 @@ func (s *solver) refresh() error {
 		thr[i] = rad + 1
 	}
 	k := min(s.opt.Candidates, s.n-1)
+	storeK := min(storeFactor*k, s.n-1)
 	c, err := s.boundFactor()
 	if err != nil {
 		return err
 	}
+	// Per point: its candidates (at most k) in cand[i*k:], their count,
+	// whether the stored list proves them exact, whether truncated.
+	cand := make([]int, s.n*k)
+	count := make([]int, s.n)
+	covered := make([]bool, s.n)
+	trunc := make([]bool, s.n)
+	pass := func(c float64) {
+		sparse.ParallelRows(s.n, s.n*storeK*(2*r+8), func(lo, hi int) {
+			buf := make([]nbr, storeK)
+			for i := lo; i < hi; i++ {
+				list := s.search.nbr[i*storeK : (i+1)*storeK]
+				inside := 0 // stored points within R_i + 1
+				for t, l := range list {
+					d := f64.SqDist(row(i), row(l))
+					buf[t] = nbr{d, l}
+					if d < thr[i] {
+						inside++
+					}
+				}
+				// Fewer than k points inside: the k-th distance is at
+				// least R_i + 1 and no ordering is needed.
+				dK, sel := math.Inf(1), buf
+				if inside >= k {
+					slices.SortFunc(buf, cmpNbr)
+					dK, sel = buf[k-1].d, buf[:k]
+				}
+				// Every point nearer than min(R_i+1, d_K) in M is within
+				// ρ_i in M₀, so it is in the stored list.
+				if !(math.Min(thr[i], dK) < c*s.search.rho[i]) {
+					covered[i] = false
+					continue
+				}
+				covered[i] = true
+				n := 0
+				for _, e := range sel {
+					if e.d < thr[i] && s.y[e.i] != s.y[i] {
+						cand[i*k+n] = e.i
+						n++
+					}
+				}
+				count[i] = n
+				trunc[i] = k < s.n-1 && dK < thr[i]
+			}
+		})
+	}
 	var stale []int
-	if s.search.valid && c > 0 {
-		for i := 0; i < s.n; i++ {
-			if !(thr[i] < c*s.search.rho[i]) {
+	if s.search.valid && c > 0 && s.search.k == storeK {
+		pass(c)
+		for i, ok := range covered {
+			if !ok {
 				stale = append(stale, i)
 			}
 		}
 	}
-	cand := make([][]int, 0) // per stale point (cheap path)
-	full := !s.search.valid || !(c > 0) || float64(len(stale)) > maxStaleFraction*float64(s.n)
-	s.truncated = 0
+	full := !s.search.valid || !(c > 0) || s.search.k != storeK || float64(len(stale)) > maxStaleFraction*float64(s.n)
 	if full {
 		tk := time.Now()
-		nb, err := sparse.KNNBLAS(s.impl, z, z, k, true)
+		nb, err := sparse.KNNBLAS(s.impl, z, z, storeK, true)
 		s.knnTime += time.Since(tk)
 		if err != nil {
 			return fmt.Errorf("lmnn: impostor search: %w", err)
 		}
 		s.fullSearches++
-		s.search.valid, s.search.k, s.search.nbr = true, k, nb.Index
+		s.search.valid, s.search.k, s.search.nbr = true, storeK, nb.Index
 		s.search.rho = grow(s.search.rho, s.n)
 		for i := 0; i < s.n; i++ {
 			_, dist := nb.Row(i)
 			s.search.rho[i] = math.Inf(1)
-			if k < s.n-1 {
-				s.search.rho[i] = dist[k-1]
+			if storeK < s.n-1 {
+				s.search.rho[i] = dist[storeK-1]
 			}
 		}
 		if err := s.setWhiten(); err != nil {
 			return err
 		}
+		// The stored lists are this metric's: every point is covered
+		// (ties at ρ_i included, the search being exact).
+		pass(math.Inf(1))
 		stale = stale[:0]
 	} else if len(stale) > 0 {
 		// Search the stale points alone, against all points.
@@ -122,10 +192,9 @@ func (s *solver) refresh() error {
 		if err != nil {
 			return fmt.Errorf("lmnn: impostor search: %w", err)
 		}
-		cand = make([][]int, len(stale))
 		for a, i := range stale {
 			idx, dist := nb.Row(a)
-			seen, last := 0, 0.0
+			seen, last, n := 0, 0.0, 0
 			for t, l := range idx {
 				if l == i || seen == k {
 					continue
@@ -133,33 +202,23 @@ func (s *solver) refresh() error {
 				seen++
 				last = dist[t]
 				if dist[t] < thr[i] && s.y[l] != s.y[i] {
-					cand[a] = append(cand[a], l)
+					cand[i*k+n] = l
+					n++
 				}
 			}
-			if k < s.n-1 && last < thr[i] {
-				s.truncated++
-			}
+			count[i] = n
+			trunc[i] = k < s.n-1 && last < thr[i]
 		}
 	}
 	s.cPtr = grow2(s.cPtr, s.n+1)
 	s.cIdx = s.cIdx[:0]
-	next := 0 // position in stale
+	s.truncated = 0
 	for i := 0; i < s.n; i++ {
-		if next < len(stale) && stale[next] == i {
-			s.cIdx = append(s.cIdx, cand[next]...)
-			next++
-		} else {
-			list := s.search.nbr[i*s.search.k : (i+1)*s.search.k]
-			for _, l := range list {
-				if s.y[l] != s.y[i] && f64.SqDist(row(i), row(l)) < thr[i] {
-					s.cIdx = append(s.cIdx, l)
-				}
-			}
-			if full && s.search.rho[i] < thr[i] {
-				s.truncated++
-			}
-		}
+		s.cIdx = append(s.cIdx, cand[i*k:i*k+count[i]]...)
 		s.cPtr[i+1] = len(s.cIdx)
+		if trunc[i] {
+			s.truncated++
+		}
 	}
 	s.lastStale = len(stale)
 	s.pairs = s.pairs[:0]
