@@ -221,6 +221,22 @@ func (s *solver) refresh() error {
 		}
 	}
 	s.lastStale = len(stale)
+	// The same candidates as the last refresh (common near the end): the
+	// pair graph's pattern is unchanged, keep it.
+	nT := len(s.tIdx)
+	same := s.graph != nil && len(s.pairs) == nT+len(s.cIdx)
+	for q := 0; same && q < len(s.cIdx); q++ {
+		same = s.pairs[nT+q].B == s.cIdx[q]
+	}
+	for i := 0; same && i < s.n; i++ {
+		for q := s.cPtr[i]; same && q < s.cPtr[i+1]; q++ {
+			same = s.pairs[nT+q].A == i
+		}
+	}
+	if same {
+		s.obj, s.active = s.evaluate(s.l, s.w)
+		return s.gradient()
+	}
 	s.pairs = s.pairs[:0]
 	for i := 0; i < s.n; i++ {
 		for p := s.tPtr[i]; p < s.tPtr[i+1]; p++ {
