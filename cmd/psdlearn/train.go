@@ -22,12 +22,13 @@ import (
 	"github.com/psdlearn/psdlearn/algos/boost"  // boostmetric, psdboost
 	"github.com/psdlearn/psdlearn/algos/frob"   // frobmetric
 	_ "github.com/psdlearn/psdlearn/algos/itml" // itml
+	_ "github.com/psdlearn/psdlearn/algos/lmnn" // lmnn
 )
 
 func init() {
 	register(command{
 		name:    "train",
-		summary: "learn a Mahalanobis metric from labelled data or a constraint file (boostmetric, psdboost, frobmetric, …)",
+		summary: "learn a Mahalanobis metric from labelled data or a constraint file (boostmetric, psdboost, frobmetric, lmnn, itml)",
 		run:     runTrain,
 	})
 }
@@ -134,7 +135,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.opts.Loss, "loss", "", "loss: exp|logistic|hinge (algorithm default if empty)")
 	fs.StringVar(&f.opts.Mode, "mode", "", "mode: stagewise|corrective")
 	fs.IntVar(&f.opts.Passes, "passes", 0, "number of passes (multi-pass BoostMetric)")
-	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included (> 0; default: the algorithm's)")
+	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included; LMNN's descent steps (> 0; default: the algorithm's)")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
 	fs.StringVar(&f.opts.WorkingSet, "working-set", "", "FrobMetric working set: auto|on|off (default auto: on from 20,000 triplets)")
 	fs.StringVar(&f.triplets, "triplets", "", "learn from the triplets of this CSV file (header i,j,k: 0-based rows of --data, row i closer to j than to k; - : standard input) instead of labels")
@@ -336,6 +337,8 @@ func trainIterBudget(f trainFlags) int {
 		return 500 // boost: Options.Iters' default for BoostMetric
 	case f.algo == "itml":
 		return 1000 // itml: DefaultMaxIter cycles
+	case f.algo == "lmnn":
+		return 1000 // lmnn: Options.MaxIter's default
 	}
 	return 0
 }
