@@ -49,6 +49,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 	a := mat.NewSymDense(s.d, nil)
 	sinceRefresh, lastRefreshObj := 0, s.obj
 	for it := 1; it <= s.opt.MaxIter; it++ {
+		refreshed := false
 		if err := ctx.Err(); err != nil {
 			res.Iterations, res.Reason = it-1, "cancelled"
 			return s.result(res), fmt.Errorf("lmnn: %w", err)
@@ -67,7 +68,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 				alpha *= stepShrink
 			}
 			lastRefreshObj = s.obj
-			s.report(it-1, "refresh")
+			refreshed = true
 		}
 		sinceRefresh++
 		res.Iterations = it
@@ -84,6 +85,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		objTry, actTry := s.evaluate(lTry, s.wTry)
 		if objTry > s.obj {
 			alpha *= stepShrink
+			s.report(it, stepWhat("step rejected", refreshed))
 			if alpha*normF(s.grad) <= minStep*math.Max(normF(s.m), 1) {
 				res.Reason = "step size vanished without a decrease (objective flat to rounding)"
 				break
@@ -116,6 +118,7 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 				return s.result(res), nil
 			}
 		}
+		s.report(it, stepWhat("step accepted", refreshed))
 	}
 	if res.Reason == "" {
 		res.Reason = fmt.Sprintf("iteration limit %d reached", s.opt.MaxIter)
@@ -125,8 +128,15 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 	if err := s.refresh(); err != nil {
 		return s.result(res), err
 	}
-	s.report(res.Iterations, "stopped")
 	return s.result(res), nil
+}
+
+// stepWhat describes an iteration for its progress event.
+func stepWhat(what string, refreshed bool) string {
+	if refreshed {
+		return what + " after an impostor refresh"
+	}
+	return what
 }
 
 // result fills res from the current iterate, in the units of the input.
@@ -143,6 +153,8 @@ func (s *solver) result(res *Result) *Result {
 	return res
 }
 
+// report sends one progress event per iteration (accepted or rejected
+// step, or convergence): the CLI throttles them.
 func (s *solver) report(it int, what string) {
 	if s.opt.Progress == nil {
 		return

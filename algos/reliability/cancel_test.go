@@ -855,9 +855,17 @@ func npklCases(t *testing.T, b engine.Backend, iris *data.Dataset) []cancelCase 
 }
 
 // isIterationLine reports whether a progress line of a trainer (not of the
-// protocol itself) reports an iteration.
+// protocol itself) reports an iteration: the boosting lines ("iter N"), and
+// LMNN's and ITML's events, which carry their iteration (LMNN reports at
+// every impostor refresh, ITML after every cycle).
 func isIterationLine(e progress.Event) bool {
-	return e.Algorithm != "train" && strings.Contains(e.Message, "iter ")
+	switch e.Algorithm {
+	case "train":
+		return false
+	case "lmnn", "itml":
+		return e.Iteration > 0
+	}
+	return strings.Contains(e.Message, "iter ")
 }
 
 func trainCases(b engine.Backend, iris, wine *data.Dataset) []cancelCase {
@@ -869,6 +877,8 @@ func trainCases(b engine.Backend, iris, wine *data.Dataset) []cancelCase {
 		"boostmetric": {iris, train.Options{Iters: 40}},
 		"psdboost":    {rows(iris, 2), train.Options{Iters: 40, C: []float64{20}}},
 		"frobmetric":  {wine, train.Options{C: []float64{1e4}}},
+		"lmnn":        {wine, train.Options{Iters: 200}},
+		"itml":        {wine, train.Options{C: []float64{1e4}}},
 	}
 	for _, algo := range train.Names() {
 		c, ok := cfg[algo]

@@ -8,6 +8,8 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/itml"
+	"github.com/psdlearn/psdlearn/algos/lmnn"
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
@@ -66,6 +68,30 @@ var scaleLearners = []scaleLearner{
 	boostLearner("boostmetric exp corrective", boost.Options{Loss: boost.Exp, Mode: boost.Corrective, Iters: 50}),
 	boostLearner("boostmetric logistic corrective", boost.Options{Loss: boost.Logistic, Mode: boost.Corrective, Iters: 50}),
 	boostLearner("psdboost", boost.Options{Loss: boost.Hinge}),
+	{"lmnn", false, func(ctx context.Context, b engine.Backend, x *mat.Dense, y []int, ts *constraints.TripletSet) (*mat.SymDense, float64, bool, error) {
+		res, err := lmnn.Learn(ctx, x, y, ts, lmnn.Options{Backend: b})
+		if err != nil {
+			return nil, 0, false, err
+		}
+		return res.M, res.Objective, res.Converged, nil
+	}},
+	{"itml", false, func(ctx context.Context, b engine.Backend, x *mat.Dense, y []int, _ *constraints.TripletSet) (*mat.SymDense, float64, bool, error) {
+		ps, err := itml.LabelPairs(y, 0, 1)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		res, err := itml.Learn(ctx, x, ps, itml.Options{Backend: b})
+		if err != nil {
+			return nil, 0, false, err
+		}
+		// The dual variables are in the units of the normalised problem:
+		// their sum is the scale-free figure compared across factors.
+		var sum float64
+		for _, l := range res.Lambda {
+			sum += l
+		}
+		return res.M, sum, res.Converged, nil
+	}},
 	{"boostmetric 2 passes", false, func(ctx context.Context, b engine.Backend, x *mat.Dense, y []int, ts *constraints.TripletSet) (*mat.SymDense, float64, bool, error) {
 		res, err := boost.MultiPass(ctx, x, y, 3, 2, ts, boost.Options{Backend: b})
 		if err != nil {
