@@ -1,10 +1,11 @@
 // Package psdlearn learns positive semidefinite matrices: Mahalanobis
-// metrics from labelled data (BoostMetric, PSDBoost, FrobMetric), kernels
-// over a set of objects from pairs or distances (SimpleNPKL, DefiniteBoost,
-// MEG) and embeddings (MVU). This root package is the short path for a Go
-// program; the algorithms themselves live in algos/boost, algos/frob,
-// algos/npkl and algos/meg, the learned model and its file format in model,
-// and the numerical backends behind them in engine.
+// metrics from labelled data (BoostMetric, PSDBoost, FrobMetric, and the
+// baselines LMNN and ITML), kernels over a set of objects from pairs or
+// distances (SimpleNPKL, DefiniteBoost, MEG) and embeddings (MVU). This root
+// package is the short path for a Go program; the algorithms themselves live
+// in the packages under algos (boost, frob, sdp, mvu, npkl, meg, lmnn,
+// itml), the learned model and its file format in model, and the numerical
+// backends behind them in engine.
 //
 // The five-line path (model.LoadFile needs no native library):
 //

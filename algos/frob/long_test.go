@@ -22,6 +22,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	_ "github.com/psdlearn/psdlearn/algos/boost" // the boostmetric trainer, for comparison
+	_ "github.com/psdlearn/psdlearn/algos/itml"  // the baselines
+	_ "github.com/psdlearn/psdlearn/algos/lmnn"
 )
 
 // The experiments of the paper's Table 1 take minutes: they run only with
@@ -116,10 +118,10 @@ func TestLongSmallSets(t *testing.T) {
 	longOnly(t)
 	b := engine.Default()
 	var table strings.Builder
-	fmt.Fprintf(&table, "\n%-11s %-16s %-16s %-16s %s\n", "set", "Euclidean", "BoostMetric", "FrobMetric", "FrobMetric C chosen")
+	fmt.Fprintf(&table, "\n%-11s %-16s %-16s %-16s %-16s %-16s %s\n", "set", "Euclidean", "BoostMetric", "FrobMetric", "LMNN", "ITML", "FrobMetric C chosen")
 	for _, name := range []string{"iris", "wine", "glass", "vowel", "vehicle", "sonar", "ionosphere"} {
 		d := loadSet(t, name)
-		var eu, bm, fm []float64
+		var eu, bm, fm, lm, it []float64
 		var chosen []string
 		for seed := uint64(1); seed <= 10; seed++ {
 			parts, err := data.Split(d, []float64{0.7, 0.15, 0.15}, seed)
@@ -137,6 +139,10 @@ func TestLongSmallSets(t *testing.T) {
 			e, out := runTrainer(t, "frobmetric", p, b, train.Options{})
 			fm = append(fm, 100*e)
 			chosen = append(chosen, fmt.Sprint(out.ChosenC))
+			e, _ = runTrainer(t, "lmnn", p, b, train.Options{})
+			lm = append(lm, 100*e)
+			e, _ = runTrainer(t, "itml", p, b, train.Options{})
+			it = append(it, 100*e)
 			if !(out.DualityGap <= 1e-6) {
 				t.Errorf("%s seed %d: relative duality gap %.3g", name, seed, out.DualityGap)
 			}
@@ -145,7 +151,7 @@ func TestLongSmallSets(t *testing.T) {
 			m, s := stat.MeanStdDev(v, nil)
 			return fmt.Sprintf("%5.2f (%5.2f)", m, s)
 		}
-		fmt.Fprintf(&table, "%-11s %-16s %-16s %-16s %s\n", name, ms(eu), ms(bm), ms(fm), strings.Join(chosen, ","))
+		fmt.Fprintf(&table, "%-11s %-16s %-16s %-16s %-16s %-16s %s\n", name, ms(eu), ms(bm), ms(fm), ms(lm), ms(it), strings.Join(chosen, ","))
 	}
 	t.Log(table.String())
 }
