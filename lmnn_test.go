@@ -1,7 +1,6 @@
 package psdlearn_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/eval"
-	"github.com/psdlearn/psdlearn/model"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -54,33 +52,7 @@ func TestLMNN(t *testing.T) {
 			if mu, _ := m.Info["mu"].(float64); mu != tc.wantMu {
 				t.Errorf("mu %v, want %v", m.Info["mu"], tc.wantMu)
 			}
-			var buf bytes.Buffer
-			if err := m.Save(&buf); err != nil {
-				t.Fatal(err)
-			}
-			back, err := model.Load(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			z1, err := m.Transform(te.X)
-			if err != nil {
-				t.Fatal(err)
-			}
-			z2, err := back.Transform(te.X)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !mat.Equal(z1, z2) {
-				t.Error("Transform differs after a file round trip")
-			}
-			ztr, err := m.Transform(tr.X)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := eval.KNNError(nil, ztr, tr.Y, z1, te.Y, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := roundTripKNNError(t, m, tr, te)
 			st, err := data.Standardize(tr, te)
 			if err != nil {
 				t.Fatal(err)

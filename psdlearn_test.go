@@ -67,33 +67,7 @@ func TestEstimators(t *testing.T) {
 					t.Errorf("chosen C %v, not among %v", c, tc.cs)
 				}
 			}
-			var buf bytes.Buffer
-			if err := m.Save(&buf); err != nil {
-				t.Fatal(err)
-			}
-			back, err := model.Load(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			z1, err := m.Transform(te.X)
-			if err != nil {
-				t.Fatal(err)
-			}
-			z2, err := back.Transform(te.X)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !mat.Equal(z1, z2) {
-				t.Error("Transform differs after a file round trip")
-			}
-			ztr, err := m.Transform(tr.X)
-			if err != nil {
-				t.Fatal(err)
-			}
-			learned, err := eval.KNNError(nil, ztr, tr.Y, z1, te.Y, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
+			learned := roundTripKNNError(t, m, tr, te)
 			ptr, _ := m.Prepare(tr.X)
 			pte, _ := m.Prepare(te.X)
 			euclid, err := eval.KNNError(nil, ptr, tr.Y, pte, te.Y, 3)
@@ -264,4 +238,39 @@ func TestMVUEmbed(t *testing.T) {
 	if _, err := (psdlearn.MVU{}).Embed(context.Background(), nil); !errors.Is(err, psdlearn.ErrInvalid) {
 		t.Errorf("nil data: %v", err)
 	}
+}
+
+// roundTripKNNError saves m, loads it back, requires Transform of the test
+// rows to be identical from both, and returns the 3-NN test error in the
+// model's coordinates.
+func roundTripKNNError(t *testing.T, m *model.Model, tr, te *data.Dataset) float64 {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := model.Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z1, err := m.Transform(te.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z2, err := back.Transform(te.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(z1, z2) {
+		t.Error("Transform differs after a file round trip")
+	}
+	ztr, err := m.Transform(tr.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := eval.KNNError(nil, ztr, tr.Y, z1, te.Y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
