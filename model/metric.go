@@ -155,6 +155,9 @@ func (m *Metric) TransformBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, err
 		return nil, fmt.Errorf("%w: nil data", ErrInvalid)
 	}
 	n, d := x.Dims()
+	if n == 0 {
+		return nil, fmt.Errorf("%w: no rows to transform", ErrInvalid) // gonum has no 0×r matrix
+	}
 	if d != m.Dim() {
 		return nil, fmt.Errorf("%w: data has %d features, the metric is %d-dimensional", ErrDimension, d, m.Dim())
 	}
@@ -163,9 +166,6 @@ func (m *Metric) TransformBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, err
 	}
 	r := m.Rank()
 	out := mat.NewDense(n, r, nil)
-	if n == 0 {
-		return out, nil
-	}
 	xr, lr, or := x.RawMatrix(), m.L.RawMatrix(), out.RawMatrix()
 	impl.Dgemm(blas.NoTrans, blas.NoTrans, n, r, d, 1, xr.Data, xr.Stride, lr.Data, lr.Stride, 0, or.Data, or.Stride)
 	return out, nil
