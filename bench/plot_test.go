@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,20 +9,6 @@ import (
 	"github.com/psdlearn/psdlearn/internal/plots"
 )
 
-// pngSize decodes path and returns its size in pixels.
-func pngSize(t *testing.T, path string) (w, h int) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return img.Bounds().Dx(), img.Bounds().Dy()
-}
 
 func plotDir(t *testing.T) string {
 	if d := os.Getenv("PLOTS_OUT"); d != "" {
@@ -55,9 +40,8 @@ func TestPlotCurves(t *testing.T) {
 	if len(files) != 1 || filepath.Base(files[0]) != "algos_frobmetric_wine_0_7_0_15_0_15.png" {
 		t.Fatalf("files %v, want only the frobmetric chart", files)
 	}
-	w, h := pngSize(t, files[0])
-	if want := [2]int{int(plots.ConvergenceWidth * plots.DPI), int(plots.ConvergenceHeight * plots.DPI)}; w != want[0] || h != want[1] {
-		t.Errorf("%s is %d×%d, want %d×%d", files[0], w, h, want[0], want[1])
+	if err := plots.CheckPNG(files[0], plots.ConvergenceWidth, plots.ConvergenceHeight); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -75,7 +59,7 @@ func TestPlotScaling(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v, want one", files)
 	}
-	if w, h := pngSize(t, files[0]); w != 6*96 || h != 4*96 {
-		t.Errorf("%s is %d×%d, want 576×384", files[0], w, h)
+	if err := plots.CheckPNG(files[0], 6, 4); err != nil {
+		t.Error(err)
 	}
 }

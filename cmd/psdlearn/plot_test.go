@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,20 +23,11 @@ func plotOut(t *testing.T, name string) string {
 	return t.TempDir()
 }
 
-// checkPlotPNG decodes path and compares its size with w×h inches.
+// checkPlotPNG fails the test unless plots.CheckPNG accepts the file.
 func checkPlotPNG(t *testing.T, path string, w, h float64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if b := img.Bounds(); b.Dx() != int(w*plots.DPI) || b.Dy() != int(h*plots.DPI) {
-		t.Errorf("%s is %d×%d pixels, want %v×%v", path, b.Dx(), b.Dy(), w*plots.DPI, h*plots.DPI)
+	if err := plots.CheckPNG(path, w, h); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -2,7 +2,6 @@ package plots
 
 import (
 	"errors"
-	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -27,34 +26,11 @@ func outDir(t *testing.T) string {
 	return t.TempDir()
 }
 
-// checkPNG decodes path and checks its size in pixels against w×h inches.
+// checkPNG fails the test unless CheckPNG accepts the file.
 func checkPNG(t *testing.T, path string, w, h float64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	b := img.Bounds()
-	if want := [2]int{int(math.Round(w * DPI)), int(math.Round(h * DPI))}; b.Dx() != want[0] || b.Dy() != want[1] {
-		t.Errorf("%s is %d×%d pixels, want %d×%d", path, b.Dx(), b.Dy(), want[0], want[1])
-	}
-	// Not blank: some pixel is neither white nor transparent.
-	coloured := 0
-	for y := b.Min.Y; y < b.Max.Y; y += 3 {
-		for x := b.Min.X; x < b.Max.X; x += 3 {
-			r, g, bl, a := img.At(x, y).RGBA()
-			if a > 0 && (r < 0xf000 || g < 0xf000 || bl < 0xf000) {
-				coloured++
-			}
-		}
-	}
-	if coloured < 100 {
-		t.Errorf("%s looks blank (%d coloured samples)", path, coloured)
+	if err := CheckPNG(path, w, h); err != nil {
+		t.Error(err)
 	}
 }
 
