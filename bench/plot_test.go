@@ -9,7 +9,6 @@ import (
 	"github.com/psdlearn/psdlearn/internal/plots"
 )
 
-
 func plotDir(t *testing.T) string {
 	if d := os.Getenv("PLOTS_OUT"); d != "" {
 		return d

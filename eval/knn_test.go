@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -56,19 +56,10 @@ func blobs(seed uint64, n, d, classes int, spread float64) (*mat.Dense, []int) {
 	return x, y
 }
 
-// backends returns the registered backends, "go" first.
-func backends(t *testing.T) []engine.Backend {
-	bs := engine.All()
-	if len(bs) == 0 {
-		t.Fatal("no backend registered")
-	}
-	return bs
-}
-
 func TestKNNMatchesBruteForce(t *testing.T) {
 	trX, trY := blobs(1, 400, 5, 4, 0.8)
 	teX, teY := blobs(2, 150, 5, 4, 0.8)
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		for _, k := range []int{1, 3, 4, 7} {
 			pred, err := KNNPredict(b, trX, trY, teX, k)
 			if err != nil {

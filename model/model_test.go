@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/data"
-	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -33,17 +33,8 @@ func lowRankPSD(seed uint64, d, r int) *mat.SymDense {
 	return m
 }
 
-// backends returns the registered backends, "go" first.
-func backends(t *testing.T) []engine.Backend {
-	bs := engine.All()
-	if len(bs) == 0 {
-		t.Fatal("no backend registered")
-	}
-	return bs
-}
-
 func TestNewMetric(t *testing.T) {
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		for _, tc := range []struct{ d, r int }{{5, 5}, {6, 2}, {1, 1}} {
 			m := lowRankPSD(uint64(tc.d*10+tc.r), tc.d, tc.r)
 			met, err := NewMetric(m)

@@ -13,6 +13,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/lapack"
 	"gonum.org/v1/gonum/mat"
 )
@@ -22,7 +23,7 @@ import (
 // its value at X = 0, and ends at a KKT point of the weights.
 func TestCorrectiveStrictDecrease(t *testing.T) {
 	x, y := standardized(t, "iris") // overlapping classes: the exponential loss is bounded
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		ts, err := makeTriplets(b, x, y, 3)
 		if err != nil {
 			t.Fatal(err)
@@ -96,7 +97,7 @@ func TestJMLRToy(t *testing.T) {
 	for k := 0; k < 2; k++ {
 		pcaPlane += (math.Pow(pe.Vectors.At(0, k), 2) + math.Pow(pe.Vectors.At(1, k), 2)) / 2
 	}
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			ts, err := makeTriplets(b, x, y, 3)
 			if err != nil {
@@ -269,7 +270,7 @@ func TestLineSearch(t *testing.T) {
 func TestMargins(t *testing.T) {
 	x, y := standardized(t, "wine")
 	rng := rand.New(rand.NewPCG(8, 9))
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		ts, err := makeTriplets(b, x, y, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -303,7 +304,7 @@ func TestMargins(t *testing.T) {
 func TestLanczosPricing(t *testing.T) {
 	x, y := standardized(t, "wine")
 	rng := rand.New(rand.NewPCG(10, 11))
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		ts, err := makeTriplets(b, x, y, 2)
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 )
 
 // TestTermsAgree: the D×D evaluator of the corrective re-solves (margins
@@ -12,7 +14,7 @@ import (
 // backends.
 func TestTermsAgree(t *testing.T) {
 	x, y := standardized(t, "wine")
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			ts, err := makeTriplets(b, x, y, 3)
 			if err != nil {

@@ -14,15 +14,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// backends returns the registered backends, "go" first.
-func backends(t *testing.T) []engine.Backend {
-	bs := engine.All()
-	if len(bs) == 0 {
-		t.Fatal("no backend registered")
-	}
-	return bs
-}
-
 // goBackend returns the pure-Go backend.
 func goBackend(t testing.TB) engine.Backend {
 	b, err := engine.Get("go")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 )
 
 // TestPSDBoostHugeC runs issue 21 item 1's reproducer (psdboost on iris with
@@ -20,7 +21,7 @@ func TestPSDBoostHugeC(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts = subsample(t, ts, 60, 1)
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		for _, c := range []float64{1e25, -1e25, 1e300, math.Inf(1), math.NaN(), MaxC * 1.0001} {
 			res, err := PSDBoost(context.Background(), x, ts, Options{C: c, Backend: b, Iters: 3})
 			if !errors.Is(err, ErrInvalid) || res != nil {

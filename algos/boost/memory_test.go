@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/mat"
 )
@@ -30,7 +31,7 @@ func TestMemoryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		for _, loss := range []Loss{Exp, Logistic, Hinge} {
 			start := time.Now()
 			res, err := Train(context.Background(), x, ts, Options{Loss: loss, Backend: b})

@@ -12,6 +12,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -85,7 +86,7 @@ func explicitPrimal(x *mat.Dense, ts *constraints.TripletSet, m *mat.SymDense, c
 func TestMetricGradient(t *testing.T) {
 	d, ts := smallSet(t, "iris")
 	m := ts.Len()
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			c := 10.0
 			ev := &metricEval{b: b, x: d.X, ts: ts, cm: c / float64(m), n: d.Len(), d: d.Dim(),
@@ -146,7 +147,7 @@ func TestLearnDualityGap(t *testing.T) {
 		{"iris", 1}, {"iris", 100}, {"wine", 10}, {"wine", 1000},
 	} {
 		d, ts := smallSet(t, tc.set)
-		for _, b := range backends(t) {
+		for _, b := range enginetest.Backends(t) {
 			t.Run(tc.set+"/"+b.Name(), func(t *testing.T) {
 				res, err := Learn(context.Background(), d.X, ts, MetricOptions{C: tc.c, Backend: b})
 				if err != nil {
@@ -192,7 +193,7 @@ func TestLearnDualityGapLetters(t *testing.T) {
 	trn := standardize(t, parts[0])[0]
 	ts := tripletsOf(t, trn.X, trn.Y, 3)
 	const c = 100
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			res, err := Learn(context.Background(), trn.X, ts, MetricOptions{C: c, Backend: b})
 			if err != nil {
@@ -211,7 +212,7 @@ func TestLearnDualityGapLetters(t *testing.T) {
 }
 
 func TestLearnBackendsAgree(t *testing.T) {
-	bs := backends(t)
+	bs := enginetest.Backends(t)
 	if len(bs) < 2 {
 		t.Skip("only one backend")
 	}
@@ -274,7 +275,7 @@ func TestLearnInputErrors(t *testing.T) {
 // must certify the solution, and agree with a full L-BFGS-B solve.
 func TestLearnNewtonPolish(t *testing.T) {
 	d, ts := smallSet(t, "wine")
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			full, err := Learn(context.Background(), d.X, ts, MetricOptions{C: 100, Backend: b, NewtonSteps: -1, GapTol: 1e-9})
 			if err != nil {

@@ -8,18 +8,8 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
-	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"
 )
-
-// backends returns the registered backends, "go" first.
-func backends(t testing.TB) []engine.Backend {
-	bs := engine.All()
-	if len(bs) == 0 {
-		t.Fatal("no backend registered")
-	}
-	return bs
-}
 
 // loadSet opens an embedded data set.
 func loadSet(t testing.TB, name string) *data.Dataset {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/mat"
 )
@@ -39,7 +40,7 @@ func TestMemoryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		start := time.Now()
 		res, err := Learn(context.Background(), x, ts, MetricOptions{C: 1, Backend: b})
 		if !errors.Is(err, limits.ErrMemory) || res != nil {

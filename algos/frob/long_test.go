@@ -15,6 +15,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
@@ -176,7 +177,7 @@ func BenchmarkLettersOneC(b *testing.B) {
 		b.Fatal(err)
 	}
 	trn := standardize(b, parts[0])[0]
-	for _, be := range backends(b) {
+	for _, be := range enginetest.Backends(b) {
 		b.Run(be.Name(), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				ts, err := constraints.TripletsBLAS(be.BLAS(), trn.X, trn.Y, 3)

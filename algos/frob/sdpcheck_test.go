@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/sdp"
-	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,7 +32,7 @@ func TestSDPFrobMetric(t *testing.T) {
 			Penalty: c / float64(m),
 		})
 	}
-	for _, b := range engine.All() {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			sol, err := sdp.Solve(context.Background(), p, sdp.Options{Method: sdp.Dense, Backend: b})
 			if err != nil {

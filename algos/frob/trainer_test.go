@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
@@ -29,7 +30,7 @@ func TestTrainerChoosesCOnValidation(t *testing.T) {
 	trn, val := ps[0], ps[1]
 	ts := tripletsOf(t, trn.X, trn.Y, 3)
 	cs := []float64{0.1, 10, 1000}
-	b := backends(t)[len(backends(t))-1]
+	b := enginetest.Backends(t)[len(enginetest.Backends(t))-1]
 	out, err := tr(context.Background(), train.Input{Train: trn, Val: val, Triplets: ts, K: 3, Backend: b, Options: train.Options{C: cs}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -21,7 +22,7 @@ import (
 func TestWorkingSetMatchesWhole(t *testing.T) {
 	x, ts := clusterTriplets(t, 1500, 48, 5, 11)
 	const c = 100
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			var res [2]*MetricResult
 			for k, mode := range []WorkingSetMode{WorkingSetOff, WorkingSetOn} {

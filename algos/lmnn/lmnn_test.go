@@ -14,20 +14,13 @@ import (
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
-
-func backends(t testing.TB) []engine.Backend {
-	bs := engine.All()
-	if len(bs) == 0 {
-		t.Fatal("no backend registered")
-	}
-	return bs
-}
 
 func loadSet(t testing.TB, name string) *data.Dataset {
 	t.Helper()
@@ -91,7 +84,7 @@ func quad(x *mat.Dense, m *mat.SymDense, a, b int) float64 {
 // and every differently-labelled l — at a random PSD M, on every backend.
 // With Candidates = n − 1 the impostor search is complete.
 func TestGradientBruteForce(t *testing.T) {
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		for _, tc := range []struct {
 			name        string
 			n, d, cls   int
@@ -351,7 +344,7 @@ func fmtG(v float64) string { return "s=" + strconvG(v) }
 // TestBackendsAgree: the native and the pure-Go backends learn the same
 // metric (1e-6 relative) on wine.
 func TestBackendsAgree(t *testing.T) {
-	bs := backends(t)
+	bs := enginetest.Backends(t)
 	if len(bs) < 2 {
 		t.Skip("only one backend in this build")
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 )
 
 // BenchmarkLearnerUpdate measures one MEG update (one d×d eigendecomposition)
@@ -17,7 +19,7 @@ func BenchmarkLearnerUpdate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, be := range backends(b) {
+		for _, be := range enginetest.Backends(b) {
 			b.Run(fmt.Sprintf("%s/d=%d", be.Name(), d), func(b *testing.B) {
 				l, err := NewLearner(d, LearnerOptions{R: 1, C: math.Inf(1), Backend: be})
 				if err != nil {
@@ -40,7 +42,7 @@ func BenchmarkLearnerUpdate(b *testing.B) {
 // and eigendecompositions.
 func BenchmarkDefiniteBoostWine(b *testing.B) {
 	cons, _, eps, _ := kernelConstraints(b, 60)
-	for _, be := range backends(b) {
+	for _, be := range enginetest.Backends(b) {
 		for _, p := range []Projection{Approximate, Exact} {
 			b.Run(fmt.Sprintf("%s/%v", be.Name(), p), func(b *testing.B) {
 				var res *BoostResult

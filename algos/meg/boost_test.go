@@ -9,6 +9,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -47,7 +48,7 @@ func TestDefiniteBoostKernel(t *testing.T) {
 	const d = 30
 	cons, pairs, eps, _ := kernelConstraints(t, d)
 	tol := 1e-6 * eps
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		ws := map[Projection]*mat.SymDense{}
 		for _, proj := range []Projection{Approximate, Exact} {
 			t.Run(fmt.Sprintf("%s/%v", b.Name(), proj), func(t *testing.T) {
@@ -155,7 +156,7 @@ func TestDefiniteBoostRepresentations(t *testing.T) {
 		reps["sparse"] = append(reps["sparse"], ss)
 		reps["lowrank"] = append(reps["lowrank"], ls)
 	}
-	b := backends(t)[0]
+	b := enginetest.Backends(t)[0]
 	for _, proj := range []Projection{Approximate, Exact} {
 		var ref *BoostResult
 		for _, name := range []string{"pair", "dense", "sparse", "lowrank"} {
@@ -257,7 +258,7 @@ func TestDefiniteBoostIsAdaBoost(t *testing.T) {
 		{"real-valued, bounds [-1,1]", hReal, true},
 	}
 	const iters = 60
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		for _, c := range cases {
 			t.Run(b.Name()+"/"+c.name, func(t *testing.T) {
 				cons := make([]Sym, len(c.hs))
@@ -415,7 +416,7 @@ func TestExactProjectionCurvature(t *testing.T) {
 		u.Set(i, 1, rng.NormFloat64())
 	}
 	lr, _ := NewLowRank(u, []float64{1, -0.3})
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		for name, c := range map[string]Sym{
 			"dense": dense, "sparse": spS, "lowrank": lr,
 			"shifted pair": Shift(DistPair{N: d, A: 1, B: 4}, -0.05),

@@ -9,15 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// backends returns the registered backends, "go" first.
-func backends(t testing.TB) []engine.Backend {
-	bs := engine.All()
-	if len(bs) == 0 {
-		t.Fatal("no backend registered")
-	}
-	return bs
-}
-
 // loadWine opens the embedded wine data set, standardises the features
 // (population standard deviation) and returns the data and labels.
 func loadWine(t testing.TB) (*mat.Dense, []int) {

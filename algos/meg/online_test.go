@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -48,7 +49,7 @@ func TestLearnerLossBound(t *testing.T) {
 		{name: "noisy c=1", noise: 0.01, c: 1},
 		{name: "noiseless c=4 non-uniform W1", noise: 0, c: 4, w1: w1},
 	}
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		for ci, c := range cases {
 			t.Run(b.Name()+"/"+c.name, func(t *testing.T) {
 				seq, err := SampleDistances(u, T, c.noise, uint64(10+ci))
@@ -143,7 +144,7 @@ func TestLearnerStaysPD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		seq := full
 		T := seq.Len()
 		t.Run(b.Name(), func(t *testing.T) {
@@ -233,7 +234,7 @@ func TestLearnerMatchesNaiveUpdate(t *testing.T) {
 		s, _ := NewDense(ref)
 		return s
 	}
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			l, err := NewLearner(d, LearnerOptions{Eta: eta, Backend: b})
 			if err != nil {

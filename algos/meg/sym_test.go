@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -124,7 +125,7 @@ func TestSymTypes(t *testing.T) {
 		{name: "shifted low rank", s: Shift(lrS, 0.3), ref: shifted(lr, 0.3)},
 		{name: "bounded dense", s: WithBounds(dS, -10, 10), ref: dense, lo: -10, hi: 10, bounded: true},
 	}
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		for _, c := range cases {
 			t.Run(b.Name()+"/"+c.name, func(t *testing.T) {
 				d := c.ref.SymmetricDim()

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/constraints"
-	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -30,15 +30,6 @@ func blobs(n, d, c int, spread float64, seed uint64) (*mat.Dense, []int) {
 		}
 	}
 	return x, y
-}
-
-// backends returns the registered backends, "go" first.
-func backends(t *testing.T) []engine.Backend {
-	bs := engine.All()
-	if len(bs) == 0 {
-		t.Fatal("no backend registered")
-	}
-	return bs
 }
 
 // denseKernel forms V diag(λ) Vᵀ (tests only).
@@ -128,7 +119,7 @@ func TestOperator(t *testing.T) {
 // form of Proposition 1 and checks its optimality conditions.
 func TestLinearClosedForm(t *testing.T) {
 	lap, cons, _ := problem(t, 90, 11)
-	for _, b := range backends(t) {
+	for _, b := range enginetest.Backends(t) {
 		for _, tc := range []struct{ B, C float64 }{{1, 1}, {90, 0.5}} {
 			opt := Options{B: tc.B, C: tc.C, Backend: b, Seed: 1}
 			res, err := Learn(context.Background(), lap, cons, opt)

@@ -8,6 +8,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 )
 
 // irisOptions is the paper's protocol on iris: k = 5 graph, component ratio
@@ -50,7 +51,7 @@ func TestIrisAccuracy(t *testing.T) {
 // TestBackendsAgree: with the same seed the native and pure-Go backends give
 // the same accuracies and leading eigenvalues (to 1e-8).
 func TestBackendsAgree(t *testing.T) {
-	bs := backends(t)
+	bs := enginetest.Backends(t)
 	if len(bs) < 2 {
 		t.Skip("only one backend compiled in")
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/datasets"
-	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 )
 
 // TestSDPBlockEigensolver evaluates the dual of an unfolding problem along a
@@ -20,7 +20,7 @@ func TestSDPBlockEigensolver(t *testing.T) {
 	x, _, _ := datasets.SwissRoll(120, 3)
 	p := mvuProblem(t, x, 5, 10)
 	m := len(p.Constraints)
-	for _, b := range engine.All() {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			evs := make([]*dualEval, 3)
 			for i, opt := range []Options{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -98,7 +99,7 @@ func TestSDPTraceConstraint(t *testing.T) {
 		}
 		p := &Problem{N: n, Sigma: sigma, C: SymMatrix{Entries: entries},
 			Constraints: []Constraint{{A: SymMatrix{Entries: trace}, B: tc.t, Equality: tc.equality}}}
-		for _, b := range engine.All() {
+		for _, b := range enginetest.Backends(t) {
 			for _, method := range []Method{Dense, Sparse} {
 				t.Run(tc.name+"/"+b.Name()+"/"+method.String(), func(t *testing.T) {
 					var stopped string // the last round's progress line
@@ -171,7 +172,7 @@ var _ = sort.Float64s
 func TestSDPGradient(t *testing.T) {
 	x, _, _ := datasets.SwissRoll(60, 3)
 	for _, method := range []Method{Dense, Sparse} {
-		for _, b := range engine.All() {
+		for _, b := range enginetest.Backends(t) {
 			t.Run(method.String()+"/"+b.Name(), func(t *testing.T) {
 				p := mvuProblem(t, x, 5, 10)
 				ev, err := compileSDP(p, Options{Method: method, Backend: b, EigTol: 1e-14})
@@ -277,7 +278,7 @@ func TestSDPNewton(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		p.Constraints = append(p.Constraints, Constraint{A: SymMatrix{Entries: []Entry{{i, i, 1}}}, B: capv})
 	}
-	for _, b := range engine.All() {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			sol, err := Solve(context.Background(), p, Options{Method: Dense, Backend: b, LBFGSIter: 1})
 			if err != nil {
@@ -310,7 +311,7 @@ func TestSDPComplement(t *testing.T) {
 		scale    float64
 		wantComp bool
 	}{{0.12, true}, {0.2, true}, {0.4, false}} {
-		for _, b := range engine.All() {
+		for _, b := range enginetest.Backends(t) {
 			t.Run(fmt.Sprintf("%g/%s", tc.scale, b.Name()), func(t *testing.T) {
 				p := mvuProblem(t, x, 5, 10)
 				m := len(p.Constraints)
@@ -381,7 +382,7 @@ func TestSDPBoundedTrial(t *testing.T) {
 		uComp[i] = 0.12 * rng.Float64()
 		uFar[i] = -rng.Float64()
 	}
-	for _, b := range engine.All() {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			// evalAt evaluates u with a fresh evaluator of the method.
 			evalAt := func(method Method, u []float64) (float64, *dualEval) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 )
 
 // boxDual is the dual of the projection min_x ½‖x‖² s.t. x ≥ b: minimise
@@ -48,7 +49,7 @@ func newBox(n int) *boxDual {
 
 func TestSolveBoxDual(t *testing.T) {
 	const n = 50
-	for _, be := range engine.All() {
+	for _, be := range enginetest.Backends(t) {
 		t.Run(be.Name(), func(t *testing.T) {
 			p := newBox(n)
 			lower, upper := make([]float64, n), make([]float64, n)
