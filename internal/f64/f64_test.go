@@ -8,7 +8,7 @@ import (
 
 func TestKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 3, 4, 5, 16, 17, 164} {
+	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 11, 16, 17, 20, 31, 35, 164} {
 		a, b, c, d := make([]float64, n), make([]float64, n+2), make([]float64, n), make([]float64, n)
 		for i := 0; i < n; i++ {
 			a[i], b[i], c[i], d[i] = rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
