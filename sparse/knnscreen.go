@@ -33,7 +33,10 @@ type float interface{ ~float32 | ~float64 }
 // screenPanels runs the screen for query blocks [blo, bhi) and calls
 // done(i, heap, worst) for every query with its candidates (dist holds the
 // screened distance) and whether the heap is full.
+//
+// next(row, rv, qv, worst, from) is nextBelow, or a faster equivalent.
 func screenPanels[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, c []T, ldc int),
+	next func(row, rv []T, qv, worst T, from int) int,
 	qd []T, qs int, rd []T, rs int, qn, rn []T, nq, nr, cand int, self bool,
 	blo, bhi int, done func(qi int, h candHeap)) {
 	prod := make([]T, knnQueryBlock*knnRefBlock)
@@ -56,17 +59,15 @@ func screenPanels[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, 
 				row := prod[i*nc : i*nc+nc]
 				rv := rn[r0:r1]
 				// worst is the largest candidate distance once the heap
-				// is full: a farther reference is rejected by one
-				// comparison, without a call (most of them are).
+				// is full: next skips the farther references (most of
+				// them) without a call per reference. worst is a value of
+				// T (or +Inf), so comparing in T is comparing in float64.
 				worst := math.Inf(1)
 				if len(*h) == cand {
 					worst = (*h)[0].dist
 				}
-				for j, dot := range row {
-					dist := float64(qv + rv[j] - 2*dot)
-					if dist > worst {
-						continue
-					}
+				for j := next(row, rv, qv, T(worst), 0); j < nc; j = next(row, rv, qv, T(worst), j+1) {
+					dist := float64(qv + rv[j] - 2*row[j])
 					rj := r0 + j
 					if self && rj == qi {
 						continue
@@ -88,6 +89,19 @@ func screenPanels[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, 
 			done(q0+i, heaps[i])
 		}
 	}
+}
+
+// nextBelow returns the first j ≥ from with qv + rv[j] − 2·row[j] not above
+// worst (the screened distance of reference j may enter the candidates), or
+// len(row) if there is none.
+func nextBelow[T float](row, rv []T, qv, worst T, from int) int {
+	rv = rv[:len(row)]
+	for j := from; j < len(row); j++ {
+		if !(qv+rv[j]-2*row[j] > worst) {
+			return j
+		}
+	}
+	return len(row)
 }
 
 // rerank replaces the candidates' screened distances by exact ones, sorts
@@ -126,7 +140,7 @@ func screen64(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k, cand int, 
 	}
 	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
 	ParallelRows(nblocks, nq*nr*d, func(blo, bhi int) {
-		screenPanels(gemm, qr.Data, qr.Stride, rr.Data, rr.Stride, qnorm, rnorm, nq, nr, cand, self, blo, bhi,
+		screenPanels(gemm, nextBelow[float64], qr.Data, qr.Stride, rr.Data, rr.Stride, qnorm, rnorm, nq, nr, cand, self, blo, bhi,
 			func(qi int, h candHeap) { rerank(qr, rr, d, k, qi, h, out) })
 	})
 }
@@ -175,7 +189,7 @@ func screen32(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k, cand int, 
 	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
 	ParallelRows(nblocks, nq*nr*d/2, func(blo, bhi int) {
 		var all candHeap // scratch of the exact fallback
-		screenPanels(gemm, q32, d, r32, d, qn32, rn32, nq, nr, cand, self, blo, bhi,
+		screenPanels(gemm, nextBelow32, q32, d, r32, d, qn32, rn32, nq, nr, cand, self, blo, bhi,
 			func(qi int, h candHeap) {
 				full := len(h) == cand && cand < nr-boolInt(self)
 				w := 0.0
