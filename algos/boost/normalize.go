@@ -3,6 +3,7 @@ package boost
 import (
 	"context"
 	"fmt"
+	"github.com/psdlearn/psdlearn/algos/internal/locality"
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
@@ -45,6 +46,10 @@ func normalized(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, o
 	xs, s, err := data.Normalize(x)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	xs, ts, err = locality.Apply(xs, ts)
+	if err != nil {
+		return nil, fmt.Errorf("boost: %w", err)
 	}
 	res, err := solve(ctx, xs, ts, opt)
 	if res != nil {

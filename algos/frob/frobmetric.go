@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/psdlearn/psdlearn/algos/internal/locality"
 	"math"
 
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
@@ -151,6 +152,9 @@ func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Me
 	xs, s, err := data.Normalize(x)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	if xs, ts, err = locality.Apply(xs, ts); err != nil {
+		return nil, fmt.Errorf("frob: %w", err)
 	}
 	res, err := learnNormalized(ctx, xs, ts, opt)
 	if res != nil {
