@@ -80,29 +80,33 @@ func combine(parts []shiftedSums) shiftedSums {
 }
 
 // expSums returns the shifted sums of e_r = exp(−ρ_r − w·h_r) (h may be nil
-// for w = 0; then s1 = s2 = 0).
+// for w = 0; then s1 = s2 = 0). One pass per chunk: the shift follows the
+// running maximum of the exponents, rescaling the partial sums when it grows
+// (a handful of times per chunk on data in no particular order).
 func expSums(rho, h []float64, w float64) shiftedSums {
 	parts := make([]shiftedSums, len(chunks(len(rho)))-1)
 	forChunks(len(rho), func(c, lo, hi int) {
 		mx := math.Inf(-1)
-		if h == nil {
-			for _, p := range rho[lo:hi] {
-				mx = math.Max(mx, -p)
-			}
-		} else {
-			for r := lo; r < hi; r++ {
-				mx = math.Max(mx, -rho[r]-w*h[r])
-			}
-		}
 		var s, s1, s2 float64
 		if h == nil {
 			for _, p := range rho[lo:hi] {
-				s += math.Exp(-p - mx)
+				t := -p
+				if t > mx {
+					s *= math.Exp(mx - t)
+					mx = t
+				}
+				s += math.Exp(t - mx)
 			}
 		} else {
 			for r := lo; r < hi; r++ {
 				hr := h[r]
-				e := math.Exp(-rho[r] - w*hr - mx)
+				t := -rho[r] - w*hr
+				if t > mx {
+					f := math.Exp(mx - t)
+					s, s1, s2 = s*f, s1*f, s2*f
+					mx = t
+				}
+				e := math.Exp(t - mx)
 				s += e
 				s1 += e * hr
 				s2 += e * hr * hr
