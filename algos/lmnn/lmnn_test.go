@@ -251,6 +251,8 @@ func TestBadInput(t *testing.T) {
 		{"negative K", x, y, Options{K: -2}},
 		{"negative refresh", x, y, Options{RefreshEvery: -1}},
 		{"negative candidates", x, y, Options{Candidates: -1}},
+		{"rank -1", x, y, Options{Rank: -1}},
+		{"rank D+1", x, y, Options{Rank: 4}},
 		{"coincident points", same, []int{0, 0, 1, 1}, Options{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
