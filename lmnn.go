@@ -26,6 +26,10 @@ type LMNN struct {
 	Mu float64
 	// Iters bounds the descent's iterations (0: 1000).
 	Iters int
+	// Rank, if > 0, learns M = L Lᵀ with a D×Rank factor L by gradient
+	// steps on L, started from the top principal axes (1 ≤ Rank ≤ D, D the
+	// dimension after Common's preprocessing); 0 learns the full-rank M.
+	Rank int
 }
 
 // Fit learns a metric from the labelled rows of x.
@@ -35,6 +39,9 @@ func (e LMNN) Fit(ctx context.Context, x *mat.Dense, y []int) (*model.Model, err
 	}
 	if e.Iters < 0 {
 		return nil, fmt.Errorf("%w: Iters = %d, want > 0 (0 for the default)", ErrInvalid, e.Iters)
+	}
+	if e.Rank < 0 {
+		return nil, fmt.Errorf("%w: Rank = %d, want 1 ≤ Rank ≤ D, or 0 for the full-rank M", ErrInvalid, e.Rank)
 	}
 	c := e.Common
 	if x == nil {
@@ -56,12 +63,13 @@ func (e LMNN) Fit(ctx context.Context, x *mat.Dense, y []int) (*model.Model, err
 		mu = lmnn.DefaultMu
 	}
 	b := engine.Or(c.Backend)
-	opt := train.Options{Iters: e.Iters}
+	opt := train.Options{Iters: e.Iters, Rank: e.Rank}
 	m, err := fitOnce(ctx, c, lmnn.Trainer(mu), "lmnn", opt, &data.Dataset{Name: "fit", X: x, Y: y}, nil, nil, k, b, nil)
 	if err != nil {
 		return nil, err
 	}
 	m.Info["mu"] = mu
+	m.Info["rank"] = e.Rank
 	m.Provenance = model.NewProvenance(b.Name(), c.Seed)
 	m.Provenance.Data = model.DescribeData("fit", x, y, nil)
 	return m, nil

@@ -37,6 +37,7 @@ func TestLMNN(t *testing.T) {
 		{"defaults", psdlearn.LMNN{Common: psdlearn.Common{Standardize: true}}, 0.5},
 		{"mu 0.3", psdlearn.LMNN{Common: psdlearn.Common{Standardize: true}, Mu: 0.3}, 0.3},
 		{"K 2, 200 iterations", psdlearn.LMNN{Common: psdlearn.Common{Standardize: true, K: 2}, Iters: 200}, 0.5},
+		{"rank 3", psdlearn.LMNN{Common: psdlearn.Common{Standardize: true}, Rank: 3}, 0.5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := tc.est.Fit(context.Background(), tr.X, tr.Y)
@@ -51,6 +52,24 @@ func TestLMNN(t *testing.T) {
 			}
 			if mu, _ := m.Info["mu"].(float64); mu != tc.wantMu {
 				t.Errorf("mu %v, want %v", m.Info["mu"], tc.wantMu)
+			}
+			if r, _ := m.Info["rank"].(int); r != tc.est.Rank {
+				t.Errorf("rank %v, want %v", m.Info["rank"], tc.est.Rank)
+			}
+			if tc.est.Rank > 0 {
+				// M = L Lᵀ with L D×Rank: at most Rank positive eigenvalues.
+				var es mat.EigenSym
+				if !es.Factorize(m.Metric.M, false) {
+					t.Fatal("eigendecomposition failed")
+				}
+				vals := es.Values(nil)
+				top := vals[len(vals)-1]
+				for _, v := range vals[:len(vals)-tc.est.Rank] {
+					if math.Abs(v) > 1e-12*top {
+						t.Errorf("eigenvalues %v: more than %d above rounding", vals, tc.est.Rank)
+						break
+					}
+				}
 			}
 			got := roundTripKNNError(t, m, tr, te)
 			st, err := data.Standardize(tr, te)
@@ -85,6 +104,9 @@ func TestLMNNInvalid(t *testing.T) {
 		{"mu above 1", psdlearn.LMNN{Mu: 2}, iris.X, iris.Y},
 		{"mu NaN", psdlearn.LMNN{Mu: math.NaN()}, iris.X, iris.Y},
 		{"negative iters", psdlearn.LMNN{Iters: -5}, iris.X, iris.Y},
+		{"negative rank", psdlearn.LMNN{Rank: -1}, iris.X, iris.Y},
+		{"rank above D", psdlearn.LMNN{Rank: 5}, iris.X, iris.Y},
+		{"rank above the PCA dimension", psdlearn.LMNN{Common: psdlearn.Common{PCA: 2}, Rank: 3}, iris.X, iris.Y},
 		{"negative K", psdlearn.LMNN{Common: psdlearn.Common{K: -1}}, iris.X, iris.Y},
 		{"nil data", psdlearn.LMNN{}, nil, iris.Y},
 		{"label count", psdlearn.LMNN{}, iris.X, iris.Y[:10]},

@@ -34,6 +34,13 @@ type Options struct {
 	// WorkingSet is FrobMetric's working-set strategy: "" or "auto" (on from
 	// frob.WorkingSetMinTriplets triplets), "on" or "off".
 	WorkingSet string
+	// Mu is LMNN's push weight μ in (0, 1]: the objective is
+	// (1−μ)·pull + μ·push (0: the default 0.5).
+	Mu float64
+	// Rank selects LMNN's low-rank parametrisation M = L Lᵀ with L D×Rank
+	// (1 ≤ Rank ≤ D, D the dimension after preprocessing); 0 learns the
+	// full-rank M.
+	Rank int
 }
 
 // Input is what a Trainer learns from. Train and the triplets are required;

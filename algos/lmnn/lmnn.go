@@ -7,6 +7,10 @@
 //
 // solved by projected subgradient descent on M with the paper's adaptive
 // step (×1.01 after an accepted step, halved and rejected after an increase).
+// With Options.Rank = r the same objective is minimised over M = L Lᵀ with a
+// D×r factor L, by (sub)gradient steps on L (∇_L = 2·G·L), started from the
+// top r principal axes of the data: no eigendecomposition per step, and a
+// metric of rank at most r.
 //
 // The subgradient G = (1−μ) Σ C_ij + μ Σ_active (C_ij − C_il), with
 // C_ab = (x_a−x_b)(x_a−x_b)ᵀ, is never formed triplet by triplet: it is
@@ -72,13 +76,26 @@ type Options struct {
 	Backend engine.Backend
 	// Progress, if non-nil, receives one event per refresh.
 	Progress progress.Func
+	// Rank selects the parametrisation. 0: the full D×D matrix M with a
+	// projection onto the PSD cone after every step (an O(D³)
+	// eigendecomposition). r in [1, D]: M = L Lᵀ for a D×r factor L, updated
+	// by gradient steps L ← L − α·2·G·L (G the D×D subgradient in M), no
+	// projection; the metric has rank at most r. L starts from the top r
+	// principal axes of the (normalised) data, orthonormal, so that M₀ is
+	// the full-rank start I restricted to those axes. See
+	// docs/algorithms-lmnn.md, "Low-rank parametrisation".
+	Rank int
 }
 
 // Result is a learned metric with a summary of the solve.
 type Result struct {
 	// M is the learned PSD matrix in the units of the input rows.
 	M *mat.SymDense
-	// L is a D×r factor of M (M = L Lᵀ), r its numerical rank.
+	// L is a D×r factor of M (M = L Lᵀ): with Options.Rank = 0, r is the
+	// numerical rank of M (the projection's kept eigenvalues); with
+	// Options.Rank = r > 0, L is the optimised factor itself (the transpose
+	// of the r×D map x ↦ Lᵀx of the low-rank objective), of r columns
+	// whatever M's numerical rank.
 	L *mat.Dense
 	// Iterations counts the iterations run, accepted or rejected.
 	Iterations int
@@ -151,6 +168,9 @@ func Learn(ctx context.Context, x *mat.Dense, y []int, ts *constraints.TripletSe
 	if n < 2 || d < 1 {
 		return nil, fmt.Errorf("%w: %d×%d data, want at least 2 rows and 1 column", ErrInput, n, d)
 	}
+	if opt.Rank > d {
+		return nil, fmt.Errorf("%w: rank %d above the dimension %d of the data (want 1 ≤ rank ≤ %d, or 0 for the full-rank M)", ErrInput, opt.Rank, d, d)
+	}
 	if len(y) != n {
 		return nil, fmt.Errorf("%w: %d labels for %d rows", ErrInput, len(y), n)
 	}
@@ -202,6 +222,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("%w: refresh period %d, want ≥ 1 (0 for the default)", ErrInput, o.RefreshEvery)
 	case o.Candidates < 0:
 		return fmt.Errorf("%w: candidate bound %d, want ≥ 1 (0 for the default)", ErrInput, o.Candidates)
+	case o.Rank < 0:
+		return fmt.Errorf("%w: rank %d, want 1 ≤ rank ≤ D for the low-rank factor, or 0 for the full-rank M", ErrInput, o.Rank)
 	}
 	return nil
 }
@@ -236,6 +258,7 @@ type solver struct {
 	opt   Options
 	mu    float64
 	n, d  int
+	rank  int        // Options.Rank: 0 full-rank M, else the columns of L
 	x     *mat.Dense // normalised rows
 	y     []int
 	scale float64
@@ -261,6 +284,8 @@ type solver struct {
 	active int
 	w      []float64
 	grad   *mat.SymDense
+	// gl is the gradient in the factor, 2·G·L (D×r), when rank > 0.
+	gl *mat.Dense
 
 	// Scratch.
 	z      []float64
@@ -272,7 +297,7 @@ type solver struct {
 
 func newSolver(b engine.Backend, x *mat.Dense, y []int, ts *constraints.TripletSet, opt Options) *solver {
 	n, d := x.Dims()
-	s := &solver{b: b, impl: b.BLAS(), opt: opt, mu: opt.Mu, n: n, d: d, x: x, y: y}
+	s := &solver{b: b, impl: b.BLAS(), opt: opt, mu: opt.Mu, n: n, d: d, rank: opt.Rank, x: x, y: y}
 	s.tPtr, s.tIdx = Targets(ts)
 	// scale: the mean squared Euclidean target distance.
 	var sum float64
@@ -300,6 +325,9 @@ func (s *solver) init() error {
 	s.rowAct = make([]int, s.n)
 	s.z = make([]float64, s.n*s.d)
 	s.grad = mat.NewSymDense(s.d, nil)
+	if s.rank > 0 {
+		return s.initFactor()
+	}
 	// M0 = I.
 	s.m = mat.NewSymDense(s.d, nil)
 	s.l = mat.NewDense(s.d, s.d, nil)

@@ -251,6 +251,8 @@ func TestBadInput(t *testing.T) {
 		{"negative K", x, y, Options{K: -2}},
 		{"negative refresh", x, y, Options{RefreshEvery: -1}},
 		{"negative candidates", x, y, Options{Candidates: -1}},
+		{"rank -1", x, y, Options{Rank: -1}},
+		{"rank D+1", x, y, Options{Rank: 4}},
 		{"coincident points", same, []int{0, 0, 1, 1}, Options{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -383,6 +385,19 @@ func TestTrainer(t *testing.T) {
 	if out.M == nil || !out.Converged || out.Reason == "" || math.IsNaN(out.ValError) || len(out.Solves) != 1 {
 		t.Errorf("output %+v", out)
 	}
+	// Options.Mu and Options.Rank reach Learn: the output is Learn's.
+	opt := train.Options{Mu: 0.3, Rank: 2}
+	got, err := trainer(context.Background(), train.Input{Train: tr, Triplets: ts, K: 3, Options: opt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Learn(context.Background(), tr.X, tr.Y, ts, Options{Mu: 0.3, Rank: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(got.M, want.M) || got.Objective != want.Objective {
+		t.Errorf("trainer with %+v: objective %v, Learn %v", opt, got.Objective, want.Objective)
+	}
 	for _, tc := range []struct {
 		name string
 		in   train.Input
@@ -391,6 +406,9 @@ func TestTrainer(t *testing.T) {
 		{"C given", train.Input{Train: tr, Triplets: ts, Options: train.Options{C: []float64{1}}}},
 		{"negative iters", train.Input{Train: tr, Triplets: ts, Options: train.Options{Iters: -1}}},
 		{"no triplets", train.Input{Train: tr}},
+		{"mu above 1", train.Input{Train: tr, Triplets: ts, Options: train.Options{Mu: 1.5}}},
+		{"negative rank", train.Input{Train: tr, Triplets: ts, Options: train.Options{Rank: -1}}},
+		{"rank above D", train.Input{Train: tr, Triplets: ts, Options: train.Options{Rank: 14}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := trainer(context.Background(), tc.in); !errors.Is(err, errs.ErrInvalid) {

@@ -25,7 +25,7 @@ import (
 //
 // Later refreshes reuse it when they can prove it complete. With
 // c = λ_min(M₀^{-1/2} M M₀^{-1/2}) (a D×D eigenproblem; 0 when M₀ is
-// singular) every vector v has vᵀMv ≥ c·vᵀM₀v, so a point l with
+// singular, as always with Options.Rank < D) every vector v has vᵀMv ≥ c·vᵀM₀v, so a point l with
 // d_M(i,l) < R_i + 1 has d_M₀(i,l) < (R_i + 1)/c. When that bound is below
 // ρ_i, i's stored list holds every candidate and the refresh only computes
 // exact current distances to those points. The other points ("stale") are
@@ -263,6 +263,9 @@ func (s *solver) refresh() error {
 // search bound, or nil when M is singular (no bound).
 func (s *solver) setWhiten() error {
 	s.search.whiten = nil
+	if s.rank > 0 && s.rank < s.d {
+		return nil // M = L Lᵀ of rank ≤ r < D: singular, no bound
+	}
 	e, err := s.b.SymEig(s.m, engine.AllRange(), true)
 	if err != nil {
 		return fmt.Errorf("lmnn: search bound: %w", err)

@@ -29,7 +29,10 @@ const (
 	refreshRelTol = 1e-12
 )
 
-// run is the projected subgradient descent.
+// run is the projected subgradient descent on M, or with Options.Rank > 0
+// the subgradient descent on the factor L: the same step-size and stopping
+// rules, only the trial point differs (iterNorm and stepNorm are those of M
+// and G, or of L and 2·G·L).
 func (s *solver) run(ctx context.Context) (*Result, error) {
 	res := &Result{Scale: s.scale}
 	if err := ctx.Err(); err != nil {
@@ -39,14 +42,20 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res.Curve = append(res.Curve, s.obj)
-	gn := normF(s.grad)
+	gn := s.stepNorm()
 	if gn == 0 {
 		res.Converged, res.Reason = true, "zero subgradient at the start"
 		return s.result(res), nil
 	}
-	alpha := initialStep * normF(s.m) / gn
-	mTry := mat.NewSymDense(s.d, nil)
-	a := mat.NewSymDense(s.d, nil)
+	alpha := initialStep * s.iterNorm() / gn
+	var mTry, a *mat.SymDense
+	var lNext *mat.Dense // low rank: the trial factor's buffer
+	if s.rank > 0 {
+		lNext = mat.NewDense(s.d, s.rank, nil)
+	} else {
+		mTry = mat.NewSymDense(s.d, nil)
+		a = mat.NewSymDense(s.d, nil)
+	}
 	sinceRefresh, lastRefreshObj := 0, s.obj
 	for it := 1; it <= s.opt.MaxIter; it++ {
 		refreshed := false
@@ -72,21 +81,27 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		}
 		sinceRefresh++
 		res.Iterations = it
-		// Trial point: Π(M − αG).
-		for i := 0; i < s.d; i++ {
-			for j := i; j < s.d; j++ {
-				a.SetSym(i, j, s.m.At(i, j)-alpha*s.grad.At(i, j))
+		var lTry *mat.Dense
+		if s.rank > 0 {
+			// Trial point: L − α·2GL.
+			lTry = s.factorStep(lNext, alpha)
+		} else {
+			// Trial point: Π(M − αG).
+			for i := 0; i < s.d; i++ {
+				for j := i; j < s.d; j++ {
+					a.SetSym(i, j, s.m.At(i, j)-alpha*s.grad.At(i, j))
+				}
 			}
-		}
-		lTry, err := s.project(mTry, a)
-		if err != nil {
-			return s.result(res), err
+			var err error
+			if lTry, err = s.project(mTry, a); err != nil {
+				return s.result(res), err
+			}
 		}
 		objTry, actTry := s.evaluate(lTry, s.wTry)
 		if objTry > s.obj {
 			alpha *= stepShrink
 			s.report(it, stepWhat("step rejected", refreshed))
-			if alpha*normF(s.grad) <= minStep*math.Max(normF(s.m), 1) {
+			if alpha*s.stepNorm() <= minStep*math.Max(s.iterNorm(), 1) {
 				res.Reason = "step size vanished without a decrease (objective flat to rounding)"
 				break
 			}
@@ -94,8 +109,13 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		}
 		// Accept.
 		rel := (s.obj - objTry) / math.Max(math.Abs(s.obj), math.SmallestNonzeroFloat64)
-		s.m, mTry = mTry, s.m
-		s.l = lTry
+		if s.rank > 0 {
+			s.l, lNext = lTry, s.l
+			s.m.SymOuterK(1, s.l)
+		} else {
+			s.m, mTry = mTry, s.m
+			s.l = lTry
+		}
 		s.obj, s.active = objTry, actTry
 		s.w, s.wTry = s.wTry, s.w
 		if err := s.gradient(); err != nil {
@@ -252,13 +272,17 @@ func (s *solver) evaluate(l *mat.Dense, w []float64) (float64, int) {
 }
 
 // gradient sets s.grad = Xᵀ L_W X for the weights s.w: the subgradient
-// (1−μ) Σ C_ij + μ Σ_active (C_ij − C_il) at the iterate.
+// (1−μ) Σ C_ij + μ Σ_active (C_ij − C_il) at the iterate, and with
+// Options.Rank > 0 the factor's gradient s.gl = 2·G·L.
 func (s *solver) gradient() error {
 	if err := s.graph.SetWeights(s.w); err != nil {
 		return fmt.Errorf("lmnn: %w", err)
 	}
 	if err := s.b.WeightedGram(s.grad, s.x, s.graph); err != nil {
 		return fmt.Errorf("lmnn: gradient: %w", err)
+	}
+	if s.rank > 0 {
+		s.factorGradient()
 	}
 	return nil
 }

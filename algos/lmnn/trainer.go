@@ -14,15 +14,16 @@ import (
 func init() { train.Register("lmnn", Trainer(0)) }
 
 // Trainer returns the train.Trainer of LMNN with push weight mu (0: the
-// default 0.5). It is registered as "lmnn" with the default; the root
-// package's estimator uses it to pass its own μ.
+// default 0.5) unless the input's Options.Mu (--mu) sets another. It is
+// registered as "lmnn" with the default.
 //
 // It learns from the labelled training rows: the target neighbours are
 // those of in.Triplets (built from the labels by the experiment protocol),
 // the impostors come from the labels. Options.Iters bounds the iterations
-// (0: 1000); LMNN has no C, so Options.C must be empty. The validation rows,
-// if any, only give ValError. On cancellation the output holds the current
-// iterate next to the error.
+// (0: 1000); Options.Rank > 0 (--rank) selects the low-rank factor
+// (Options.Rank of Learn); LMNN has no C, so Options.C must be empty. The
+// validation rows, if any, only give ValError. On cancellation the output
+// holds the current iterate next to the error.
 func Trainer(mu float64) train.Trainer {
 	return func(ctx context.Context, in train.Input) (train.Output, error) {
 		out := train.Output{DualityGap: math.NaN(), ValError: math.NaN(), ChosenC: math.NaN(), GapTol: math.NaN()}
@@ -38,13 +39,24 @@ func Trainer(mu float64) train.Trainer {
 		if len(in.Options.C) > 0 {
 			return out, fmt.Errorf("%w: lmnn has no C (got %v)", ErrInput, in.Options.C)
 		}
+		opt := Options{Mu: mu, MaxIter: in.Options.Iters, Rank: in.Options.Rank, Progress: in.Progress}
+		if in.Options.Mu != 0 {
+			opt.Mu = in.Options.Mu
+		}
+		if err := opt.validate(); err != nil {
+			return out, err
+		}
+		if _, d := in.Train.X.Dims(); opt.Rank > d {
+			return out, fmt.Errorf("%w: rank %d above the dimension %d of the training data (after preprocessing); want 1 ≤ rank ≤ %d, or 0 for the full-rank M", ErrInput, opt.Rank, d, d)
+		}
 		k := in.K
 		if k <= 0 {
 			k = 3
 		}
 		b := engine.Or(in.Backend)
+		opt.Backend = b
 		t0 := time.Now()
-		res, err := Learn(ctx, in.Train.X, in.Train.Y, in.Triplets, Options{Mu: mu, MaxIter: in.Options.Iters, Backend: b, Progress: in.Progress})
+		res, err := Learn(ctx, in.Train.X, in.Train.Y, in.Triplets, opt)
 		if res == nil {
 			return out, err
 		}

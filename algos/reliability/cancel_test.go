@@ -870,59 +870,72 @@ func isIterationLine(e progress.Event) bool {
 
 func trainCases(b engine.Backend, iris, wine *data.Dataset) []cancelCase {
 	var out []cancelCase
-	cfg := map[string]struct {
-		data *data.Dataset
-		opts train.Options
-	}{
-		"boostmetric": {iris, train.Options{Iters: 40}},
-		"psdboost":    {rows(iris, 2), train.Options{Iters: 40, C: []float64{20}}},
-		"frobmetric":  {wine, train.Options{C: []float64{1e4}}},
-		"lmnn":        {wine, train.Options{Iters: 200}},
-		"itml":        {wine, train.Options{C: []float64{1e4}}},
+	type config struct {
+		variant string // "" or a name for a variant's options
+		data    *data.Dataset
+		opts    train.Options
+	}
+	cfg := map[string][]config{
+		"boostmetric": {{"", iris, train.Options{Iters: 40}}},
+		"psdboost":    {{"", rows(iris, 2), train.Options{Iters: 40, C: []float64{20}}}},
+		"frobmetric":  {{"", wine, train.Options{C: []float64{1e4}}}},
+		"lmnn": {
+			{"", wine, train.Options{Iters: 200}},
+			{"rank 3", wine, train.Options{Iters: 200, Rank: 3}}, // the low-rank factor (--rank)
+		},
+		"itml": {{"", wine, train.Options{C: []float64{1e4}}}},
 	}
 	for _, algo := range train.Names() {
-		c, ok := cfg[algo]
-		if !ok {
-			continue // registered by a test elsewhere
+		for _, c := range cfg[algo] { // none: registered by a test elsewhere
+			out = append(out, trainCase(b, algo, c.variant, c.data, c.opts))
 		}
-		tc := cancelCase{
-			name: "train.RunExperiment/" + algo, hookAt: 2, pollAt: 2,
-			run: func(ctx context.Context, p *probe) (any, error) {
-				return train.RunExperiment(ctx, train.Experiment{Algo: algo, Train: c.data, Test: c.data, K: 3, Seed: 1, Backend: b, Options: c.opts,
-					Progress: func(e progress.Event) {
-						if algo == "frobmetric" && e.Algorithm != "train" || isIterationLine(e) {
-							p.tick()
-						}
-					}})
-			},
-			result: func(m mode, p *probe, v any) error {
-				r, _ := v.(*train.Report)
-				if r == nil {
-					if needResult(m, p) {
-						return fmt.Errorf("nil report after %d completed iterations", p.atCancel)
-					}
-					return nil
-				}
-				if r.Metric == nil {
-					return errors.New("report without a metric")
-				}
-				if algo != "frobmetric" {
-					if err := iterations(p, r.Iterations); err != nil {
-						return err
-					}
-				}
-				if !math.IsNaN(r.TestError) && !(r.TestError >= 0 && r.TestError <= 1) {
-					return fmt.Errorf("test error %v", r.TestError)
-				}
-				return checkPSD(r.Metric.M, r.Iterations > 0)
-			},
-		}
-		if algo == "frobmetric" {
-			tc.hookAt = 1 // progress lines come every 100 dual evaluations
-		}
-		out = append(out, tc)
 	}
 	return out
+}
+
+// trainCase is the cancellation case of one trainer (and option variant)
+// through train.RunExperiment.
+func trainCase(b engine.Backend, algo, variant string, d *data.Dataset, opts train.Options) cancelCase {
+	name := "train.RunExperiment/" + algo
+	if variant != "" {
+		name += " " + variant
+	}
+	tc := cancelCase{
+		name: name, hookAt: 2, pollAt: 2,
+		run: func(ctx context.Context, p *probe) (any, error) {
+			return train.RunExperiment(ctx, train.Experiment{Algo: algo, Train: d, Test: d, K: 3, Seed: 1, Backend: b, Options: opts,
+				Progress: func(e progress.Event) {
+					if algo == "frobmetric" && e.Algorithm != "train" || isIterationLine(e) {
+						p.tick()
+					}
+				}})
+		},
+		result: func(m mode, p *probe, v any) error {
+			r, _ := v.(*train.Report)
+			if r == nil {
+				if needResult(m, p) {
+					return fmt.Errorf("nil report after %d completed iterations", p.atCancel)
+				}
+				return nil
+			}
+			if r.Metric == nil {
+				return errors.New("report without a metric")
+			}
+			if algo != "frobmetric" {
+				if err := iterations(p, r.Iterations); err != nil {
+					return err
+				}
+			}
+			if !math.IsNaN(r.TestError) && !(r.TestError >= 0 && r.TestError <= 1) {
+				return fmt.Errorf("test error %v", r.TestError)
+			}
+			return checkPSD(r.Metric.M, r.Iterations > 0)
+		},
+	}
+	if algo == "frobmetric" {
+		tc.hookAt = 1 // progress lines come every 100 dual evaluations
+	}
+	return tc
 }
 
 // rosenbrock is the n-dimensional Rosenbrock function.

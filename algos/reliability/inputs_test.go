@@ -9,6 +9,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/lmnn"
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
@@ -87,10 +88,12 @@ func TestBadInputs(t *testing.T) {
 	}
 	for _, bname := range engine.Names() {
 		b, _ := engine.Get(bname)
-		experiment := func(algo string, xt *mat.Dense, yt []int, k int) func() (float64, error) {
+		// experimentRank runs the protocol; rank > 0 selects LMNN's
+		// low-rank factor (train.Options.Rank, --rank).
+		experimentRank := func(algo string, rank int, xt *mat.Dense, yt []int, k int) func() (float64, error) {
 			return func() (float64, error) {
 				tr := dataset(xt, yt)
-				opts := train.Options{Iters: 20}
+				opts := train.Options{Iters: 20, Rank: rank}
 				if algo != "boostmetric" && algo != "lmnn" { // the learners with a C
 					opts.C = []float64{1}
 				}
@@ -100,6 +103,15 @@ func TestBadInputs(t *testing.T) {
 					return 0, err
 				}
 				return r.TestError, nil
+			}
+		}
+		experiment := func(algo string, xt *mat.Dense, yt []int, k int) func() (float64, error) {
+			return experimentRank(algo, 0, xt, yt, k)
+		}
+		lmnnRank := func(rank int) func() (float64, error) {
+			return func() (float64, error) {
+				_, err := lmnn.Learn(ctx, x, y, nil, lmnn.Options{Rank: rank, Backend: b})
+				return 0, err
 			}
 		}
 		cases := []struct {
@@ -161,6 +173,14 @@ func TestBadInputs(t *testing.T) {
 				_, err := npkl.Cluster(ctx, x, y, npkl.ClusterOptions{Neighbors: 40, Runs: 1, Learn: npkl.Options{Backend: b}})
 				return 0, err
 			}},
+			{"LMNN rank -1", wantError, lmnnRank(-1)},
+			{"LMNN rank D+1", wantError, lmnnRank(4)},
+			{"lmnn rank 2 NaN", wantError, experimentRank("lmnn", 2, withValue(x, 5, 0, math.NaN()), y, 3)},
+			{"lmnn rank 2 single class", wantError, experimentRank("lmnn", 2, x, ones, 3)},
+			{"lmnn rank 4 (D+1)", wantError, experimentRank("lmnn", 4, x, y, 3)},
+			{"lmnn rank 2 duplicate points", errorOrFinite, experimentRank("lmnn", 2, dup, y, 3)},
+			{"lmnn rank 2 constant feature", errorOrFinite, experimentRank("lmnn", 2, constant, y, 3)},
+			{"lmnn rank 3 (D) constant feature", errorOrFinite, experimentRank("lmnn", 3, constant, y, 3)},
 		}
 		for _, algo := range train.Names() {
 			cases = append(cases,

@@ -75,6 +75,13 @@ var scaleLearners = []scaleLearner{
 		}
 		return res.M, res.Objective, res.Converged, nil
 	}},
+	{"lmnn rank 2", false, func(ctx context.Context, b engine.Backend, x *mat.Dense, y []int, ts *constraints.TripletSet) (*mat.SymDense, float64, bool, error) {
+		res, err := lmnn.Learn(ctx, x, y, ts, lmnn.Options{Rank: 2, Backend: b})
+		if err != nil {
+			return nil, 0, false, err
+		}
+		return res.M, res.Objective, res.Converged, nil
+	}},
 	{"itml", false, func(ctx context.Context, b engine.Backend, x *mat.Dense, y []int, _ *constraints.TripletSet) (*mat.SymDense, float64, bool, error) {
 		ps, err := itml.LabelPairs(y, 0, 1)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -236,7 +237,9 @@ func TestHelp(t *testing.T) {
 	}
 	// The help marks flags that apply to some algorithms only.
 	_, out, _ := runIO([]string{"help", "train"}, "")
-	if !strings.Contains(out, "[only frobmetric]") || !strings.Contains(out, "- (CSV on standard input)") {
+	if !strings.Contains(out, "[only frobmetric]") || !strings.Contains(out, "- (CSV on standard input)") ||
+		!regexp.MustCompile(`-mu float\s+LMNN push weight[^\n]*\[only lmnn\]`).MatchString(out) ||
+		!regexp.MustCompile(`-rank int\s+LMNN low-rank[^\n]*\[only lmnn\]`).MatchString(out) {
 		t.Errorf("train help: %s", out)
 	}
 }
@@ -279,6 +282,10 @@ func TestFlagNotApplicable(t *testing.T) {
 		{[]string{"train", "--algo", "psdboost", "--data", "builtin:iris", "--nu", "1e-5"}, "--nu does not apply to --algo psdboost"},
 		{[]string{"train", "--algo", "boostmetric", "--data", "builtin:iris", "--working-set", "on"}, "--working-set does not apply to --algo boostmetric (it applies to frobmetric)"},
 		{[]string{"train", "--algo", "boostmetric", "--data", "builtin:iris", "--C", "1"}, "--C does not apply to --algo boostmetric"},
+		{[]string{"train", "--algo", "itml", "--data", "builtin:iris", "--mu", "0.3"}, "--mu does not apply to --algo itml (it applies to lmnn)"},
+		{[]string{"train", "--algo", "boostmetric", "--data", "builtin:iris", "--mu", "1.5"}, "--mu does not apply to --algo boostmetric (it applies to lmnn)"},
+		{[]string{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--rank", "2"}, "--rank does not apply to --algo frobmetric (it applies to lmnn)"},
+		{[]string{"train", "--algo", "lmnn", "--data", "builtin:iris", "--nu", "1e-5"}, "--nu does not apply to --algo lmnn"},
 		{[]string{"train", "--algo", "boostmetric", "--loss", "hinge", "--data", "builtin:iris", "--mode", "corrective"}, "--mode does not apply to --algo boostmetric --loss hinge"},
 		{[]string{"train", "--algo", "identity-test", "--data", "builtin:iris", "--loss", "exp"}, "--loss does not apply to --algo identity-test"},
 		{[]string{"kernel", "--algo", "meg", "--max-iter", "5"}, "--max-iter does not apply to --algo meg (it applies to definiteboost)"},
@@ -311,6 +318,8 @@ func TestFlagNotApplicable(t *testing.T) {
 		{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--C", "1", "--working-set", "off", "--loss", "", "--quiet"},
 		{"train", "--algo", "identity-test", "--data", "builtin:iris", "--C", "", "--nu", "0", "--quiet"},
 		{"train", "--algo", "boostmetric", "--data", "builtin:iris", "--loss", "logistic", "--mode", "stagewise", "--iters", "5", "--quiet"},
+		{"train", "--algo", "lmnn", "--data", "builtin:iris", "--mu", "0.3", "--rank", "2", "--iters", "5", "--quiet"},
+		{"train", "--algo", "itml", "--data", "builtin:iris", "--mu", "0", "--rank", "0", "--iters", "5", "--quiet"},
 	} {
 		if st, _, errs := runIO(args, ""); st != 0 {
 			t.Errorf("%q: status %d: %s", args, st, errs)

@@ -54,6 +54,12 @@ func TestHostileLimits(t *testing.T) {
 	runHostile(t, []hostileCase{
 		{"frobmetric --iters -1", []string{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--iters", "-1"}, "--iters -1"},
 		{"boostmetric --passes -3", []string{"train", "--algo", "boostmetric", "--data", "builtin:iris", "--passes", "-3"}, "--passes -3"},
+		{"lmnn --rank -1", []string{"train", "--algo", "lmnn", "--data", "builtin:iris", "--rank", "-1"}, "--rank -1"},
+		{"lmnn --rank 5 (D = 4)", []string{"train", "--algo", "lmnn", "--data", "builtin:iris", "--rank", "5"}, "--rank 5: the training data has 4 features"},
+		{"lmnn --rank 3 --pca 2", []string{"train", "--algo", "lmnn", "--data", "builtin:iris", "--pca", "2", "--rank", "3"}, "--rank 3: the training data has 2 dimensions after --pca"},
+		{"lmnn --mu 1.5", []string{"train", "--algo", "lmnn", "--data", "builtin:iris", "--mu", "1.5"}, "--mu 1.5"},
+		{"lmnn --mu -0.2", []string{"train", "--algo", "lmnn", "--data", "builtin:iris", "--mu", "-0.2"}, "--mu -0.2"},
+		{"lmnn --mu NaN", []string{"train", "--algo", "lmnn", "--data", "builtin:iris", "--mu", "NaN"}, "--mu NaN"},
 		{"embed --iters -5", []string{"embed", "--data", "swissroll:200", "--iters", "-5"}, "--iters -5"},
 		{"embed --k 0", []string{"embed", "--data", "swissroll:200", "--k", "0"}, "--k 0"},
 		{"embed --k -1", []string{"embed", "--data", "swissroll:200", "--k", "-1"}, "--k -1"},

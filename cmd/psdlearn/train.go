@@ -138,6 +138,8 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included; LMNN's descent steps (> 0; default: the algorithm's)")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
 	fs.StringVar(&f.opts.WorkingSet, "working-set", "", "FrobMetric working set: auto|on|off (default auto: on from 20,000 triplets)")
+	fs.Float64Var(&f.opts.Mu, "mu", 0, "LMNN push weight μ in (0, 1]: (1−μ)·pull + μ·push (0: the default 0.5)")
+	fs.IntVar(&f.opts.Rank, "rank", 0, "LMNN low-rank factor: learn M = L Lᵀ with L of this many columns (1 … the dimension after preprocessing), by gradient steps on L started from the top principal axes; 0: the full-rank M")
 	fs.StringVar(&f.triplets, "triplets", "", "learn from the triplets of this CSV file (header i,j,k: 0-based rows of --data, row i closer to j than to k; - : standard input) instead of labels")
 	fs.StringVar(&f.pairs, "pairs", "", "learn from the pairs of this CSV file (header i,j,y: y = 1 similar, -1 dissimilar), turned into triplets (i,j,k) for every similar (i,j) and dissimilar (i,k)")
 	fs.Float64Var(&f.holdout, "holdout", 0.2, "share of the constraints held out to score the metric (and of the rest to choose C from a list); 0: train on all")
@@ -159,7 +161,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if itersGiven && f.opts.Iters <= 0 {
 		return usagef("train: --iters %d: the iteration limit must be > 0 (omit it for the algorithm's default)", f.opts.Iters)
 	}
-	if err := checkNonNegative("train", map[string]int{"iters": f.opts.Iters, "passes": f.opts.Passes}); err != nil {
+	if err := checkNonNegative("train", map[string]int{"iters": f.opts.Iters, "passes": f.opts.Passes, "rank": f.opts.Rank}); err != nil {
 		return err
 	}
 	var err error
@@ -184,6 +186,9 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	if err := checkFlagRules(fs, "train", chosen, rules); err != nil {
 		return err
+	}
+	if math.IsNaN(f.opts.Mu) || f.opts.Mu < 0 || f.opts.Mu > 1 {
+		return usagef("train: --mu %v: want a push weight in (0, 1] (omit it for the default 0.5)", f.opts.Mu)
 	}
 	if f.constraintMode() {
 		if f.opts.Passes > 1 {
@@ -223,6 +228,16 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	loadSeconds := time.Since(tLoad).Seconds()
 	say("train: %s: %d train, %d validation, %d test points, %d features", f.dataSpec, tr.Len(), val.Len(), test.Len(), tr.Dim())
+	// --rank is checked against the dimension the learner will see (after
+	// --pca) before the triplets are built.
+	if dim, what := tr.Dim(), "features"; f.opts.Rank > 0 {
+		if f.pca > 0 && f.pca < dim {
+			dim, what = f.pca, "dimensions after --pca"
+		}
+		if f.opts.Rank > dim {
+			return usagef("train: --rank %d: the training data has %d %s; want 1 ≤ rank ≤ %d (or 0 for the full-rank M)", f.opts.Rank, dim, what, dim)
+		}
+	}
 
 	rep, err := train.RunExperiment(ctx, train.Experiment{
 		Algo: f.algo, Train: tr, Val: val, Test: test, Standardize: f.standardize, PCA: f.pca,
@@ -265,6 +280,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 				"data": f.dataSpec, "split": splitDesc, "test": f.testSpec, "seed": f.seed, "k": f.k,
 				"standardize": f.standardize, "pca": f.pca, "loss": f.opts.Loss, "mode": f.opts.Mode,
 				"passes": f.opts.Passes, "iters": f.opts.Iters, "nu": f.opts.Nu, "C": f.opts.C, "working_set": f.opts.WorkingSet,
+				"mu": f.opts.Mu, "rank": f.opts.Rank,
 				"chosen_c": rep.ChosenC, "iterations": rep.Iterations, "objective": rep.Objective,
 				"duality_gap": rep.DualityGap, "val_error": valErr, "test_error": testErr,
 				"euclidean_test_error": eucTest, "backend": b.Name(), "triplets": rep.Triplets,
@@ -312,6 +328,8 @@ func trainFlagRules(f *trainFlags) []flagRule {
 		{"passes", smooth, boostSmooth},
 		{"nu", smooth, boostSmooth},
 		{"working-set", "frobmetric", func() bool { return f.algo == "frobmetric" }},
+		{"mu", "lmnn", func() bool { return f.algo == "lmnn" }},
+		{"rank", "lmnn", func() bool { return f.algo == "lmnn" }},
 		{"C", "frobmetric, psdboost, boostmetric --loss hinge, itml (as γ)", hasC},
 		{"holdout", "--triplets or --pairs", f.constraintMode},
 		{"no-labels", "--triplets or --pairs", f.constraintMode},

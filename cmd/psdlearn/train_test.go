@@ -14,6 +14,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
@@ -364,5 +365,50 @@ func TestEmitJSONNonFinite(t *testing.T) {
 func TestPeakRSS(t *testing.T) {
 	if v := peakRSSMB(); !(v > 1 && v < 1<<20) {
 		t.Errorf("peak RSS %v MiB", v)
+	}
+}
+
+// TestTrainLMNNFlags: --mu and --rank reach the LMNN trainer. The rank-r
+// model has a metric of rank at most r (the summary's "rank", the
+// numerical rank of M), the model file records both flags, and --mu
+// changes the learned metric.
+func TestTrainLMNNFlags(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"train", "--algo", "lmnn", "--data", "builtin:wine", "--standardize", "--iters", "60"}
+	objective := map[string]float64{}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		mu      float64
+		rank    int
+		maxRank int
+	}{
+		{"defaults", nil, 0, 0, 13},
+		{"mu 0.2", []string{"--mu", "0.2"}, 0.2, 0, 13},
+		{"rank 2", []string{"--rank", "2"}, 0, 2, 2},
+		{"rank 3 mu 0.8", []string{"--rank", "3", "--mu", "0.8"}, 0.8, 3, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			args := append(append(append([]string{}, base...), tc.args...), "--out", out)
+			sum := runJSON(t, args...)
+			if r := int(field(t, sum, "rank")); r < 1 || r > tc.maxRank {
+				t.Errorf("metric rank %d, want 1 … %d", r, tc.maxRank)
+			}
+			objective[tc.name] = field(t, sum, "objective")
+			m, err := model.LoadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mu, _ := m.Info["mu"].(float64); mu != tc.mu {
+				t.Errorf("model info mu %v, want %v", m.Info["mu"], tc.mu)
+			}
+			if r, _ := m.Info["rank"].(float64); int(r) != tc.rank {
+				t.Errorf("model info rank %v, want %v", m.Info["rank"], tc.rank)
+			}
+		})
+	}
+	if objective["defaults"] == objective["mu 0.2"] {
+		t.Errorf("--mu 0.2 left the objective at %v", objective["defaults"])
 	}
 }
