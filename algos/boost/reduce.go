@@ -57,8 +57,9 @@ func forChunks(m int, f func(c, lo, hi int)) []int {
 	return b
 }
 
-// shiftedSums holds Σ e, Σ e·h and Σ e·h² with e = exp(t − mx) over a chunk.
-type shiftedSums struct{ mx, s, s1, s2 float64 }
+// shiftedSums holds Σ e, Σ e·h, Σ e·h² and Σ e·h³ with e = exp(t − mx) over
+// a chunk.
+type shiftedSums struct{ mx, s, s1, s2, s3 float64 }
 
 // combine merges chunk sums in chunk order onto the largest shift.
 func combine(parts []shiftedSums) shiftedSums {
@@ -75,19 +76,20 @@ func combine(parts []shiftedSums) shiftedSums {
 		out.s += f * p.s
 		out.s1 += f * p.s1
 		out.s2 += f * p.s2
+		out.s3 += f * p.s3
 	}
 	return out
 }
 
 // expSums returns the shifted sums of e_r = exp(−ρ_r − w·h_r) (h may be nil
-// for w = 0; then s1 = s2 = 0). One pass per chunk: the shift follows the
+// for w = 0; then s1 = s2 = s3 = 0). One pass per chunk: the shift follows the
 // running maximum of the exponents, rescaling the partial sums when it grows
 // (a handful of times per chunk on data in no particular order).
 func expSums(rho, h []float64, w float64) shiftedSums {
 	parts := make([]shiftedSums, len(chunks(len(rho)))-1)
 	forChunks(len(rho), func(c, lo, hi int) {
 		mx := math.Inf(-1)
-		var s, s1, s2 float64
+		var s, s1, s2, s3 float64
 		if h == nil {
 			for _, p := range rho[lo:hi] {
 				t := -p
@@ -103,38 +105,44 @@ func expSums(rho, h []float64, w float64) shiftedSums {
 				t := -rho[r] - w*hr
 				if t > mx {
 					f := math.Exp(mx - t)
-					s, s1, s2 = s*f, s1*f, s2*f
+					s, s1, s2, s3 = s*f, s1*f, s2*f, s3*f
 					mx = t
 				}
 				e := math.Exp(t - mx)
+				eh := e * hr
 				s += e
-				s1 += e * hr
-				s2 += e * hr * hr
+				s1 += eh
+				s2 += eh * hr
+				s3 += eh * hr * hr
 			}
 		}
-		parts[c] = shiftedSums{mx, s, s1, s2}
+		parts[c] = shiftedSums{mx, s, s1, s2, s3}
 	})
 	return combine(parts)
 }
 
-// logisticSums returns Σ h_r σ(−t_r) and Σ h_r² σ(−t_r)(1 − σ(−t_r)) for
-// t_r = ρ_r + w·h_r.
-func logisticSums(rho, h []float64, w float64) (g1, g2 float64) {
-	parts := make([][2]float64, len(chunks(len(rho)))-1)
+// logisticSums returns Σ h_r σ(−t_r), Σ h_r² σ(−t_r)(1 − σ(−t_r)) and its
+// derivative in w, −Σ h_r³ σ(1 − σ)(1 − 2σ), for t_r = ρ_r + w·h_r.
+func logisticSums(rho, h []float64, w float64) (g1, g2, g3 float64) {
+	parts := make([][3]float64, len(chunks(len(rho)))-1)
 	forChunks(len(rho), func(c, lo, hi int) {
-		var a, b float64
+		var a, b, d float64
 		for r := lo; r < hi; r++ {
-			sg := sigmoidNeg(rho[r] + w*h[r])
-			a += h[r] * sg
-			b += h[r] * h[r] * sg * (1 - sg)
+			hr := h[r]
+			sg := sigmoidNeg(rho[r] + w*hr)
+			v := hr * hr * sg * (1 - sg)
+			a += hr * sg
+			b += v
+			d -= v * hr * (1 - 2*sg)
 		}
-		parts[c] = [2]float64{a, b}
+		parts[c] = [3]float64{a, b, d}
 	})
 	for _, p := range parts {
 		g1 += p[0]
 		g2 += p[1]
+		g3 += p[2]
 	}
-	return g1, g2
+	return g1, g2, g3
 }
 
 // softplusSum returns Σ_r log(1 + exp(−ρ_r)).
