@@ -26,6 +26,7 @@ const childEnv = "PSDLEARN_MPI_CHILD"
 //	suite        the conformance suite on the world communicator, then Close
 //	kill-exit    rank 1 calls os.Exit(1) while rank 0 waits in an Allreduce
 //	kill-signal  rank 1 sends itself SIGKILL while rank 0 waits in an Allreduce
+//	truncate     rank 1 passes Bcast a shorter buffer than the root's
 func TestMPIChild(t *testing.T) {
 	mode := os.Getenv(childEnv)
 	if mode == "" {
@@ -60,6 +61,17 @@ func TestMPIChild(t *testing.T) {
 		// Open MPI kills the job before this line (docs/mpi.md).
 		fmt.Printf("mpichild: rank %d: allreduce returned %v, %v\n", r, buf, err)
 		mpi.Close()
+	case "truncate":
+		n := 10
+		if r == 1 {
+			n = 5
+		}
+		err := c.Bcast(make([]float64, n), 0)
+		var merr *mpi.Error
+		fmt.Printf("mpichild: rank %d: bcast: errors.As(*mpi.Error)=%v: %v\n", r, errors.As(err, &merr), err)
+		if err := mpi.Close(); err != nil {
+			t.Error(err)
+		}
 	default:
 		t.Fatalf("unknown %s=%q", childEnv, mode)
 	}
@@ -176,5 +188,24 @@ func TestMpirunKill(t *testing.T) {
 				t.Errorf("mpirun's output does not contain %q", tc.msg)
 			}
 		})
+	}
+}
+
+// TestMpirunTruncate checks that MPI_ERRORS_RETURN turns an error MPI
+// detects into a Go error instead of aborting the job: a Bcast whose
+// receiving buffer is shorter than the root's fails, on that rank only, with
+// an *mpi.Error (MPI_ERR_TRUNCATE in Open MPI 4.1), and the job still ends
+// normally.
+func TestMpirunTruncate(t *testing.T) {
+	out, _, err := mpirunJob(t, 2, "truncate")
+	if err != nil {
+		t.Fatalf("mpirun: %v\n%s", err, out)
+	}
+	lines := rankLines(out, 2)
+	if all := strings.Join(lines[0], "\n"); !strings.Contains(all, "mpichild: rank 0: bcast: errors.As(*mpi.Error)=false: <nil>") {
+		t.Errorf("rank 0 (the root) did not succeed:\n%s", out)
+	}
+	if all := strings.Join(lines[1], "\n"); !strings.Contains(all, "mpichild: rank 1: bcast: errors.As(*mpi.Error)=true: mpi: bcast: MPI_ERR_TRUNCATE") {
+		t.Errorf("rank 1 did not report MPI_ERR_TRUNCATE as an *mpi.Error:\n%s", out)
 	}
 }
