@@ -48,7 +48,7 @@ func TestMPIChild(t *testing.T) {
 		}
 		if r == 1 {
 			time.Sleep(300 * time.Millisecond)
-			fmt.Printf("mpichild: rank 1: dying (%s)\n", mode)
+			fmt.Printf("mpichild: rank 1: dying (%s) at %d\n", mode, time.Now().UnixNano())
 			if mode == "kill-exit" {
 				os.Exit(1)
 			}
@@ -173,7 +173,13 @@ func TestMpirunKill(t *testing.T) {
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			out, took, err := mpirunJob(t, 2, tc.mode)
+			end := time.Now()
 			t.Logf("mpirun -np 2 (%s): %v, %v\n%s", tc.mode, took.Round(time.Millisecond), err, out)
+			if m := regexp.MustCompile(`dying \(.*\) at (\d+)`).FindStringSubmatch(out); m != nil {
+				var ns int64
+				fmt.Sscan(m[1], &ns)
+				t.Logf("the job ended %v after rank 1 died", end.Sub(time.Unix(0, ns)).Round(time.Millisecond))
+			}
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) || exit.ExitCode() == 0 {
 				t.Errorf("mpirun: %v; want a non-zero exit", err)
@@ -183,6 +189,9 @@ func TestMpirunKill(t *testing.T) {
 			}
 			if !strings.Contains(out, "mpichild: rank 0: waiting in allreduce") {
 				t.Errorf("rank 0 never reached the allreduce")
+			}
+			if strings.Contains(out, "allreduce returned") {
+				t.Errorf("rank 0's Allreduce returned: Open MPI used to kill the job instead (docs/mpi.md)")
 			}
 			if !strings.Contains(out, tc.msg) {
 				t.Errorf("mpirun's output does not contain %q", tc.msg)
