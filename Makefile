@@ -4,7 +4,7 @@ GO ?= go
 TEST_TIMEOUT ?= 30m
 FUZZTIME ?= 20000x
 
-.PHONY: deps demo test test-race fuzz bench build
+.PHONY: deps demo test test-mpi test-race fuzz bench build
 
 deps:
 	bash third_party/install-deps.sh
@@ -16,12 +16,19 @@ demo: deps
 	$(GO) run ./cmd/psdlearn demo
 
 # test runs the whole suite with the native backend (cgo), the pure-Go build
-# (CGO_ENABLED=0: only the "go" backend exists) and the race detector on the
-# packages with concurrency guarantees.
+# (CGO_ENABLED=0: only the "go" backend exists), the race detector on the
+# packages with concurrency guarantees, and the MPI binding (test-mpi).
 test: deps
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
-	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/...
+	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/... ./mpi/...
 	$(GO) test -count=1 -race -timeout $(TEST_TIMEOUT) -run 'Race|Concurren|Reentrant' ./...
+	$(MAKE) test-mpi
+
+# test-mpi runs the mpi package built with Open MPI (-tags mpi): the
+# conformance suite in one process and under mpirun -np 2 and -np 3, and a
+# job whose rank dies mid-collective (about 5 s; docs/mpi.md).
+test-mpi: deps
+	$(GO) test -tags mpi -count=1 -timeout 5m ./mpi/...
 
 # fuzz runs every fuzz target (the data loaders, the model file and the
 # constraint files) for FUZZTIME each (an execution count such as 20000x, or

@@ -23,6 +23,7 @@ import (
 	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/lp"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -70,6 +71,9 @@ func TestSentinelsMatchTheirCondition(t *testing.T) {
 		{"lp.ErrInvalidArgument", lp.ErrInvalidArgument, []error{errs.ErrInvalid}},
 		{"lp.ErrTooLarge", lp.ErrTooLarge, []error{errs.ErrResource}},
 		{"lp.ErrNotSolved", lp.ErrNotSolved, []error{errs.ErrNotConverged}},
+		{"mpi.ErrInvalidArgument", mpi.ErrInvalidArgument, []error{errs.ErrInvalid}},
+		{"mpi.ErrClosed", mpi.ErrClosed, nil},
+		{"mpi.ErrNoMPISupport", mpi.ErrNoMPISupport, nil},
 	} {
 		for _, c := range conditions {
 			want := false
