@@ -203,12 +203,12 @@ func globalScale(comm mpi.Comm, x *mat.Dense, sh *Shard, d int, lerr error) (flo
 			}
 		}
 	}
-	dd := float64(d)
+	// [failed, D, −D, amax, N] in one Allreduce(max); a rank without rows
+	// has no say on D.
+	agree := []float64{0, float64(d), -float64(d), amax, float64(sh.N)}
 	if rows == 0 {
-		dd = math.Inf(-1)
+		agree[1], agree[2] = math.Inf(-1), math.Inf(-1)
 	}
-	// [failed, D, −D, amax, N] in one Allreduce(max).
-	agree := []float64{0, dd, -dd, amax, float64(sh.N)}
 	if lerr != nil {
 		agree[0] = 1
 	}

@@ -2,6 +2,7 @@ package dist_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/dist"
 	"github.com/psdlearn/psdlearn/mpi"
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -220,4 +222,74 @@ func TestWineIllConditioned(t *testing.T) {
 	}
 	got := distBoost(t, x, y, 3, split(n, 2), boost.Options{})[0]
 	t.Logf("wine, 500 iterations: one ulp on the data changes the one-process metric by %.3g relative; 2 ranks differ from it by %.3g", e, relDiff(got.Matrix(d), want.Matrix(d)))
+}
+
+// TestEmptyRank: a rank without rows takes part in every collective and
+// gets the model too.
+func TestEmptyRank(t *testing.T) {
+	x, y := load(t, "iris")
+	_, d := x.Dims()
+	ts, err := constraints.Triplets(x, y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := boost.BoostMetric(context.Background(), x, ts, boost.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, got := range distBoost(t, x, y, 3, []int{0, 0, 50, 150}, boost.Options{}) {
+		if e := relDiff(got.Matrix(d), want.Matrix(d)); !(e <= 1e-9) || got.Iterations != want.Iterations {
+			t.Errorf("rank %d: %d iterations, metric differs by %.3g", r, got.Iterations, e)
+		}
+	}
+}
+
+// TestCancel: a context cancelled on one rank stops every rank at the same
+// iteration, with the iterations completed so far.
+func TestCancel(t *testing.T) {
+	x, y := load(t, "iris")
+	n, _ := x.Dims()
+	bounds := split(n, 3)
+	sh := shards(t, x, y, 3, bounds)
+	res := make([]*boost.Result, 3)
+	errs := runRanks(3, func(c mpi.Comm) error {
+		r := c.Rank()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		opt := boost.Options{}
+		if r == 1 {
+			opt.Progress = func(e progress.Event) {
+				if e.Iteration == 3 {
+					cancel()
+				}
+			}
+		}
+		var err error
+		res[r], err = dist.BoostMetric(ctx, c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], opt)
+		return err
+	})
+	for r, err := range errs {
+		if !errors.Is(err, context.Canceled) || (r != 1) != errors.Is(err, dist.ErrRemote) {
+			t.Errorf("rank %d: error %v", r, err)
+		}
+		if res[r] == nil || res[r].Stop != boost.StopCancelled || res[r].Iterations != 3 || len(res[r].W) != 3 {
+			t.Errorf("rank %d: result %+v", r, res[r])
+		}
+	}
+}
+
+// TestOptionsRefused: the modes that are not distributed are refused on
+// every rank before any communication.
+func TestOptionsRefused(t *testing.T) {
+	for _, opt := range []boost.Options{{Mode: boost.Corrective}, {Loss: boost.Hinge}, {Eig: boost.EigLanczos}, {Nu: -1}} {
+		errs := runRanks(2, func(c mpi.Comm) error {
+			_, err := dist.BoostMetric(context.Background(), c, nil, &dist.Shard{}, opt)
+			return err
+		})
+		for r, err := range errs {
+			if !errors.Is(err, dist.ErrInvalid) {
+				t.Errorf("%+v: rank %d: %v", opt, r, err)
+			}
+		}
+	}
 }
