@@ -20,8 +20,6 @@ package dist
 
 import (
 	"errors"
-	"runtime"
-	"sync"
 
 	"github.com/psdlearn/psdlearn/errs"
 )
@@ -33,22 +31,3 @@ var ErrInvalid = errs.New("dist: invalid input", errs.ErrInvalid)
 // (its own error says why): the ranks agree to stop together rather than
 // leave some waiting in a collective.
 var ErrRemote = errors.New("dist: stopped because another rank failed")
-
-// forRows runs f on contiguous ranges of n rows, on up to GOMAXPROCS
-// goroutines.
-func forRows(n int, f func(lo, hi int)) {
-	p := min(runtime.GOMAXPROCS(0), n)
-	if p <= 1 || n < 64 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < p; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			f(w*n/p, (w+1)*n/p)
-		}(w)
-	}
-	wg.Wait()
-}

@@ -9,6 +9,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/mpi"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -67,17 +68,6 @@ func insert(l []cand, c cand, k int, less func(a, b cand) bool) []cand {
 	copy(l[pos+1:], l[pos:len(l)-1])
 	l[pos] = c
 	return l
-}
-
-// sqDist is the squared distance constraints.Triplets ranks by (sparse.KNN
-// re-ranks its candidates with this sum, in this order).
-func sqDist(a, b []float64) float64 {
-	var s float64
-	for l, v := range a {
-		e := v - b[l]
-		s += e * e
-	}
-	return s
 }
 
 // layout returns every rank's row count and the offsets (prefix sums), from
@@ -214,8 +204,15 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 	aft := make([][]cand, rows)
 	halo := map[int][]float64{}
 	var xr mat.RawMatrixer
+	var local *classBlocks // this rank's rows grouped by class
 	if rows > 0 {
 		xr = xLocal
+		raw := xLocal.RawMatrix()
+		flat := make([]float64, rows*d)
+		for i := 0; i < rows; i++ {
+			copy(flat[i*d:(i+1)*d], raw.Data[i*raw.Stride:i*raw.Stride+d])
+		}
+		local = groupByClass(flat, d, yLocal)
 	}
 	for q := 0; q < p; q++ {
 		nq := counts[q]
@@ -238,30 +235,37 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 			continue
 		}
 		block, labels := buf[:nq*d], buf[nq*d:]
-		raw := xr.RawMatrix()
-		forRows(rows, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				xi := raw.Data[i*raw.Stride : i*raw.Stride+d]
-				ci := yLocal[i]
-				gi := offsets[me] + i
-				for j := 0; j < nq; j++ {
-					gj := offsets[q] + j
-					if gj == gi {
-						continue
-					}
-					cj := int(labels[j])
-					c := cand{sqDist(xi, block[j*d:(j+1)*d]), cj, gj}
-					switch {
-					case cj == ci:
-						tgt[i] = insert(tgt[i], c, kt[i], lessIdx)
-					case cj < ci:
-						bef[i] = insert(bef[i], c, kb[i], lessLabel)
-					default:
-						aft[i] = insert(aft[i], c, ka[i], lessLabel)
-					}
-				}
+		var bs *classBlocks
+		if q == me {
+			bs = local
+		} else {
+			lab := make([]int, nq)
+			for j, v := range labels {
+				lab[j] = int(v)
 			}
-		})
+			bs = groupByClass(block, d, lab)
+		}
+		for c, qr := range local.ranges {
+			if qr[1] == qr[0] {
+				continue
+			}
+			i0 := local.order[qr[0]]
+			if err := searchBlock(local, bs, c, q == me, kt[i0], kb[i0], ka[i0], func(a int, nb candAt) {
+				i := local.order[qr[0]+a]
+				gj := offsets[q] + bs.order[nb.pos]
+				c := cand{nb.d, bs.labels[nb.pos], gj}
+				switch {
+				case c.label == yLocal[i]:
+					tgt[i] = insert(tgt[i], c, kt[i], lessIdx)
+				case c.label < yLocal[i]:
+					bef[i] = insert(bef[i], c, kb[i], lessLabel)
+				default:
+					aft[i] = insert(aft[i], c, ka[i], lessLabel)
+				}
+			}); err != nil {
+				return nil, err
+			}
+		}
 		if q == me {
 			continue
 		}
@@ -330,6 +334,116 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 		return nil, fmt.Errorf("%w: no triplets: every class has a single point", ErrInvalid)
 	}
 	return sh, nil
+}
+
+// classBlocks is a block of rows sorted by (label, row): the rows of label c
+// are x's rows ranges[c][0] … ranges[c][1]−1, the rows of the labels below
+// it all the rows before, of the labels above all the rows after: the
+// layout constraints.Triplets searches in.
+type classBlocks struct {
+	x      *mat.Dense // sorted rows
+	order  []int      // sorted position → row of the block
+	labels []int      // sorted position → label
+	ranges [][2]int   // label → [lo, hi) of sorted positions
+}
+
+// groupByClass sorts the n = len(labels) rows of the row-major block by
+// (label, row).
+func groupByClass(block []float64, d int, labels []int) *classBlocks {
+	n := len(labels)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return labels[order[a]] < labels[order[b]] })
+	nl := 0
+	for _, c := range labels {
+		nl = max(nl, c+1)
+	}
+	cb := &classBlocks{x: mat.NewDense(n, d, nil), order: order, labels: make([]int, n), ranges: make([][2]int, nl)}
+	raw := cb.x.RawMatrix()
+	for c := range cb.ranges {
+		cb.ranges[c] = [2]int{-1, -1}
+	}
+	for pos, j := range order {
+		copy(raw.Data[pos*raw.Stride:pos*raw.Stride+d], block[j*d:(j+1)*d])
+		c := labels[j]
+		cb.labels[pos] = c
+		if cb.ranges[c][0] < 0 {
+			cb.ranges[c][0] = pos
+		}
+		cb.ranges[c][1] = pos + 1
+	}
+	// Labels without rows: an empty range where they would sort.
+	next := n
+	for c := nl - 1; c >= 0; c-- {
+		if cb.ranges[c][0] < 0 {
+			cb.ranges[c] = [2]int{next, next}
+		}
+		next = cb.ranges[c][0]
+	}
+	return cb
+}
+
+// rangeOf returns the sorted positions of label c, [n, n) past the labels.
+func (cb *classBlocks) rangeOf(c int) (int, int) {
+	if c < len(cb.ranges) {
+		return cb.ranges[c][0], cb.ranges[c][1]
+	}
+	n, _ := cb.x.Dims()
+	return n, n
+}
+
+// candAt is a neighbour found in a block: its sorted position there and its
+// squared distance.
+type candAt struct {
+	pos int
+	d   float64
+}
+
+// searchBlock finds, for the local points of class c, their nearest rows of
+// the block bs among the same class (up to kt, excluding the point itself
+// when bs is the local block), the classes below (up to kb) and above (up
+// to ka), with sparse.KNN — the search constraints.Triplets makes, on the
+// same layout, so distances and ties come out the same — and calls found
+// for every (query a of the class, neighbour).
+func searchBlock(local, bs *classBlocks, c int, self bool, kt, kb, ka int, found func(a int, nb candAt)) error {
+	qlo, qhi := local.rangeOf(c)
+	q := local.x.Slice(qlo, qhi, 0, local.x.RawMatrix().Cols).(*mat.Dense)
+	nb, _ := bs.x.Dims()
+	blo, bhi := bs.rangeOf(c)
+	search := func(lo, hi, k int, self bool) error {
+		if self {
+			k = min(k, hi-lo-1)
+		} else {
+			k = min(k, hi-lo)
+		}
+		if k <= 0 {
+			return nil
+		}
+		ref := q
+		if !self {
+			ref = bs.x.Slice(lo, hi, 0, bs.x.RawMatrix().Cols).(*mat.Dense)
+		}
+		res, err := sparse.KNN(q, ref, k, self)
+		if err != nil {
+			return fmt.Errorf("dist: triplets: %w", err)
+		}
+		for a := 0; a < qhi-qlo; a++ {
+			idx, dd := res.Row(a)
+			for t, j := range idx {
+				found(a, candAt{lo + j, dd[t]})
+			}
+		}
+		return nil
+	}
+	if err := search(blo, bhi, kt, self); err != nil {
+		return err
+	}
+	if err := search(0, blo, kb, false); err != nil {
+		return err
+	}
+	return search(bhi, nb, ka, false)
 }
 
 // mergeSides merges the impostors of the classes below and above the
