@@ -45,6 +45,53 @@ type Report struct {
 	TripletsSec   float64   // dist.Triplets, wall clock
 	BoostSec      float64   // dist.BoostMetric, wall clock
 	PerIterMillis float64   // BoostSec / max(Iterations, 1)
+	// Time in, number of and float64s sent by the collectives of
+	// dist.BoostMetric (the time includes waiting for the other ranks).
+	CommSec    float64
+	CommCalls  int
+	CommFloats int
+}
+
+// timedComm counts the collectives of a communicator and the time spent in
+// them.
+type timedComm struct {
+	mpi.Comm
+	calls, floats int
+	d             time.Duration
+}
+
+func (c *timedComm) timed(n int, f func() error) error {
+	start := time.Now()
+	err := f()
+	c.d += time.Since(start)
+	c.calls++
+	c.floats += n
+	return err
+}
+
+func (c *timedComm) Barrier() error { return c.timed(0, c.Comm.Barrier) }
+func (c *timedComm) AllreduceSum(b []float64) error {
+	return c.timed(len(b), func() error { return c.Comm.AllreduceSum(b) })
+}
+func (c *timedComm) AllreduceMax(b []float64) error {
+	return c.timed(len(b), func() error { return c.Comm.AllreduceMax(b) })
+}
+func (c *timedComm) AllreduceSumScalar(x float64) (v float64, err error) {
+	err = c.timed(1, func() error { v, err = c.Comm.AllreduceSumScalar(x); return err })
+	return v, err
+}
+func (c *timedComm) AllreduceMaxScalar(x float64) (v float64, err error) {
+	err = c.timed(1, func() error { v, err = c.Comm.AllreduceMaxScalar(x); return err })
+	return v, err
+}
+func (c *timedComm) Bcast(b []float64, root int) error {
+	return c.timed(len(b), func() error { return c.Comm.Bcast(b, root) })
+}
+func (c *timedComm) BcastBytes(b []byte, root int) error {
+	return c.timed(len(b)/8, func() error { return c.Comm.BcastBytes(b, root) })
+}
+func (c *timedComm) Allgatherv(send, recv []float64, counts []int) error {
+	return c.timed(len(send), func() error { return c.Comm.Allgatherv(send, recv, counts) })
 }
 
 func main() {
@@ -104,7 +151,8 @@ func run(name string, rows, k int, lossName string, iters int, out string) error
 		return err
 	}
 	start = time.Now()
-	res, err := dist.BoostMetric(context.Background(), comm, x, sh, boost.Options{Loss: loss, Iters: iters})
+	tc := &timedComm{Comm: comm}
+	res, err := dist.BoostMetric(context.Background(), tc, x, sh, boost.Options{Loss: loss, Iters: iters})
 	if err != nil {
 		return err
 	}
@@ -113,7 +161,8 @@ func run(name string, rows, k int, lossName string, iters int, out string) error
 	rep := Report{Rank: r, Size: p, Rows: hi - lo, Offset: lo, Triplets: len(sh.Triplets), Halo: len(sh.HaloIndex),
 		Iterations: res.Iterations, Stop: res.Stop.String(), Scale: res.Scale, Objective: res.Objective,
 		TripletsSec: tTrip.Seconds(), BoostSec: tBoost.Seconds(),
-		PerIterMillis: 1e3 * tBoost.Seconds() / float64(max(res.Iterations, 1))}
+		PerIterMillis: 1e3 * tBoost.Seconds() / float64(max(res.Iterations, 1)),
+		CommSec:       tc.d.Seconds(), CommCalls: tc.calls, CommFloats: tc.floats}
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
 			rep.Matrix = append(rep.Matrix, m.At(i, j))
