@@ -102,8 +102,10 @@ func layout(comm mpi.Comm, rows int) (counts, offsets []int, err error) {
 // (rank q broadcasts its rows and labels, every rank updates the running
 // neighbour lists of its points with them, and copies the rows of the
 // block's points that are still candidates into its halo), so a rank holds
-// its own block, one visiting block and at most 2k candidate rows per
-// point. The search is exact brute force, O(Rows·N·D) per rank.
+// its own block, one visiting block and at most 3k candidate rows per
+// point (2k after the search). Each visiting block is searched with
+// sparse.KNN, class by class, on the layout constraints.Triplets uses: an
+// exact search, O(Rows·N·D) per rank with the GEMM screen.
 //
 // Every rank must call it with the same k and the same number of columns;
 // a rank may have no rows.
