@@ -53,6 +53,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -261,6 +262,16 @@ var (
 	launcherSizeVars = []string{"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"}
 	launcherRankVars = []string{"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK"}
 )
+
+// Launched reports whether environment variables show that an MPI launcher
+// (mpirun, srun, …) started this process as one of several: a job size
+// above 1 or a rank above 0. A program that also runs alone calls Open only
+// then, so that a native build run without mpirun does not initialise MPI
+// as a singleton (about 0.3 s and a helper process).
+func Launched() bool {
+	multi, _ := launched(os.Getenv)
+	return multi
+}
 
 // launched reports whether the environment (read through getenv) shows that
 // an MPI launcher started this process as one of several: a job size above

@@ -15,6 +15,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
 
@@ -206,6 +207,9 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	b, err := resolveBackend(f.backend)
 	if err != nil {
 		return err
+	}
+	if mpi.Launched() { // one rank of an MPI job: train_mpi.go
+		return runTrainMPI(ctx, env, fs, f, b, start)
 	}
 	prog := newProgress(env).withTotal(trainIterBudget(f))
 	if trainProgressHook != nil {

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/mpi"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Distributed training: `mpirun -np P psdlearn train --algo boostmetric
+// --data …` with a binary built with -tags mpi runs stage-wise BoostMetric
+// data-parallel (package dist, docs/mpi.md): rank p keeps the p-th
+// contiguous block of the rows, rank 0 prints the progress and the summary
+// and writes the model. A binary built without the tag refuses to run as one
+// of several processes (mpi.ErrNoMPISupport). It trains on all the rows:
+// the flags of the one-process pipeline that the distributed run does not
+// implement (splits and evaluation, preprocessing, constraint files, other
+// algorithms and modes) are refused rather than ignored.
+
+// mpiTrainFlags are the train flags a distributed run accepts.
+var mpiTrainFlags = map[string]bool{
+	"algo": true, "data": true, "label-col": true, "header": true, "no-header": true,
+	"k": true, "loss": true, "mode": true, "iters": true, "nu": true, "out": true, "backend": true,
+	"seed": true, "json": true, "quiet": true, "max-memory": true, "max-input": true,
+}
+
+// mpiTrainSummary is rank 0's JSON output (schema psdlearn/train-mpi/v1).
+type mpiTrainSummary struct {
+	Algo         string    `json:"algo"`
+	Backend      string    `json:"backend"`
+	Data         string    `json:"data"`
+	Ranks        int       `json:"ranks"`
+	NTrain       int       `json:"n_train"`
+	Dim          int       `json:"dim"`
+	Rank         int       `json:"rank"`
+	K            int       `json:"k"`
+	Triplets     int       `json:"triplets"`
+	Iterations   int       `json:"iterations"`
+	Stop         string    `json:"stop"`
+	Converged    bool      `json:"converged"`
+	Objective    any       `json:"objective"`
+	Scale        float64   `json:"scale"`
+	LoadSeconds  float64   `json:"load_seconds"`
+	TripletSecs  float64   `json:"triplets_seconds"`
+	TrainSeconds float64   `json:"train_seconds"`
+	TotalSeconds float64   `json:"total_seconds"`
+	Model        string    `json:"model,omitempty"`
+	PeakRSSMB    float64   `json:"peak_rss_mb"` // rank 0's
+	Curve        []float64 `json:"-"`
+}
+
+// runTrainMPI is train under an MPI launcher, after runTrain parsed and
+// checked the flags.
+func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlags, b engine.Backend, start time.Time) error {
+	var bad []string
+	fs.Visit(func(fl *flag.Flag) {
+		if !mpiTrainFlags[fl.Name] {
+			bad = append(bad, "--"+fl.Name)
+		}
+	})
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return usagef("train: under mpirun, train runs distributed BoostMetric on all the rows and does not implement %s (docs/mpi.md)", strings.Join(bad, ", "))
+	}
+	if f.algo != "boostmetric" {
+		return usagef("train: under mpirun only --algo boostmetric is distributed, not %s", f.algo)
+	}
+	opt := boost.Options{Iters: f.opts.Iters, Nu: f.opts.Nu, Backend: b, Seed: f.seed}
+	if f.opts.Loss != "" {
+		l, err := boost.ParseLoss(f.opts.Loss)
+		if err != nil || l == boost.Hinge {
+			return usagef("train: under mpirun --loss must be exp or logistic, not %q", f.opts.Loss)
+		}
+		opt.Loss = l
+	}
+	if f.opts.Mode != "" {
+		if m, err := boost.ParseMode(f.opts.Mode); err != nil || m != boost.Stagewise {
+			return usagef("train: under mpirun --mode must be stagewise, not %q", f.opts.Mode)
+		}
+	}
+	comm, err := mpi.Open()
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	defer mpi.Close()
+	p, r := comm.Size(), comm.Rank()
+	if r != 0 {
+		env.quiet = true
+	}
+	prog := newProgress(env).withTotal(trainIterBudget(f))
+	prog.printf("train: MPI job of %d ranks, distributed stage-wise BoostMetric", p)
+
+	// Every rank parses the data and keeps its block: the class numbering
+	// is then the same on every rank.
+	tLoad := time.Now()
+	d, err := loadMetricData(f.dataSpec, f.labelCol)
+	if err != nil {
+		return err
+	}
+	n, dim := d.X.Dims()
+	lo, hi := r*n/p, (r+1)*n/p
+	var x *mat.Dense
+	if hi > lo {
+		x = mat.DenseCopyOf(d.X.Slice(lo, hi, 0, dim))
+	}
+	y := append([]int(nil), d.Y[lo:hi]...)
+	classes := d.Classes
+	d = nil
+	loadSeconds := time.Since(tLoad).Seconds()
+	prog.printf("train: %s: %d points, %d features; rank 0 has rows %d–%d", f.dataSpec, n, dim, lo, hi-1)
+
+	tTrip := time.Now()
+	sh, err := dist.Triplets(comm, x, y, f.k)
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	m, err := comm.AllreduceSumScalar(float64(len(sh.Triplets)))
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	tripSeconds := time.Since(tTrip).Seconds()
+	prog.printf("train: %d triplets (k = %d) in %.2f s", int(m), f.k, tripSeconds)
+	if r == 0 {
+		opt.Progress = prog.event
+	}
+	tTrain := time.Now()
+	res, err := dist.BoostMetric(ctx, comm, x, sh, opt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitStatus{code: exitInterrupted, err: err}
+		}
+		return fmt.Errorf("train: %w", err)
+	}
+	trainSeconds := time.Since(tTrain).Seconds()
+	if r != 0 {
+		return nil
+	}
+	metric, err := model.NewMetric(res.Matrix(dim))
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	sum := mpiTrainSummary{
+		Algo: "boostmetric", Backend: b.Name(), Data: f.dataSpec, Ranks: p, NTrain: n, Dim: dim, Rank: metric.Rank(),
+		K: f.k, Triplets: int(m), Iterations: res.Iterations, Stop: res.Stop.String(),
+		Converged: res.Stop == boost.StopConverged, Objective: finiteOrNil(res.Objective), Scale: res.Scale,
+		LoadSeconds: loadSeconds, TripletSecs: tripSeconds, TrainSeconds: trainSeconds, Curve: res.Curve,
+	}
+	if f.out != "" {
+		md := &model.Model{
+			Kind: model.KindMetric, Algo: "boostmetric", Metric: metric, Classes: classes,
+			Info: map[string]any{
+				"data": f.dataSpec, "k": f.k, "loss": opt.Loss.String(), "mode": "stagewise", "iters": f.opts.Iters,
+				"nu": f.opts.Nu, "iterations": res.Iterations, "objective": res.Objective, "backend": b.Name(),
+				"triplets": int(m), "mpi_ranks": p, "stop": res.Stop.String(),
+			},
+			Certificate: &model.Certificate{Converged: sum.Converged, Gap: math.NaN(), Reason: res.Stop.String()},
+		}
+		if err := md.SaveFile(f.out); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		sum.Model = f.out
+	}
+	sum.TotalSeconds = time.Since(start).Seconds()
+	sum.PeakRSSMB = peakRSSMB()
+	if env.json {
+		saved := env.command
+		env.command = "train-mpi"
+		defer func() { env.command = saved }()
+		return emitJSON(env, sum)
+	}
+	fmt.Fprintf(env.stdout, "boostmetric on %d ranks: %d points, %d features, %d triplets; %d iterations (%s), objective %.6g, %.2f s training\n",
+		p, n, dim, sum.Triplets, sum.Iterations, sum.Stop, res.Objective, trainSeconds)
+	if sum.Model != "" {
+		fmt.Fprintf(env.stdout, "model written to %s\n", sum.Model)
+	}
+	return nil
+}

@@ -1,0 +1,33 @@
+// Package dist trains metrics data-parallel across the processes of an MPI
+// job (issue 26): the training rows are split into contiguous blocks, one
+// per rank, and no rank ever holds all of them.
+//
+//   - Triplets generates on the sharded rows exactly the triplets
+//     constraints.Triplets generates on the whole data (k-nearest targets and
+//     impostors, the same ties), each rank getting those anchored at its
+//     rows and the rows of other ranks they use (its halo);
+//   - BoostMetric runs stage-wise BoostMetric on them and returns, on every
+//     rank, the model the one-process boost.BoostMetric learns on the whole
+//     data (to rounding: the sums are added in another order).
+//
+// The package only uses the mpi.Comm interface, so it has no cgo: the
+// native communicator (mpi.Open in a binary built with -tags mpi) runs it
+// across processes, mpi.Single in one process, and the tests run it on an
+// in-process fake of several ranks. Every function is collective: every
+// rank calls it, with the same options. docs/mpi.md describes the design,
+// its communication and its measured cost.
+package dist
+
+import (
+	"errors"
+
+	"github.com/psdlearn/psdlearn/errs"
+)
+
+// ErrInvalid is wrapped by errors about invalid input.
+var ErrInvalid = errs.New("dist: invalid input", errs.ErrInvalid)
+
+// ErrRemote is wrapped by the error a rank returns when another rank failed
+// (its own error says why): the ranks agree to stop together rather than
+// leave some waiting in a collective.
+var ErrRemote = errors.New("dist: stopped because another rank failed")

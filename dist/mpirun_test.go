@@ -1,0 +1,137 @@
+package dist_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/mpi"
+	"gonum.org/v1/gonum/mat"
+)
+
+// report is the JSON line each rank of dist/internal/distrun prints.
+type report struct {
+	Rank, Size    int
+	Rows, Offset  int
+	Triplets      int
+	Halo          int
+	Iterations    int
+	Stop          string
+	Scale         float64
+	Objective     float64
+	Matrix        []float64
+	TripletsSec   float64
+	BoostSec      float64
+	PerIterMillis float64
+}
+
+// TestMpirun builds dist/internal/distrun with the mpi tag and runs it
+// under mpirun with 2 and 3 processes on the first 2,000 rows of letters:
+// every rank must report the one-process model (metric to 1e-9 relative,
+// the same iterations and stop), and the ranks' triplets must add up to
+// the one-process count. Skipped without -tags mpi or without mpirun.
+func TestMpirun(t *testing.T) {
+	if !mpi.HaveNative {
+		t.Skip("built without MPI (go test -tags mpi runs this test)")
+	}
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun is not on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "distrun")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	build := exec.Command(gobin, "build", "-tags", "mpi", "-o", bin, "./internal/distrun")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	x, y := load(t, "letters2000")
+	_, d := x.Dims()
+	for _, loss := range []boost.Loss{boost.Exp, boost.Logistic} {
+		ts, err := constraints.Triplets(x, y, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := boost.BoostMetric(context.Background(), x, ts, boost.Options{Loss: loss})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantM := want.Matrix(d)
+		for _, np := range []int{2, 3} {
+			if loss == boost.Logistic && np == 3 {
+				continue // keep the test short: one logistic job
+			}
+			t.Run(fmt.Sprintf("%v/np=%d", loss, np), func(t *testing.T) {
+				reps := runDistrun(t, mpirun, bin, np, "-data", "letters", "-rows", "2000", "-loss", loss.String())
+				total := 0
+				for r, rep := range reps {
+					total += rep.Triplets
+					got := mat.NewSymDense(d, rep.Matrix)
+					if e := relDiff(got, wantM); !(e <= 1e-9) {
+						t.Errorf("rank %d: metric differs by %.3g relative", r, e)
+					}
+					if rep.Iterations != want.Iterations || rep.Stop != want.Stop.String() {
+						t.Errorf("rank %d: %d iterations (%s), want %d (%v)", r, rep.Iterations, rep.Stop, want.Iterations, want.Stop)
+					}
+					t.Logf("rank %d of %d: %d rows, %d triplets, halo %d, triplets %.3f s, %d iterations at %.2f ms",
+						r, np, rep.Rows, rep.Triplets, rep.Halo, rep.TripletsSec, rep.Iterations, rep.PerIterMillis)
+				}
+				if total != ts.Len() {
+					t.Errorf("%d triplets over the ranks, want %d", total, ts.Len())
+				}
+			})
+		}
+	}
+}
+
+// runDistrun runs bin under mpirun on np ranks (60 s limit, the process
+// group killed at the end) and returns every rank's report.
+func runDistrun(t *testing.T, mpirun, bin string, np int, args ...string) []report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	args = append([]string{"--allow-run-as-root", "--oversubscribe", "-np", fmt.Sprint(np), bin, "-out", dir}, args...)
+	cmd := exec.CommandContext(ctx, mpirun, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OMPI_") && !strings.HasPrefix(kv, "PMIX_") && !strings.HasPrefix(kv, "PMI_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("mpirun -np %d did not finish within 60 s:\n%s", np, out)
+	}
+	if err != nil {
+		t.Fatalf("mpirun -np %d: %v\n%s", np, err, out)
+	}
+	reps := make([]report, np)
+	for r := range reps {
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("rank-%d.json", r)))
+		if err != nil {
+			t.Fatalf("rank %d did not report: %v\n%s", r, err, out)
+		}
+		if err := json.Unmarshal(b, &reps[r]); err != nil {
+			t.Fatalf("rank %d: %v: %s", r, err, b)
+		}
+		if reps[r].Size != np || reps[r].Rank != r {
+			t.Fatalf("rank %d reported rank %d of %d", r, reps[r].Rank, reps[r].Size)
+		}
+	}
+	return reps
+}

@@ -1,0 +1,270 @@
+package dist
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/mpi"
+)
+
+// reducer computes BoostMetric's sums over all triplets from every rank's
+// sums over its own. The per-rank partial results are gathered with one
+// Allgatherv (every rank gets all of them) and combined in rank order, so
+// every rank computes bit for bit the same value and takes the same branch
+// in the line search and the stopping tests: an Allreduce need not give
+// every rank the same bits (MPI only recommends it), and a rank that took
+// another branch would desynchronise the collectives.
+type reducer struct {
+	comm   mpi.Comm
+	counts []int
+	recv   []float64
+	eigErr error // rank 0's eigensolver error, reported after the broadcast
+}
+
+// gather returns the vals of every rank (all the same length), rank by rank.
+func (rd *reducer) gather(vals []float64) ([][]float64, error) {
+	p, k := rd.comm.Size(), len(vals)
+	if len(rd.counts) != p || rd.counts[0] != k {
+		rd.counts = make([]int, p)
+		for i := range rd.counts {
+			rd.counts[i] = k
+		}
+		rd.recv = make([]float64, p*k)
+	}
+	if err := rd.comm.Allgatherv(vals, rd.recv, rd.counts); err != nil {
+		return nil, fmt.Errorf("dist: reduction: %w", err)
+	}
+	out := make([][]float64, p)
+	for r := range out {
+		out[r] = rd.recv[r*k : (r+1)*k]
+	}
+	return out, nil
+}
+
+// shifted holds Σ e, Σ e·h, Σ e·h², Σ e·h³ with e = exp(t − mx).
+type shifted struct{ mx, s, s1, s2, s3 float64 }
+
+// localExpSums is one pass over this rank's triplets, following the running
+// maximum of the exponents t_r = −ρ_r − w·h_r (h nil: w = 0, s1 = s2 = s3 = 0),
+// as boost's expSums does on a chunk.
+func localExpSums(rho, h []float64, w float64) shifted {
+	mx := math.Inf(-1)
+	var s, s1, s2, s3 float64
+	for r, p := range rho {
+		var hr float64
+		if h != nil {
+			hr = h[r]
+		}
+		t := -p - w*hr
+		if t > mx {
+			f := math.Exp(mx - t)
+			s, s1, s2, s3 = s*f, s1*f, s2*f, s3*f
+			mx = t
+		}
+		e := math.Exp(t - mx)
+		eh := e * hr
+		s += e
+		s1 += eh
+		s2 += eh * hr
+		s3 += eh * hr * hr
+	}
+	return shifted{mx, s, s1, s2, s3}
+}
+
+// expSums returns the shifted sums over all ranks' triplets, onto the
+// largest shift (boost's combine, across ranks in rank order).
+func (rd *reducer) expSums(rho, h []float64, w float64) (shifted, error) {
+	l := localExpSums(rho, h, w)
+	parts, err := rd.gather([]float64{l.mx, l.s, l.s1, l.s2, l.s3})
+	if err != nil {
+		return shifted{}, err
+	}
+	mx := math.Inf(-1)
+	for _, p := range parts {
+		mx = math.Max(mx, p[0])
+	}
+	out := shifted{mx: mx}
+	for _, p := range parts {
+		if p[1] == 0 {
+			continue
+		}
+		f := math.Exp(p[0] - mx)
+		out.s += f * p[1]
+		out.s1 += f * p[2]
+		out.s2 += f * p[3]
+		out.s3 += f * p[4]
+	}
+	return out, nil
+}
+
+// sums returns the elementwise sums of vals over all ranks, in rank order.
+func (rd *reducer) sums(vals ...float64) ([]float64, error) {
+	parts, err := rd.gather(vals)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(vals))
+	for _, p := range parts {
+		for i, v := range p {
+			out[i] += v
+		}
+	}
+	return out, nil
+}
+
+// weights sets this rank's triplet weights u from the margins (softmax(−ρ)
+// over all triplets for the exponential loss, σ(−ρ_r) for the logistic) and
+// returns log Σ_r exp(−ρ_r) over all triplets (exponential loss; NaN
+// otherwise).
+func (rd *reducer) weights(loss boost.Loss, rho, u []float64) (float64, error) {
+	if loss == boost.Logistic {
+		for r, p := range rho {
+			u[r] = sigmoidNeg(p)
+		}
+		return math.NaN(), nil
+	}
+	t, err := rd.expSums(rho, nil, 0)
+	if err != nil {
+		return 0, err
+	}
+	lse := t.mx + math.Log(t.s)
+	for r, p := range rho {
+		u[r] = math.Exp(-p - lse)
+	}
+	return lse, nil
+}
+
+// objective returns the primal objective over all triplets; lse is the
+// value weights returned for rho.
+func (rd *reducer) objective(loss boost.Loss, rho []float64, nu float64, w []float64, lse float64) (float64, error) {
+	var tr float64
+	for _, v := range w {
+		tr += v
+	}
+	if loss == boost.Exp {
+		return lse + nu*tr, nil
+	}
+	var s float64
+	for _, p := range rho {
+		s += softplus(-p)
+	}
+	all, err := rd.sums(s)
+	if err != nil {
+		return 0, err
+	}
+	return all[0] + nu*tr, nil
+}
+
+// lineSearch is boost's lineSearch (Halley's method safeguarded by Newton
+// steps and bisection on f = g′, the derivative of the objective along the
+// new term) with every sum over the triplets taken over all ranks: one
+// gather per evaluation of f, f′, f″ (five scalars per rank for the
+// exponential loss, three for the logistic), and one Allreduce for the
+// range of h. Keep the two in step.
+func (rd *reducer) lineSearch(loss boost.Loss, rho, h []float64, nu float64) (float64, bool, error) {
+	hmin, hmax := math.Inf(1), 0.0
+	for _, v := range h {
+		hmin = math.Min(hmin, v)
+		hmax = math.Max(hmax, math.Abs(v))
+	}
+	rg := []float64{hmax, -hmin}
+	if err := rd.comm.AllreduceMax(rg); err != nil {
+		return 0, false, fmt.Errorf("dist: line search: %w", err)
+	}
+	hmax, hmin = rg[0], -rg[1]
+	if hmax == 0 {
+		return 0, false, nil
+	}
+	if loss == boost.Exp && hmin >= nu {
+		return unboundedMargin / hmin, true, nil
+	}
+	deriv := func(w float64) (f, f1, f2 float64, err error) {
+		if loss == boost.Exp {
+			t, err := rd.expSums(rho, h, w)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			m1 := t.s1 / t.s
+			m2 := t.s2/t.s - m1*m1
+			m3 := t.s3/t.s - 3*m1*(t.s2/t.s) + 2*m1*m1*m1
+			return nu - m1, math.Max(m2, 0), -m3, nil
+		}
+		var a, b, c float64
+		for r, hr := range h {
+			sg := sigmoidNeg(rho[r] + w*hr)
+			v := hr * hr * sg * (1 - sg)
+			a += hr * sg
+			b += v
+			c -= v * hr * (1 - 2*sg)
+		}
+		g, err := rd.sums(a, b, c)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		return nu - g[0], g[1], g[2], nil
+	}
+	f, f1, f2, err := deriv(0)
+	if err != nil {
+		return 0, false, err
+	}
+	if f >= 0 {
+		return 0, false, nil
+	}
+	tol := 1e-12 * math.Abs(f)
+	lo, hi := 0.0, math.Inf(1)
+	w := 0.0
+	for k := 0; k < lineSearchMaxSteps; k++ {
+		if math.Abs(f) <= tol {
+			return w, false, nil
+		}
+		if f < 0 {
+			lo = w
+		} else {
+			hi = w
+		}
+		if !math.IsInf(hi, 1) && hi-lo <= 1e-15*hi {
+			break
+		}
+		inside := func(v float64) bool { return v > lo && v < hi }
+		next := math.NaN()
+		if den := 2*f1*f1 - f*f2; f1 > 0 && den > 0 {
+			next = w - 2*f*f1/den // Halley
+		}
+		if !inside(next) && f1 > 0 {
+			next = w - f/f1 // Newton
+		}
+		if !inside(next) {
+			if math.IsInf(hi, 1) {
+				next = math.Max(2*lo, 1/hmax)
+			} else {
+				next = 0.5 * (lo + hi)
+			}
+		}
+		if math.IsInf(next, 0) || next > 1e300 {
+			return lo, true, nil
+		}
+		w = next
+		if f, f1, f2, err = deriv(w); err != nil {
+			return 0, false, err
+		}
+	}
+	return w, false, nil
+}
+
+// sigmoidNeg returns σ(−t) = 1/(1 + exp(t)).
+func sigmoidNeg(t float64) float64 {
+	if t >= 0 {
+		e := math.Exp(-t)
+		return e / (1 + e)
+	}
+	return 1 / (1 + math.Exp(t))
+}
+
+// softplus returns log(1 + exp(t)).
+func softplus(t float64) float64 {
+	if t > 0 {
+		return t + math.Log1p(math.Exp(-t))
+	}
+	return math.Log1p(math.Exp(t))
+}
