@@ -100,7 +100,8 @@ func (f *fashionData) load(p FashionProtocol) ([]*data.Dataset, float64, error) 
 // phase (load — measured once, when the data were first read —
 // preprocessing, triplets, training, each C solve, evaluation), the
 // iterations and duality gap of the chosen model, whether it converged, and
-// the test errors; the harness adds the peak RSS. The cases take minutes:
+// the test errors, and each phase's flop bound and the ratio of its time to
+// that bound (see addFlopBounds); the harness adds the peak RSS. The cases take minutes:
 // run them with --runs 1 --warmup=false.
 func FashionCases(seed uint64, p FashionProtocol) []Case {
 	if dir := os.Getenv("PSDLEARN_FASHION_DIR"); dir != "" {
@@ -131,7 +132,9 @@ func FashionCases(seed uint64, p FashionProtocol) []Case {
 					return Outcome{}, err
 				}
 				rep.Phases.Load = loadSeconds
-				return Outcome{Iterations: rep.Iterations, Metrics: ExperimentMetrics(rep), Curve: rep.Curve}, nil
+				m := ExperimentMetrics(rep)
+				addFlopBounds(m, rep, b)
+				return Outcome{Iterations: rep.Iterations, Metrics: m, Curve: rep.Curve}, nil
 			}, nil
 		}})
 	}
