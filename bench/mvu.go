@@ -64,6 +64,7 @@ func mvuCase(n int, solver sdp.Eigensolver, seed uint64) Case {
 				"evaluations":       float64(emb.Evaluations),
 				"operator_products": float64(emb.OperatorProducts),
 				"products_per_eval": float64(emb.OperatorProducts) / float64(max(emb.Evaluations, 1)),
+				"factorizations":    float64(emb.Factorizations),
 				"sigma":             emb.Sigma,
 			}}, nil
 		}, nil

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -66,6 +67,11 @@ type dualEval struct {
 	solver            Eigensolver
 	subspace          *mat.Dense // Block: the previous evaluation's Ritz vectors
 	applies           int        // operator products of the sparse eigensolves
+	// chol, when non-nil, is the envelope Cholesky factor of the sparse
+	// part for the shift-and-invert Lanczos (see shiftinvert.go);
+	// factorizations counts its factorizations.
+	chol           *envChol
+	factorizations int
 
 	// Complement evaluations (sparse method): when the negative part of
 	// C + Â has high rank (far-off line-search trial points), the evaluation
@@ -205,6 +211,15 @@ func compileSDP(p *Problem, opt Options) (*dualEval, error) {
 	}
 	s.Data = make([]float64, len(s.Ind))
 	ev.s = s
+	if ev.method == Sparse && ev.solver == Lanczos && !opt.NoShiftInvert {
+		// The envelope is sized before its values are allocated; it is
+		// skipped (plain Lanczos) when too costly or above the memory limit.
+		if c := newEnvChol(n, s.Indptr, s.Ind); c.flops <= envelopeMaxFlops &&
+			limits.Check("the envelope Cholesky factor", limits.Words(c.start[n])) == nil {
+			c.data = make([]float64, c.start[n])
+			ev.chol = c
+		}
+	}
 	slot := func(i, j int) int {
 		ind := s.Ind[s.Indptr[i]:s.Indptr[i+1]]
 		return s.Indptr[i] + sort.SearchInts(ind, j)

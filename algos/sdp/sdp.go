@@ -160,6 +160,14 @@ type Options struct {
 	// Eigensolver selects the sparse path's eigensolver: Lanczos (zero
 	// value) or Block.
 	Eigensolver Eigensolver
+	// NoShiftInvert makes the Lanczos eigensolver work on C + Â itself.
+	// By default it works on (C + Â + sI)⁻¹, s a little above −λ_min,
+	// applied with a sparse (envelope) Cholesky factorization, whenever
+	// that factorization is affordable (at most 4e9 flops) and C + Â + sI
+	// is positive definite: the wanted eigenvalues then stand apart from
+	// the rest of the spectrum, and Lanczos needs about 20 times fewer
+	// operator applications (docs/eigen-sequences.md).
+	NoShiftInvert bool
 	// Backend runs the numerical kernels; nil means engine.Default().
 	Backend engine.Backend
 	// Progress, if non-nil, receives progress events: one every 100 dual
@@ -186,9 +194,13 @@ type Solution struct {
 	Certified bool
 	// Iterations and Evaluations count L-BFGS-B iterations and dual evaluations.
 	Iterations, Evaluations int
-	// OperatorProducts counts the products with C + Â of the sparse
-	// eigensolves (zero on the dense path).
-	OperatorProducts int
+	// OperatorProducts counts the operator applications of the sparse
+	// eigensolves (zero on the dense path): products with C + Â, and on
+	// the shift-and-invert path solves with C + Â + sI (each about as
+	// costly as a few products) and the products that check the Ritz
+	// pairs. Factorizations counts the sparse Cholesky factorizations of
+	// C + Â + sI behind those solves.
+	OperatorProducts, Factorizations int
 	// Reason says why the solve stopped.
 	Reason string
 	// Method is the method used.
@@ -352,6 +364,7 @@ func (ev *dualEval) solution(dr dualsolve.Result, curve []float64, gapTol, feasT
 		Iterations:       dr.Iterations,
 		Evaluations:      dr.Evaluations,
 		OperatorProducts: ev.applies,
+		Factorizations:   ev.factorizations,
 		Reason:           dr.Reason,
 		Method:           ev.method,
 		Curve:            curve,

@@ -58,9 +58,13 @@ func (e *dualEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 		op := shiftedOp{e, 2 * e.negScale}
 		var res engine.EigsResult
 		var err error
+		inverted := false
 		if e.solver == Block {
 			res, err = e.blockEigs(op, k)
-		} else {
+		} else if e.chol != nil && e.negScale > 0 {
+			res, inverted, err = e.invertedEigs(op.shift, k, opt)
+		}
+		if e.solver == Lanczos && !inverted {
 			res, err = e.b.Eigs(e.ctx, op, k, engine.SmallestAlgebraic, opt)
 			e.applies += res.OpApplies
 		}

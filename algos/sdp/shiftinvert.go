@@ -1,0 +1,375 @@
+package sdp
+
+import (
+	"errors"
+	"github.com/psdlearn/psdlearn/engine"
+	"gonum.org/v1/gonum/mat"
+	"math"
+	"slices"
+	"sort"
+)
+
+// Shift-and-invert for the sparse path (issue 24). The wanted eigenvalues
+// of C + Â (the negative ones, and the first few above zero that prove the
+// negative part complete) sit next to a cluster at zero, while the rest of
+// the spectrum of the Laplacian-like operator reaches hundreds of times
+// further: Lanczos on C + Â itself separates them at the rate
+// √(gap/spread) and spends about a thousand products per evaluation,
+// whatever its tolerance or start vector (docs/eigen-sequences.md). On
+// (C + Â + sI)⁻¹ with s above −λ_min the wanted eigenvalues become the
+// largest, 1/(λ + s), and their separation is measured against s instead of
+// the spread. The inverse is applied with a Cholesky factor of the sparse
+// part plus sI in a bandwidth-reducing (reverse Cuthill–McKee) order, kept
+// as an envelope (row i stores columns first[i]…i), and the big rank-one
+// terms are added back with the Woodbury identity.
+
+// errNotPD reports a non-positive pivot: the shifted matrix is not positive
+// definite (the shift is below −λ_min).
+var errNotPD = errors.New("sdp: shifted matrix not positive definite")
+
+// envelopeMaxFlops bounds the flops of one envelope factorization for which
+// the shift-and-invert path is used (above it, plain Lanczos).
+const envelopeMaxFlops = 4e9
+
+// envChol is the envelope Cholesky factor L (L Lᵀ = P (S + sI) Pᵀ) of the
+// sparse part S of C + Â, in the order perm (perm[old] = new).
+type envChol struct {
+	n           int
+	perm, iperm []int
+	first       []int // first column stored in row i (permuted order)
+	start       []int // row i is data[start[i] : start[i]+i−first[i]+1]
+	data        []float64
+	flops       float64
+	tmp         []float64
+}
+
+// newEnvChol computes the reverse Cuthill–McKee order of the pattern of s
+// and the envelope of the permuted matrix; the caller allocates data
+// (start[n] values).
+func newEnvChol(n int, indptr, ind []int) *envChol {
+	deg := make([]int, n)
+	for i := 0; i < n; i++ {
+		for p := indptr[i]; p < indptr[i+1]; p++ {
+			if ind[p] != i {
+				deg[i]++
+			}
+		}
+	}
+	order := make([]int, 0, n)
+	seen := make([]bool, n)
+	bfs := func(root int) (last []int) {
+		// Breadth-first levels from root, neighbours by increasing degree;
+		// returns the visit order.
+		q := []int{root}
+		seen[root] = true
+		for h := 0; h < len(q); h++ {
+			i := q[h]
+			nb := make([]int, 0, indptr[i+1]-indptr[i])
+			for p := indptr[i]; p < indptr[i+1]; p++ {
+				if j := ind[p]; !seen[j] {
+					seen[j] = true
+					nb = append(nb, j)
+				}
+			}
+			sort.Slice(nb, func(a, b int) bool { return deg[nb[a]] < deg[nb[b]] || deg[nb[a]] == deg[nb[b]] && nb[a] < nb[b] })
+			q = append(q, nb...)
+		}
+		return q
+	}
+	for {
+		// Next component: start from its vertex of least degree, then from
+		// the last vertex of a BFS (a pseudo-peripheral vertex).
+		root := -1
+		for i := 0; i < n; i++ {
+			if !seen[i] && (root < 0 || deg[i] < deg[root]) {
+				root = i
+			}
+		}
+		if root < 0 {
+			break
+		}
+		comp := bfs(root)
+		for _, i := range comp {
+			seen[i] = false
+		}
+		comp = bfs(comp[len(comp)-1])
+		order = append(order, comp...)
+	}
+	slices.Reverse(order)
+	c := &envChol{n: n, perm: make([]int, n), iperm: order, first: make([]int, n), start: make([]int, n+1), tmp: make([]float64, n)}
+	for newI, old := range order {
+		c.perm[old] = newI
+	}
+	for i := 0; i < n; i++ {
+		c.first[i] = i
+	}
+	for old := 0; old < n; old++ {
+		pi := c.perm[old]
+		for p := indptr[old]; p < indptr[old+1]; p++ {
+			pj := c.perm[ind[p]]
+			if pj < pi && pj < c.first[pi] {
+				c.first[pi] = pj
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		w := i - c.first[i] + 1
+		c.start[i+1] = c.start[i] + w
+		c.flops += float64(w) * float64(w)
+	}
+	return c
+}
+
+// row returns row i of L (columns first[i]…i).
+func (c *envChol) row(i int) []float64 { return c.data[c.start[i]:c.start[i+1]] }
+
+// factor factors P (S + shift·I) Pᵀ, S given by the CSR values data.
+func (c *envChol) factor(indptr, ind []int, data []float64, shift float64) error {
+	clear(c.data)
+	for old := 0; old < c.n; old++ {
+		pi := c.perm[old]
+		r := c.row(pi)
+		for p := indptr[old]; p < indptr[old+1]; p++ {
+			if pj := c.perm[ind[p]]; pj <= pi {
+				r[pj-c.first[pi]] += data[p]
+			}
+		}
+		r[pi-c.first[pi]] += shift
+	}
+	for i := 0; i < c.n; i++ {
+		ri := c.row(i)
+		fi := c.first[i]
+		for j := fi; j < i; j++ {
+			rj := c.row(j)
+			fj := c.first[j]
+			lo := max(fi, fj)
+			a := ri[lo-fi : j-fi]
+			b := rj[lo-fj : j-fj]
+			var s float64
+			for k, v := range a {
+				s += v * b[k]
+			}
+			ri[j-fi] = (ri[j-fi] - s) / rj[j-fj]
+		}
+		var s float64
+		for _, v := range ri[:i-fi] {
+			s += v * v
+		}
+		d := ri[i-fi] - s
+		if !(d > 0) {
+			return errNotPD
+		}
+		ri[i-fi] = math.Sqrt(d)
+	}
+	return nil
+}
+
+// solve sets x = (S + shift·I)⁻¹ b in the original order.
+func (c *envChol) solve(x, b []float64) {
+	y := c.tmp
+	for old, v := range b {
+		y[c.perm[old]] = v
+	}
+	// L y = b
+	for i := 0; i < c.n; i++ {
+		ri := c.row(i)
+		fi := c.first[i]
+		var s float64
+		for k, v := range ri[:i-fi] {
+			s += v * y[fi+k]
+		}
+		y[i] = (y[i] - s) / ri[i-fi]
+	}
+	// Lᵀ x = y (column sweep)
+	for i := c.n - 1; i >= 0; i-- {
+		ri := c.row(i)
+		fi := c.first[i]
+		y[i] /= ri[i-fi]
+		v := y[i]
+		for k, l := range ri[:i-fi] {
+			y[fi+k] -= l * v
+		}
+	}
+	for old := range x {
+		x[old] = y[c.perm[old]]
+	}
+}
+
+// invOp is (C + Â + shift·I)⁻¹ = (B + V W Vᵀ)⁻¹ with B = S + shift·I
+// factored and V W Vᵀ the active big rank-one terms (W > 0), by Woodbury:
+// B⁻¹ − B⁻¹V (W⁻¹ + Vᵀ B⁻¹ V)⁻¹ Vᵀ B⁻¹.
+type invOp struct {
+	e     *dualEval
+	shift float64
+	bv    [][]float64 // B⁻¹ v_t of the active terms
+	v     [][]float64 // the active v_t (dense)
+	capLU []float64   // Cholesky factor of the capacitance W⁻¹ + Vᵀ B⁻¹ V (r×r, lower)
+	y     []float64
+}
+
+func (o *invOp) Dim() int { return o.e.n }
+
+// Apply implements engine.Operator.
+func (o *invOp) Apply(dst, x []float64) {
+	o.e.chol.solve(dst, x)
+	r := len(o.v)
+	if r == 0 {
+		return
+	}
+	// t = Vᵀ B⁻¹ x, solve C t' = t, dst −= B⁻¹ V t'.
+	y := o.y
+	for a := 0; a < r; a++ {
+		var s float64
+		for i, v := range o.v[a] {
+			s += v * dst[i]
+		}
+		y[a] = s
+	}
+	cholSolveSmall(o.capLU, r, y)
+	for a := 0; a < r; a++ {
+		for i, v := range o.bv[a] {
+			dst[i] -= y[a] * v
+		}
+	}
+}
+
+// newInvOp factors C + Â + shift·I; errNotPD if it is not positive definite
+// (or a big rank-one term has a negative weight).
+func (e *dualEval) newInvOp(shift float64) (*invOp, error) {
+	if err := e.chol.factor(e.s.Indptr, e.s.Ind, e.s.Data, shift); err != nil {
+		return nil, err
+	}
+	o := &invOp{e: e, shift: shift}
+	bd := e.bigVectors()
+	var ws []float64
+	for t, w := range e.bigW {
+		if w == 0 {
+			continue
+		}
+		if w < 0 {
+			return nil, errNotPD
+		}
+		bv := make([]float64, e.n)
+		e.chol.solve(bv, bd[t])
+		o.v = append(o.v, bd[t])
+		o.bv = append(o.bv, bv)
+		ws = append(ws, w)
+	}
+	r := len(o.v)
+	o.y = make([]float64, r)
+	o.capLU = make([]float64, r*r)
+	for a := 0; a < r; a++ {
+		for b := 0; b <= a; b++ {
+			var s float64
+			for i, v := range o.v[a] {
+				s += v * o.bv[b][i]
+			}
+			if a == b {
+				s += 1 / ws[a]
+			}
+			o.capLU[a*r+b] = s
+		}
+	}
+	if !cholSmall(o.capLU, r) {
+		return nil, errNotPD
+	}
+	return o, nil
+}
+
+// cholSmall factors the r×r SPD matrix a (lower triangle) in place.
+func cholSmall(a []float64, r int) bool {
+	for j := 0; j < r; j++ {
+		d := a[j*r+j]
+		for k := 0; k < j; k++ {
+			d -= a[j*r+k] * a[j*r+k]
+		}
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		a[j*r+j] = d
+		for i := j + 1; i < r; i++ {
+			s := a[i*r+j]
+			for k := 0; k < j; k++ {
+				s -= a[i*r+k] * a[j*r+k]
+			}
+			a[i*r+j] = s / d
+		}
+	}
+	return true
+}
+
+// cholSolveSmall solves L Lᵀ x = y in place with the factor of cholSmall.
+func cholSolveSmall(l []float64, r int, y []float64) {
+	for i := 0; i < r; i++ {
+		s := y[i]
+		for k := 0; k < i; k++ {
+			s -= l[i*r+k] * y[k]
+		}
+		y[i] = s / l[i*r+i]
+	}
+	for i := r - 1; i >= 0; i-- {
+		s := y[i]
+		for k := i + 1; k < r; k++ {
+			s -= l[k*r+i] * y[k]
+		}
+		y[i] = s / l[i*r+i]
+	}
+}
+
+// invertedEigs computes the k smallest eigenpairs of C + Â with Lanczos on
+// (C + Â + sI)⁻¹, s = shift (raised fourfold, up to three times, while
+// C + Â + sI is not positive definite). Its Values are those of
+// C + Â + shift·I, the convention of negativePart, taken as Rayleigh
+// quotients on C + Â itself (one product per pair). ok is false when no
+// shift gave a positive definite matrix: the caller then runs plain
+// Lanczos.
+func (e *dualEval) invertedEigs(shift float64, k int, opt engine.EigsOptions) (res engine.EigsResult, ok bool, err error) {
+	s := shift
+	var o *invOp
+	for try := 0; ; try++ {
+		o, err = e.newInvOp(s)
+		e.factorizations++
+		if err == nil {
+			break
+		}
+		if try == 3 {
+			return engine.EigsResult{}, false, nil
+		}
+		s *= 4
+	}
+	e.applies += len(o.v) // the Woodbury solves
+	opt.NCV = min(e.n, max(2*k+1, k+20))
+	inv, err := e.b.Eigs(e.ctx, o, k, engine.LargestAlgebraic, opt)
+	e.applies += inv.OpApplies
+	res.Iterations, res.OpApplies = inv.Iterations, inv.OpApplies
+	m := len(inv.Values)
+	if m == 0 {
+		return res, true, err
+	}
+	rq := make([]float64, m)
+	x, ax := make([]float64, e.n), make([]float64, e.n)
+	for j := 0; j < m; j++ {
+		mat.Col(x, j, inv.Vectors)
+		e.Apply(ax, x)
+		var d float64
+		for i, v := range x {
+			d += v * ax[i]
+		}
+		rq[j] = d
+	}
+	e.applies += m
+	idx := make([]int, m)
+	for j := range idx {
+		idx[j] = j
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return rq[idx[a]] < rq[idx[b]] })
+	res.Values = make([]float64, m)
+	res.Vectors = mat.NewDense(e.n, m, nil)
+	for t, j := range idx {
+		res.Values[t] = rq[j] + shift
+		mat.Col(x, j, inv.Vectors)
+		res.Vectors.SetCol(t, x)
+	}
+	return res, true, err
+}
