@@ -120,11 +120,15 @@ func newEnvChol(n int, indptr, ind []int) *envChol {
 	return c
 }
 
-// row returns row i of L (columns first[i]…i).
+// row returns row i of L (columns first[i]…i; the diagonal slot holds d_i).
 func (c *envChol) row(i int) []float64 { return c.data[c.start[i]:c.start[i+1]] }
 
-// factor factors P (S + shift·I) Pᵀ, S given by the CSR values data.
-func (c *envChol) factor(indptr, ind []int, data []float64, shift float64) error {
+// factor computes the LDLᵀ factorization, without pivoting, of
+// P (S + shift·I) Pᵀ, S given by the CSR values data; L is unit lower
+// triangular and D is stored on its diagonal. It returns the number of
+// negative pivots, or errNotPD when a pivot is too small for a stable
+// factorization without pivoting.
+func (c *envChol) factor(indptr, ind []int, data []float64, shift float64) (neg int, err error) {
 	clear(c.data)
 	for old := 0; old < c.n; old++ {
 		pi := c.perm[old]
@@ -136,32 +140,39 @@ func (c *envChol) factor(indptr, ind []int, data []float64, shift float64) error
 		}
 		r[pi-c.first[pi]] += shift
 	}
+	t := c.tmp
 	for i := 0; i < c.n; i++ {
 		ri := c.row(i)
 		fi := c.first[i]
+		// t_j = l_ij·d_j, computed left to right: t_j = a_ij − Σ_{k<j} t_k l_jk.
 		for j := fi; j < i; j++ {
 			rj := c.row(j)
 			fj := c.first[j]
 			lo := max(fi, fj)
-			a := ri[lo-fi : j-fi]
+			a := t[lo-fi : j-fi]
 			b := rj[lo-fj : j-fj]
 			var s float64
 			for k, v := range a {
 				s += v * b[k]
 			}
-			ri[j-fi] = (ri[j-fi] - s) / rj[j-fj]
+			t[j-fi] = ri[j-fi] - s
 		}
-		var s float64
-		for _, v := range ri[:i-fi] {
-			s += v * v
+		d := ri[i-fi]
+		scale := math.Abs(d)
+		for j := fi; j < i; j++ {
+			l := t[j-fi] / c.row(j)[j-c.first[j]]
+			d -= t[j-fi] * l
+			ri[j-fi] = l
 		}
-		d := ri[i-fi] - s
-		if !(d > 0) {
-			return errNotPD
+		if !(math.Abs(d) > 1e-12*math.Max(scale, math.Abs(shift))) {
+			return 0, errNotPD
 		}
-		ri[i-fi] = math.Sqrt(d)
+		if d < 0 {
+			neg++
+		}
+		ri[i-fi] = d
 	}
-	return nil
+	return neg, nil
 }
 
 // solve sets x = (S + shift·I)⁻¹ b in the original order.
@@ -170,7 +181,7 @@ func (c *envChol) solve(x, b []float64) {
 	for old, v := range b {
 		y[c.perm[old]] = v
 	}
-	// L y = b
+	// L y = b (unit diagonal)
 	for i := 0; i < c.n; i++ {
 		ri := c.row(i)
 		fi := c.first[i]
@@ -178,13 +189,15 @@ func (c *envChol) solve(x, b []float64) {
 		for k, v := range ri[:i-fi] {
 			s += v * y[fi+k]
 		}
-		y[i] = (y[i] - s) / ri[i-fi]
+		y[i] -= s
 	}
-	// Lᵀ x = y (column sweep)
+	// D z = y, then Lᵀ x = z (column sweep)
+	for i := 0; i < c.n; i++ {
+		y[i] /= c.data[c.start[i+1]-1]
+	}
 	for i := c.n - 1; i >= 0; i-- {
 		ri := c.row(i)
 		fi := c.first[i]
-		y[i] /= ri[i-fi]
 		v := y[i]
 		for k, l := range ri[:i-fi] {
 			y[fi+k] -= l * v
@@ -196,15 +209,18 @@ func (c *envChol) solve(x, b []float64) {
 }
 
 // invOp is (C + Â + shift·I)⁻¹ = (B + V W Vᵀ)⁻¹ with B = S + shift·I
-// factored and V W Vᵀ the active big rank-one terms (W > 0), by Woodbury:
-// B⁻¹ − B⁻¹V (W⁻¹ + Vᵀ B⁻¹ V)⁻¹ Vᵀ B⁻¹.
+// factored (LDLᵀ: B may be indefinite when the rank-one terms lift its
+// negative directions, as MVU's centring term lifts the constant vector)
+// and V W Vᵀ the active big rank-one terms (W > 0), by Woodbury:
+// B⁻¹ − B⁻¹V K⁻¹ Vᵀ B⁻¹ with the capacitance K = W⁻¹ + Vᵀ B⁻¹ V.
 type invOp struct {
 	e     *dualEval
 	shift float64
 	bv    [][]float64 // B⁻¹ v_t of the active terms
 	v     [][]float64 // the active v_t (dense)
-	capLU []float64   // Cholesky factor of the capacitance W⁻¹ + Vᵀ B⁻¹ V (r×r, lower)
-	y     []float64
+	kq    *mat.Dense  // eigenvectors of K
+	kl    []float64   // eigenvalues of K
+	y, z  []float64
 }
 
 func (o *invOp) Dim() int { return o.e.n }
@@ -216,27 +232,39 @@ func (o *invOp) Apply(dst, x []float64) {
 	if r == 0 {
 		return
 	}
-	// t = Vᵀ B⁻¹ x, solve C t' = t, dst −= B⁻¹ V t'.
-	y := o.y
+	// y = K⁻¹ Vᵀ B⁻¹ x; dst −= B⁻¹ V y.
 	for a := 0; a < r; a++ {
 		var s float64
 		for i, v := range o.v[a] {
 			s += v * dst[i]
 		}
-		y[a] = s
+		o.z[a] = s
 	}
-	cholSolveSmall(o.capLU, r, y)
 	for a := 0; a < r; a++ {
+		var s float64
+		for b := 0; b < r; b++ {
+			s += o.kq.At(b, a) * o.z[b]
+		}
+		o.y[a] = s / o.kl[a]
+	}
+	for a := 0; a < r; a++ {
+		var s float64
+		for b := 0; b < r; b++ {
+			s += o.kq.At(a, b) * o.y[b]
+		}
 		for i, v := range o.bv[a] {
-			dst[i] -= y[a] * v
+			dst[i] -= s * v
 		}
 	}
 }
 
 // newInvOp factors C + Â + shift·I; errNotPD if it is not positive definite
-// (or a big rank-one term has a negative weight).
+// (by Haynsworth's inertia formula, B + V W Vᵀ with W ≻ 0 has
+// neg(B) − pos(K) + r negative eigenvalues), if a big rank-one term has a
+// negative weight, or if a pivot is too small.
 func (e *dualEval) newInvOp(shift float64) (*invOp, error) {
-	if err := e.chol.factor(e.s.Indptr, e.s.Ind, e.s.Data, shift); err != nil {
+	neg, err := e.chol.factor(e.s.Indptr, e.s.Ind, e.s.Data, shift)
+	if err != nil {
 		return nil, err
 	}
 	o := &invOp{e: e, shift: shift}
@@ -256,8 +284,14 @@ func (e *dualEval) newInvOp(shift float64) (*invOp, error) {
 		ws = append(ws, w)
 	}
 	r := len(o.v)
-	o.y = make([]float64, r)
-	o.capLU = make([]float64, r*r)
+	if r == 0 {
+		if neg > 0 {
+			return nil, errNotPD
+		}
+		return o, nil
+	}
+	o.y, o.z = make([]float64, r), make([]float64, r)
+	k := mat.NewSymDense(r, nil)
 	for a := 0; a < r; a++ {
 		for b := 0; b <= a; b++ {
 			var s float64
@@ -267,54 +301,33 @@ func (e *dualEval) newInvOp(shift float64) (*invOp, error) {
 			if a == b {
 				s += 1 / ws[a]
 			}
-			o.capLU[a*r+b] = s
+			k.SetSym(a, b, s)
 		}
 	}
-	if !cholSmall(o.capLU, r) {
+	var eig mat.EigenSym
+	if !eig.Factorize(k, true) {
+		return nil, errNotPD
+	}
+	o.kl = eig.Values(nil)
+	o.kq = new(mat.Dense)
+	eig.VectorsTo(o.kq)
+	pos := 0
+	var kmax float64
+	for _, l := range o.kl {
+		kmax = math.Max(kmax, math.Abs(l))
+	}
+	for _, l := range o.kl {
+		if math.Abs(l) <= 1e-12*kmax {
+			return nil, errNotPD
+		}
+		if l > 0 {
+			pos++
+		}
+	}
+	if neg-pos+r != 0 {
 		return nil, errNotPD
 	}
 	return o, nil
-}
-
-// cholSmall factors the r×r SPD matrix a (lower triangle) in place.
-func cholSmall(a []float64, r int) bool {
-	for j := 0; j < r; j++ {
-		d := a[j*r+j]
-		for k := 0; k < j; k++ {
-			d -= a[j*r+k] * a[j*r+k]
-		}
-		if !(d > 0) {
-			return false
-		}
-		d = math.Sqrt(d)
-		a[j*r+j] = d
-		for i := j + 1; i < r; i++ {
-			s := a[i*r+j]
-			for k := 0; k < j; k++ {
-				s -= a[i*r+k] * a[j*r+k]
-			}
-			a[i*r+j] = s / d
-		}
-	}
-	return true
-}
-
-// cholSolveSmall solves L Lᵀ x = y in place with the factor of cholSmall.
-func cholSolveSmall(l []float64, r int, y []float64) {
-	for i := 0; i < r; i++ {
-		s := y[i]
-		for k := 0; k < i; k++ {
-			s -= l[i*r+k] * y[k]
-		}
-		y[i] = s / l[i*r+i]
-	}
-	for i := r - 1; i >= 0; i-- {
-		s := y[i]
-		for k := i + 1; k < r; k++ {
-			s -= l[k*r+i] * y[k]
-		}
-		y[i] = s / l[i*r+i]
-	}
 }
 
 // invertedEigs computes the k smallest eigenpairs of C + Â with Lanczos on
