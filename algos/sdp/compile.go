@@ -62,11 +62,15 @@ type dualEval struct {
 	k                 int
 	initRank, maxRank int
 	eigTol            float64
-	seed              uint64
-	start             []float64
-	solver            Eigensolver
-	subspace          *mat.Dense // Block: the previous evaluation's Ritz vectors
-	applies           int        // operator products of the sparse eigensolves
+	// tol is the eigensolver tolerance in force (EigTol, or looser while
+	// the solve is far from the optimum: see accuracy), cacheTol the one
+	// the cached evaluation was made with.
+	tol, cacheTol float64
+	seed          uint64
+	start         []float64
+	solver        Eigensolver
+	subspace      *mat.Dense // Block: the previous evaluation's Ritz vectors
+	applies       int        // operator products of the sparse eigensolves
 	// chol, when non-nil, is the envelope Cholesky factor of the sparse
 	// part for the shift-and-invert Lanczos (see shiftinvert.go);
 	// factorizations counts its factorizations.
@@ -146,6 +150,7 @@ func compileSDP(p *Problem, opt Options) (*dualEval, error) {
 		seed: opt.Seed,
 		q:    make([]float64, len(p.Constraints)),
 	}
+	ev.tol, ev.cacheTol = ev.eigTol, ev.eigTol
 	if ev.method == Auto {
 		ev.method = Sparse
 		if n <= 1000 {

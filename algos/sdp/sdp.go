@@ -160,6 +160,15 @@ type Options struct {
 	// Eigensolver selects the sparse path's eigensolver: Lanczos (zero
 	// value) or Block.
 	Eigensolver Eigensolver
+	// ExactEvals makes every sparse evaluation use EigTol. By default the
+	// sparse path evaluates the dual inexactly far from the optimum: its
+	// eigensolver tolerance starts at 1e-3 and follows 1% of the progress
+	// of the solve (the larger of the relative gap and the relative
+	// violation), raised only between L-BFGS-B rounds so that one line
+	// search compares values of one accuracy; the point certified or
+	// returned is always re-evaluated at EigTol, and only such an
+	// evaluation certifies.
+	ExactEvals bool
 	// NoShiftInvert makes the Lanczos eigensolver work on C + Â itself.
 	// By default it works on (C + Â + sI)⁻¹, s a little above −λ_min,
 	// applied with a sparse (envelope) Cholesky factorization, whenever
@@ -293,6 +302,10 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 		Bounded:   func() bool { return ev.bounded },
 		Status:    func() string { return fmt.Sprintf("max violation %.3g", ev.maxViol) },
 	}
+	if ev.method == Sparse && !opt.ExactEvals {
+		ev.tol = math.Max(ev.eigTol, looseEigTol)
+		prob.Accuracy = ev.accuracy()
+	}
 	steps := cmp.Or(opt.NewtonSteps, 50)
 	newtonOK := steps > 0 && n <= newtonMaxN
 	var (
@@ -369,7 +382,8 @@ func (ev *dualEval) solution(dr dualsolve.Result, curve []float64, gapTol, feasT
 		Method:           ev.method,
 		Curve:            curve,
 	}
-	sol.Certified = math.Abs(sol.RelGap) <= gapTol && sol.MaxViolation <= feasTol
+	// Only an evaluation at the final eigensolver tolerance certifies.
+	sol.Certified = math.Abs(sol.RelGap) <= gapTol && sol.MaxViolation <= feasTol && ev.cacheTol <= ev.eigTol
 	if ev.comp {
 		// factor could not compute the high-rank negative part.
 		sol.Certified = false
