@@ -71,10 +71,10 @@ type dualEval struct {
 	solver        Eigensolver
 	subspace      *mat.Dense // Block: the previous evaluation's Ritz vectors
 	applies       int        // operator products of the sparse eigensolves
-	// chol, when non-nil, is the envelope Cholesky factor of the sparse
+	// ldl, when non-nil, is the envelope LDLᵀ factorization of the sparse
 	// part for the shift-and-invert Lanczos (see shiftinvert.go);
 	// factorizations counts its factorizations.
-	chol           *envChol
+	ldl            *envLDL
 	factorizations int
 
 	// Complement evaluations (sparse method): when the negative part of
@@ -219,10 +219,10 @@ func compileSDP(p *Problem, opt Options) (*dualEval, error) {
 	if ev.method == Sparse && ev.solver == Lanczos && !opt.NoShiftInvert {
 		// The envelope is sized before its values are allocated; it is
 		// skipped (plain Lanczos) when too costly or above the memory limit.
-		if c := newEnvChol(n, s.Indptr, s.Ind); c.flops <= envelopeMaxFlops &&
-			limits.Check("the envelope Cholesky factor", limits.Words(c.start[n])) == nil {
+		if c := newEnvLDL(n, s.Indptr, s.Ind); c.flops <= envelopeMaxFlops &&
+			limits.Check("the envelope LDLᵀ factor", limits.Words(c.start[n])) == nil {
 			c.data = make([]float64, c.start[n])
-			ev.chol = c
+			ev.ldl = c
 		}
 	}
 	slot := func(i, j int) int {

@@ -171,7 +171,7 @@ type Options struct {
 	ExactEvals bool
 	// NoShiftInvert makes the Lanczos eigensolver work on C + Â itself.
 	// By default it works on (C + Â + sI)⁻¹, s a little above −λ_min,
-	// applied with a sparse (envelope) Cholesky factorization, whenever
+	// applied with a sparse (envelope) LDLᵀ factorization, whenever
 	// that factorization is affordable (at most 4e9 flops) and C + Â + sI
 	// is positive definite: the wanted eigenvalues then stand apart from
 	// the rest of the spectrum, and Lanczos needs about 20 times fewer
@@ -207,7 +207,7 @@ type Solution struct {
 	// eigensolves (zero on the dense path): products with C + Â, and on
 	// the shift-and-invert path solves with C + Â + sI (each about as
 	// costly as a few products) and the products that check the Ritz
-	// pairs. Factorizations counts the sparse Cholesky factorizations of
+	// pairs. Factorizations counts the sparse LDLᵀ factorizations of
 	// C + Â + sI behind those solves.
 	OperatorProducts, Factorizations int
 	// Reason says why the solve stopped.

@@ -18,22 +18,23 @@ import (
 // whatever its tolerance or start vector (docs/eigen-sequences.md). On
 // (C + Â + sI)⁻¹ with s above −λ_min the wanted eigenvalues become the
 // largest, 1/(λ + s), and their separation is measured against s instead of
-// the spread. The inverse is applied with a Cholesky factor of the sparse
+// the spread. The inverse is applied with an LDLᵀ factorization of the sparse
 // part plus sI in a bandwidth-reducing (reverse Cuthill–McKee) order, kept
 // as an envelope (row i stores columns first[i]…i), and the big rank-one
 // terms are added back with the Woodbury identity.
 
-// errNotPD reports a non-positive pivot: the shifted matrix is not positive
-// definite (the shift is below −λ_min).
+// errNotPD reports that the shifted matrix is not positive definite (the
+// shift is below −λ_min), or that a pivot is too small to factor it
+// without pivoting.
 var errNotPD = errors.New("sdp: shifted matrix not positive definite")
 
 // envelopeMaxFlops bounds the flops of one envelope factorization for which
 // the shift-and-invert path is used (above it, plain Lanczos).
 const envelopeMaxFlops = 4e9
 
-// envChol is the envelope Cholesky factor L (L Lᵀ = P (S + sI) Pᵀ) of the
+// envLDL is the envelope LDLᵀ factorization (L D Lᵀ = P (S + sI) Pᵀ) of the
 // sparse part S of C + Â, in the order perm (perm[old] = new).
-type envChol struct {
+type envLDL struct {
 	n           int
 	perm, iperm []int
 	first       []int // first column stored in row i (permuted order)
@@ -43,10 +44,10 @@ type envChol struct {
 	tmp         []float64
 }
 
-// newEnvChol computes the reverse Cuthill–McKee order of the pattern of s
+// newEnvLDL computes the reverse Cuthill–McKee order of the pattern of s
 // and the envelope of the permuted matrix; the caller allocates data
 // (start[n] values).
-func newEnvChol(n int, indptr, ind []int) *envChol {
+func newEnvLDL(n int, indptr, ind []int) *envLDL {
 	deg := make([]int, n)
 	for i := 0; i < n; i++ {
 		for p := indptr[i]; p < indptr[i+1]; p++ {
@@ -96,7 +97,7 @@ func newEnvChol(n int, indptr, ind []int) *envChol {
 		order = append(order, comp...)
 	}
 	slices.Reverse(order)
-	c := &envChol{n: n, perm: make([]int, n), iperm: order, first: make([]int, n), start: make([]int, n+1), tmp: make([]float64, n)}
+	c := &envLDL{n: n, perm: make([]int, n), iperm: order, first: make([]int, n), start: make([]int, n+1), tmp: make([]float64, n)}
 	for newI, old := range order {
 		c.perm[old] = newI
 	}
@@ -121,14 +122,14 @@ func newEnvChol(n int, indptr, ind []int) *envChol {
 }
 
 // row returns row i of L (columns first[i]…i; the diagonal slot holds d_i).
-func (c *envChol) row(i int) []float64 { return c.data[c.start[i]:c.start[i+1]] }
+func (c *envLDL) row(i int) []float64 { return c.data[c.start[i]:c.start[i+1]] }
 
 // factor computes the LDLᵀ factorization, without pivoting, of
 // P (S + shift·I) Pᵀ, S given by the CSR values data; L is unit lower
 // triangular and D is stored on its diagonal. It returns the number of
 // negative pivots, or errNotPD when a pivot is too small for a stable
 // factorization without pivoting.
-func (c *envChol) factor(indptr, ind []int, data []float64, shift float64) (neg int, err error) {
+func (c *envLDL) factor(indptr, ind []int, data []float64, shift float64) (neg int, err error) {
 	clear(c.data)
 	for old := 0; old < c.n; old++ {
 		pi := c.perm[old]
@@ -176,7 +177,7 @@ func (c *envChol) factor(indptr, ind []int, data []float64, shift float64) (neg 
 }
 
 // solve sets x = (S + shift·I)⁻¹ b in the original order.
-func (c *envChol) solve(x, b []float64) {
+func (c *envLDL) solve(x, b []float64) {
 	y := c.tmp
 	for old, v := range b {
 		y[c.perm[old]] = v
@@ -227,7 +228,7 @@ func (o *invOp) Dim() int { return o.e.n }
 
 // Apply implements engine.Operator.
 func (o *invOp) Apply(dst, x []float64) {
-	o.e.chol.solve(dst, x)
+	o.e.ldl.solve(dst, x)
 	r := len(o.v)
 	if r == 0 {
 		return
@@ -263,7 +264,7 @@ func (o *invOp) Apply(dst, x []float64) {
 // neg(B) − pos(K) + r negative eigenvalues), if a big rank-one term has a
 // negative weight, or if a pivot is too small.
 func (e *dualEval) newInvOp(shift float64) (*invOp, error) {
-	neg, err := e.chol.factor(e.s.Indptr, e.s.Ind, e.s.Data, shift)
+	neg, err := e.ldl.factor(e.s.Indptr, e.s.Ind, e.s.Data, shift)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +279,7 @@ func (e *dualEval) newInvOp(shift float64) (*invOp, error) {
 			return nil, errNotPD
 		}
 		bv := make([]float64, e.n)
-		e.chol.solve(bv, bd[t])
+		e.ldl.solve(bv, bd[t])
 		o.v = append(o.v, bd[t])
 		o.bv = append(o.bv, bv)
 		ws = append(ws, w)

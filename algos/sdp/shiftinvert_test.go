@@ -11,11 +11,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestEnvCholSolve: the envelope Cholesky factor of a random sparse
+// TestEnvLDLSolve: the envelope LDLᵀ factorization of a random sparse
 // symmetric matrix plus a shift solves it to rounding, in any order of the
 // rows (the pattern is a scrambled path plus random chords and two
 // components), and counts the negative eigenvalues of an indefinite one.
-func TestEnvCholSolve(t *testing.T) {
+func TestEnvLDLSolve(t *testing.T) {
 	const n = 300
 	rng := rand.New(rand.NewPCG(4, 2))
 	perm := rng.Perm(n)
@@ -53,7 +53,7 @@ func TestEnvCholSolve(t *testing.T) {
 		}
 		indptr = append(indptr, len(ind))
 	}
-	c := newEnvChol(n, indptr, ind)
+	c := newEnvLDL(n, indptr, ind)
 	c.data = make([]float64, c.start[n])
 	if got := c.start[n]; got >= n*(n+1)/2 {
 		t.Errorf("envelope of %d values: no reduction from the full triangle", got)
@@ -181,8 +181,8 @@ func TestSDPShiftInvert(t *testing.T) {
 				ev.ctx = context.Background()
 				evs[i] = ev
 			}
-			if evs[1].chol == nil || evs[2].chol != nil {
-				t.Fatalf("shift-and-invert set up: %v by default, %v with NoShiftInvert", evs[1].chol != nil, evs[2].chol != nil)
+			if evs[1].ldl == nil || evs[2].ldl != nil {
+				t.Fatalf("shift-and-invert set up: %v by default, %v with NoShiftInvert", evs[1].ldl != nil, evs[2].ldl != nil)
 			}
 			rng := rand.New(rand.NewPCG(8, 9))
 			u := mvuStartPoint(t, p)

@@ -61,7 +61,7 @@ func (e *dualEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 		inverted := false
 		if e.solver == Block {
 			res, err = e.blockEigs(op, k)
-		} else if e.chol != nil && e.negScale > 0 {
+		} else if e.ldl != nil && e.negScale > 0 {
 			res, inverted, err = e.invertedEigs(op.shift, k, opt)
 		}
 		if e.solver == Lanczos && !inverted {
