@@ -310,6 +310,9 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 		}
 		bestGap = math.Min(bestGap, g)
 	}
+	if certified == nil && res.Iterations >= cfg.MaxIter {
+		res.Reason = engine.ReasonMaxIter.String() // even if the last round ended to raise the accuracy
+	}
 	// The certificate handed back is computed at the final accuracy.
 	needFinal := acc != nil && acc.Set(true)
 	if certified == nil && bestU != nil && !slices.Equal(u, bestU) {
