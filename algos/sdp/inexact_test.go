@@ -18,7 +18,7 @@ import (
 // EigTol of its U gives the same dual and gap); and the inexact solve must
 // use fewer operator applications.
 func TestSDPInexactEvaluations(t *testing.T) {
-	x, _, _ := datasets.SwissRoll(200, 5)
+	x, _, _ := datasets.SwissRoll(150, 5)
 	p := mvuProblem(t, x, 6, 1)
 	m := len(p.Constraints)
 	// MVU's scaling: squared distances in units of their mean, and a σ
