@@ -25,8 +25,9 @@ const mvuIters = 300
 // the rank correlation of the first embedding coordinate with the roll's
 // angle, the median relative error of the constrained neighbour distances,
 // the σ used, and the duality gap and violation where the iteration limit
-// stopped the solve. The N = 20,000 case takes about 100 minutes on the native
-// backend (see README.md); an interior-point MVU solver would not even hold
+// stopped the solve. The N = 20,000 case took about 100 minutes on the native
+// backend with plain Lanczos and takes about 6 with shift-and-invert
+// (docs/eigen-sequences.md); an interior-point MVU solver would not even hold
 // its Schur complement, with one row and column per neighbour constraint
 // (70,631 here).
 func mvuCases(seed uint64) []Case {
