@@ -81,9 +81,11 @@ type Embedding struct {
 	// Iterations and Evaluations count the L-BFGS-B iterations and dual
 	// evaluations of the whole run, the relaxation's included.
 	Iterations, Evaluations int
-	// OperatorProducts counts the sparse eigensolvers' products with
-	// C + Â over the whole run.
-	OperatorProducts int
+	// OperatorProducts counts the sparse eigensolvers' operator
+	// applications over the whole run, and Factorizations the sparse
+	// Cholesky factorizations of the shift-and-invert path (see
+	// sdp.Solution).
+	OperatorProducts, Factorizations int
 	// Sigma is the σ used (Options.Sigma, or the value chosen for it).
 	Sigma float64
 }
@@ -168,19 +170,20 @@ func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 	}
 	// Back to the units of the data: X = scale2·X'.
 	toDataUnits(sol, scale2)
-	iters, evals, prods := sol.Iterations, sol.Evaluations, sol.OperatorProducts
+	iters, evals, prods, facts := sol.Iterations, sol.Evaluations, sol.OperatorProducts, sol.Factorizations
 	if relaxed != nil && relaxed != sol {
 		toDataUnits(relaxed, scale2)
 		iters += relaxed.Iterations
 		evals += relaxed.Evaluations
 		prods += relaxed.OperatorProducts
+		facts += relaxed.Factorizations
 	}
 	coords, vals, err := topCoordinates(b, sol.Factor, dims)
 	if err != nil {
 		return nil, err
 	}
 	emb := &Embedding{Coords: coords, Eigenvalues: vals, Edges: edges, Dist2: dist2, Solution: sol, Relaxation: relaxed,
-		Iterations: iters, Evaluations: evals, OperatorProducts: prods, Sigma: sigma}
+		Iterations: iters, Evaluations: evals, OperatorProducts: prods, Factorizations: facts, Sigma: sigma}
 	if solveErr != nil {
 		// Cancelled: the embedding of the best iterate so far.
 		return emb, fmt.Errorf("mvu: %w", solveErr)

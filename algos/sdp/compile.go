@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -61,11 +62,20 @@ type dualEval struct {
 	k                 int
 	initRank, maxRank int
 	eigTol            float64
-	seed              uint64
-	start             []float64
-	solver            Eigensolver
-	subspace          *mat.Dense // Block: the previous evaluation's Ritz vectors
-	applies           int        // operator products of the sparse eigensolves
+	// tol is the eigensolver tolerance in force (EigTol, or looser while
+	// the solve is far from the optimum: see accuracy), cacheTol the one
+	// the cached evaluation was made with.
+	tol, cacheTol float64
+	seed          uint64
+	start         []float64
+	solver        Eigensolver
+	subspace      *mat.Dense // Block: the previous evaluation's Ritz vectors
+	applies       int        // operator products of the sparse eigensolves
+	// ldl, when non-nil, is the envelope LDLᵀ factorization of the sparse
+	// part for the shift-and-invert Lanczos (see shiftinvert.go);
+	// factorizations counts its factorizations.
+	ldl            *envLDL
+	factorizations int
 
 	// Complement evaluations (sparse method): when the negative part of
 	// C + Â has high rank (far-off line-search trial points), the evaluation
@@ -140,6 +150,7 @@ func compileSDP(p *Problem, opt Options) (*dualEval, error) {
 		seed: opt.Seed,
 		q:    make([]float64, len(p.Constraints)),
 	}
+	ev.tol, ev.cacheTol = ev.eigTol, ev.eigTol
 	if ev.method == Auto {
 		ev.method = Sparse
 		if n <= 1000 {
@@ -205,6 +216,15 @@ func compileSDP(p *Problem, opt Options) (*dualEval, error) {
 	}
 	s.Data = make([]float64, len(s.Ind))
 	ev.s = s
+	if ev.method == Sparse && ev.solver == Lanczos && !opt.NoShiftInvert {
+		// The envelope is sized before its values are allocated; it is
+		// skipped (plain Lanczos) when too costly or above the memory limit.
+		if c := newEnvLDL(n, s.Indptr, s.Ind); c.flops <= envelopeMaxFlops &&
+			limits.Check("the envelope LDLᵀ factor", limits.Words(c.start[n])) == nil {
+			c.data = make([]float64, c.start[n])
+			ev.ldl = c
+		}
+	}
 	slot := func(i, j int) int {
 		ind := s.Ind[s.Indptr[i]:s.Indptr[i+1]]
 		return s.Indptr[i] + sort.SearchInts(ind, j)

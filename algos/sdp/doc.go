@@ -15,7 +15,9 @@
 // and recovers X = σ(C + Σ u_i A_i)_−, PSD by construction. The negative
 // part comes from a dense symmetric eigensolver or, for large sparse
 // problems with a low-rank solution, from the sparse Lanczos solver of the
-// engine (Method). A projected semismooth Newton-CG polish finishes solves
+// engine (Method), run on (C + Σ u_i A_i + sI)⁻¹ through a sparse LDLᵀ
+// factorization when that is affordable, and at a tolerance that follows
+// the progress of the solve (exact again for the certificate). A projected semismooth Newton-CG polish finishes solves
 // that L-BFGS-B leaves short of the certificate. Every Solution carries its
 // duality gap and largest constraint violation, and says whether it is
 // certified.

@@ -2,6 +2,7 @@ package sdp
 
 import (
 	"errors"
+	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"math"
 	"sort"
 
@@ -161,6 +162,7 @@ func (e *dualEval) eval(u, grad []float64) (float64, error) {
 		})
 	}
 	e.u = append(e.u[:0], u...)
+	e.cacheTol = e.tol
 	e.bu = e.trialBU
 	e.maxViol = 0
 	for i, c := range cons {
@@ -314,4 +316,49 @@ func quadForm(z *mat.Dense, a SymMatrix) float64 {
 		}
 	}
 	return s
+}
+
+// The inexact evaluations of the sparse path (issue 24): far from the
+// optimum the dual's value and gradient need not carry 12 digits, and the
+// eigensolver tolerance follows the progress of the solve.
+
+// looseEigTol is the loosest eigensolver tolerance of an inexact solve.
+const looseEigTol = 1e-3
+
+// progressTol returns the eigensolver tolerance the cached point calls for:
+// 1% of its progress measure, the larger of its relative duality gap and
+// its relative constraint violation, within [EigTol, looseEigTol]
+// (looseEigTol when nothing is cached). On the shifted operator the
+// tolerance bounds the eigenvalue errors by about tol·|λ_min|, so the
+// relative error of the objective, ∝ Σ λ δλ / Σ λ², stays well below the
+// gap it is compared with.
+func (e *dualEval) progressTol() float64 {
+	if e.u == nil {
+		return looseEigTol
+	}
+	pr, du := e.certificate()
+	m := math.Max(math.Abs(dualsolve.RelGap(pr, du)), e.maxViol)
+	if math.IsNaN(m) {
+		return e.eigTol
+	}
+	return math.Min(math.Max(0.01*m, e.eigTol), looseEigTol)
+}
+
+// accuracy returns the driver's hooks for the inexact evaluations.
+func (e *dualEval) accuracy() *dualsolve.Accuracy {
+	return &dualsolve.Accuracy{
+		Set: func(final bool) bool {
+			want := e.eigTol
+			if !final {
+				want = e.progressTol()
+			}
+			if want < e.tol {
+				e.tol = want
+				return true
+			}
+			return false
+		},
+		Stale: func() bool { return e.progressTol() < e.tol/10 },
+		Final: func() bool { return e.tol <= e.eigTol },
+	}
 }

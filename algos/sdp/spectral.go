@@ -51,16 +51,20 @@ func (e *dualEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 		// thousands of Lanczos steps. Shifting by twice the previous scale
 		// of the negative part makes the test uniform: |λ − θ| ≲ EigTol·scale.
 		// A wider Krylov space (30 vectors beyond k) cuts the restarts.
-		opt := engine.EigsOptions{Tol: e.eigTol, Seed: e.seed, NCV: min(e.n, max(2*k+1, k+30))}
+		opt := engine.EigsOptions{Tol: e.tol, Seed: e.seed, NCV: min(e.n, max(2*k+1, k+30))}
 		if e.start != nil {
 			opt.Start = e.start
 		}
 		op := shiftedOp{e, 2 * e.negScale}
 		var res engine.EigsResult
 		var err error
+		inverted := false
 		if e.solver == Block {
 			res, err = e.blockEigs(op, k)
-		} else {
+		} else if e.ldl != nil && e.negScale > 0 {
+			res, inverted, err = e.invertedEigs(op.shift, k, opt)
+		}
+		if e.solver == Lanczos && !inverted {
 			res, err = e.b.Eigs(e.ctx, op, k, engine.SmallestAlgebraic, opt)
 			e.applies += res.OpApplies
 		}
@@ -141,7 +145,7 @@ func (e *dualEval) blockEigs(op shiftedOp, k int) (engine.EigsResult, error) {
 		scale = 0 // no scale yet: the estimate of ‖C + Â‖
 	}
 	br, err := engine.BlockEigs(e.ctx, e.b, op, k, engine.SmallestAlgebraic,
-		engine.BlockEigsOptions{Start: e.subspace, Tol: math.Max(e.eigTol, 1e-14), Scale: scale, Seed: e.seed})
+		engine.BlockEigsOptions{Start: e.subspace, Tol: math.Max(e.tol, 1e-14), Scale: scale, Seed: e.seed})
 	e.applies += br.OpApplies
 	if br.Subspace != nil {
 		e.subspace = br.Subspace
@@ -175,7 +179,7 @@ func (e *dualEval) positivePart() ([]float64, *mat.Dense, error) {
 		if k > kCap {
 			return nil, nil, errHighRank
 		}
-		res, err := e.b.Eigs(e.ctx, e, k, engine.LargestAlgebraic, engine.EigsOptions{Tol: e.eigTol, Seed: e.seed})
+		res, err := e.b.Eigs(e.ctx, e, k, engine.LargestAlgebraic, engine.EigsOptions{Tol: e.tol, Seed: e.seed})
 		e.applies += res.OpApplies
 		if err != nil {
 			if e.ctx != nil && e.ctx.Err() != nil {

@@ -37,6 +37,31 @@ type Problem struct {
 	// Status, if non-nil, describes the cached point beyond its objectives
 	// (for example its constraint violation) for the progress lines.
 	Status func() string
+	// Accuracy, if non-nil, makes the evaluations inexact far from the
+	// optimum (see Accuracy).
+	Accuracy *Accuracy
+}
+
+// Accuracy lets a problem evaluate its objective inexactly (for example
+// with a loose eigensolver tolerance) while the solve is far from the
+// optimum. L-BFGS-B's line search compares objective values, which must
+// come from one accuracy: the driver therefore changes the accuracy only
+// between rounds. It ends a round early, without spending a restart, when
+// Stale reports that the cached point calls for a tighter accuracy, or
+// when a point passes the certificate at an accuracy short of the final
+// one; and it re-evaluates at the final accuracy every point it certifies
+// or returns, so the certificate handed back is always the tight one.
+type Accuracy struct {
+	// Set fixes the accuracy of the evaluations that follow: the final one
+	// when final is set, otherwise the one the cached point's progress
+	// calls for (the loosest with nothing cached). It never loosens the
+	// accuracy, and it reports whether it changed it.
+	Set func(final bool) (changed bool)
+	// Stale reports that the cached point calls for a much tighter
+	// accuracy than the one in force.
+	Stale func() bool
+	// Final reports whether the evaluations are at the final accuracy.
+	Final func() bool
 }
 
 // Config holds the stopping rules common to both solvers.
@@ -114,11 +139,21 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 	)
 	bestGap := math.Inf(1)
 	lastReport := time.Now()
+	acc := p.Accuracy
+	exact := func() bool { return acc == nil || acc.Final() }
+	if acc != nil {
+		acc.Set(false)
+	}
 	for round := 0; round <= cfg.Restarts && res.Iterations < cfg.MaxIter && certified == nil; round++ {
 		rctx, cancel := context.WithCancel(ctx)
 		roundEvals := 0
+		// tighten ends the round to raise the accuracy: finalAcc when a
+		// point passed the certificate inexactly (tightU), else to the
+		// level the cached point calls for.
+		tighten, finalAcc := false, false
+		var tightU []float64
 		fn := func(x, grad []float64) float64 {
-			if evalErr != nil || certified != nil {
+			if evalErr != nil || certified != nil || tighten {
 				for i := range grad {
 					grad[i] = 0
 				}
@@ -155,8 +190,16 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 				cfg.Progress(progress.Event{Algorithm: algorithmOf(cfg.Label), Iteration: evals, Objective: du, Gap: g,
 					Message: fmt.Sprintf("%s: eval %d dual %.10g primal %.10g rel.gap %.3g%s", cfg.Label, evals, du, pr, g, p.describe())})
 			}
-			if g <= cfg.GapTol {
+			switch {
+			case g <= cfg.GapTol && exact():
 				certified = append([]float64(nil), x...)
+				cancel()
+			case g <= cfg.GapTol:
+				tighten, finalAcc = true, true
+				tightU = append([]float64(nil), x...)
+				cancel()
+			case !exact() && acc.Stale():
+				tighten = true
 				cancel()
 			}
 			if p.Merit != nil {
@@ -208,10 +251,13 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 			return res, fmt.Errorf("dualsolve: %w", ctxErr)
 		}
 		res.Reason = r.Reason.String()
+		reeval := false
 		switch {
 		case certified != nil:
 			copy(u, certified)
 			res.Reason = "duality gap"
+		case tightU != nil:
+			copy(u, tightU)
 		case len(r.X) == n && lowU != nil && lowF < r.F:
 			// A failed line search evaluated a lower point than it accepted.
 			copy(u, lowU)
@@ -221,8 +267,16 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 			return res, fmt.Errorf("dualsolve: L-BFGS-B: %w", err)
 		}
 		lowU, lowF = lowU[:0], math.Inf(1)
+		if tighten {
+			// Re-evaluate u at the raised accuracy (the cache holds u, or
+			// the last point, at the old one).
+			if reeval = acc.Set(finalAcc); !reeval {
+				reeval = acc.Set(true) // no change: go straight to the final one
+			}
+			res.Reason = "accuracy raised"
+		}
 		// Make the cache hold u and measure its gap.
-		if !haveLast || !slices.Equal(u, last) {
+		if !haveLast || !slices.Equal(u, last) || reeval {
 			grad := make([]float64, n)
 			if _, err := p.Eval(u, grad); err != nil {
 				return res, err
@@ -233,24 +287,50 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 		}
 		pr, du := p.Certificate()
 		g := RelGap(pr, du)
-		if g <= cfg.GapTol && certified == nil {
+		if g <= cfg.GapTol && certified == nil && exact() {
 			certified = u
+			res.Reason = "duality gap"
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(progress.Event{Algorithm: algorithmOf(cfg.Label), Iteration: res.Evaluations, Objective: du, Gap: g,
 				Message: fmt.Sprintf("%s: round %d stopped (%s) after %d iterations, %d evaluations: dual %.10g rel.gap %.3g%s", cfg.Label, round, res.Reason, res.Iterations, res.Evaluations, du, g, p.describe())})
 		}
+		if tighten && res.Iterations < cfg.MaxIter {
+			round-- // raising the accuracy does not spend a restart
+			continue
+		}
 		if g >= bestGap*(1-1e-3) && r.Iterations <= 1 {
+			if !exact() {
+				// Stalled at a loose accuracy: go on at the final one.
+				acc.Set(true)
+				round--
+				continue
+			}
 			break // a fresh start no longer makes progress
 		}
 		bestGap = math.Min(bestGap, g)
 	}
-	if certified == nil && bestU != nil {
+	if certified == nil && res.Iterations >= cfg.MaxIter {
+		res.Reason = engine.ReasonMaxIter.String() // even if the last round ended to raise the accuracy
+	}
+	// The certificate handed back is computed at the final accuracy.
+	needFinal := acc != nil && acc.Set(true)
+	if certified == nil && bestU != nil && !slices.Equal(u, bestU) {
 		// Return the best point seen; re-evaluate it to refill the cache.
-		if !slices.Equal(u, bestU) {
-			p.Eval(bestU, make([]float64, n)) // it evaluated without error before
-			copy(u, bestU)
+		copy(u, bestU)
+		if !needFinal {
+			p.Eval(u, make([]float64, n)) // it evaluated without error before
 			res.Evaluations++
+		}
+	}
+	if needFinal {
+		if _, err := p.Eval(u, make([]float64, n)); err != nil {
+			return res, err
+		}
+		res.Evaluations++
+		if pr, du := p.Certificate(); certified == nil && RelGap(pr, du) <= cfg.GapTol {
+			certified = u
+			res.Reason = "duality gap"
 		}
 	}
 	res.U = u

@@ -130,3 +130,117 @@ func TestSolveCancelled(t *testing.T) {
 }
 
 func errorsIsCanceled(err error) bool { return errors.Is(err, context.Canceled) }
+
+// inexactBox is boxDual evaluated with an error: at accuracy level ℓ the
+// objective is f(u) − 100ℓ·(1 + ‖u‖²) (with its gradient), an underestimate
+// that makes the reported dual, and so the gap, look better than it is, as
+// a loose eigensolver tolerance can.
+type inexactBox struct {
+	*boxDual
+	level  float64
+	levels []float64 // the level of every evaluation
+	cached float64   // the level of the cached evaluation
+}
+
+func (p *inexactBox) eval(u, grad []float64) (float64, error) {
+	f, _ := p.boxDual.eval(u, grad)
+	var s float64
+	for i, v := range u {
+		s += v * v
+		grad[i] -= 200 * p.level * v
+	}
+	p.levels = append(p.levels, p.level)
+	p.cached = p.level
+	return f - 100*p.level*(1+s), nil
+}
+
+func (p *inexactBox) certificate() (primal, dual float64) {
+	primal, dual = p.boxDual.certificate()
+	var s float64
+	for _, v := range p.cache {
+		s += v * v
+	}
+	return primal, dual + 100*p.cached*(1+s)
+}
+
+// accuracy is the schedule of the sdp evaluator: 1% of the cached point's
+// gap, at most 1e-2, never loosened; the final level is exact (0).
+func (p *inexactBox) accuracy() *Accuracy {
+	want := func() float64 {
+		if p.cache == nil {
+			return 1e-2
+		}
+		pr, du := p.certificate()
+		return math.Min(1e-2, 0.01*math.Abs(RelGap(pr, du)))
+	}
+	return &Accuracy{
+		Set: func(final bool) bool {
+			w := 0.0
+			if !final {
+				w = want()
+			}
+			if w < p.level {
+				p.level = w
+				return true
+			}
+			return false
+		},
+		Stale: func() bool { return want() < p.level/10 },
+		Final: func() bool { return p.level == 0 },
+	}
+}
+
+// TestSolveInexactBoxDual: with inexact evaluations the driver certifies
+// only at the final accuracy (the loose underestimate passes the gap test
+// early and must not be trusted), reaches the exact solution, raises the
+// accuracy monotonically, and hands back the tight certificate.
+func TestSolveInexactBoxDual(t *testing.T) {
+	const n = 50
+	for _, be := range enginetest.Backends(t) {
+		t.Run(be.Name(), func(t *testing.T) {
+			p := &inexactBox{boxDual: newBox(n), level: math.Inf(1)}
+			lower, upper := make([]float64, n), make([]float64, n)
+			for i := range upper {
+				upper[i] = math.Inf(1)
+			}
+			// Near u*: the first, loose evaluations pass the gap test.
+			u0 := make([]float64, n)
+			for i := range u0 {
+				u0[i] = math.Max(p.b[i], 0) + 0.1
+			}
+			res, err := Solve(context.Background(), be, Problem{Lower: lower, Upper: upper, Eval: p.eval, Certificate: p.certificate, Accuracy: p.accuracy()},
+				u0, Config{GapTol: 1e-10, MaxIter: 500, Memory: 5, Restarts: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Certified {
+				t.Fatalf("not certified: %s, gap %g", res.Reason, RelGap(res.Primal, res.Dual))
+			}
+			if p.cached != 0 {
+				t.Errorf("the returned certificate was computed at level %g, want the exact one", p.cached)
+			}
+			pr, du := p.boxDual.certificate()
+			if pr != res.Primal || du != res.Dual {
+				t.Errorf("reported certificate (%g, %g), exact (%g, %g)", res.Primal, res.Dual, pr, du)
+			}
+			for i, v := range res.U {
+				if want := math.Max(p.b[i], 0); math.Abs(v-want) > 1e-4 {
+					t.Errorf("u[%d] = %g, want %g", i, v, want)
+				}
+			}
+			loose := 0
+			for i, l := range p.levels {
+				if l > 0 {
+					loose++
+				}
+				if i > 0 && l > p.levels[i-1] {
+					t.Fatalf("evaluation %d at level %g after %g: the accuracy was loosened", i, l, p.levels[i-1])
+				}
+			}
+			if loose == 0 || loose == len(p.levels) {
+				t.Errorf("%d of %d evaluations inexact: want some, not all", loose, len(p.levels))
+			}
+			t.Logf("%d evaluations, %d inexact, %s", len(p.levels), loose, res.Reason)
+		})
+	}
+}
