@@ -2,6 +2,7 @@ package dist
 
 import (
 	"fmt"
+	"github.com/psdlearn/psdlearn/internal/linesearch"
 	"math"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
@@ -156,12 +157,10 @@ func (rd *reducer) objective(loss boost.Loss, rho []float64, nu float64, w []flo
 	return all[0] + nu*tr, nil
 }
 
-// lineSearch is boost's lineSearch (Halley's method safeguarded by Newton
-// steps and bisection on f = g′, the derivative of the objective along the
-// new term) with every sum over the triplets taken over all ranks: one
-// gather per evaluation of f, f′, f″ (five scalars per rank for the
-// exponential loss, three for the logistic), and one Allreduce for the
-// range of h. Keep the two in step.
+// lineSearch is boost's lineSearch (linesearch.Root, the same root finder)
+// with every sum over the triplets taken over all ranks: one gather per
+// evaluation of f, f′, f″ (five scalars per rank for the exponential loss,
+// three for the logistic), and one Allreduce for the range of h.
 func (rd *reducer) lineSearch(loss boost.Loss, rho, h []float64, nu float64) (float64, bool, error) {
 	hmin, hmax := math.Inf(1), 0.0
 	for _, v := range h {
@@ -204,52 +203,7 @@ func (rd *reducer) lineSearch(loss boost.Loss, rho, h []float64, nu float64) (fl
 		}
 		return nu - g[0], g[1], g[2], nil
 	}
-	f, f1, f2, err := deriv(0)
-	if err != nil {
-		return 0, false, err
-	}
-	if f >= 0 {
-		return 0, false, nil
-	}
-	tol := 1e-12 * math.Abs(f)
-	lo, hi := 0.0, math.Inf(1)
-	w := 0.0
-	for k := 0; k < lineSearchMaxSteps; k++ {
-		if math.Abs(f) <= tol {
-			return w, false, nil
-		}
-		if f < 0 {
-			lo = w
-		} else {
-			hi = w
-		}
-		if !math.IsInf(hi, 1) && hi-lo <= 1e-15*hi {
-			break
-		}
-		inside := func(v float64) bool { return v > lo && v < hi }
-		next := math.NaN()
-		if den := 2*f1*f1 - f*f2; f1 > 0 && den > 0 {
-			next = w - 2*f*f1/den // Halley
-		}
-		if !inside(next) && f1 > 0 {
-			next = w - f/f1 // Newton
-		}
-		if !inside(next) {
-			if math.IsInf(hi, 1) {
-				next = math.Max(2*lo, 1/hmax)
-			} else {
-				next = 0.5 * (lo + hi)
-			}
-		}
-		if math.IsInf(next, 0) || next > 1e300 {
-			return lo, true, nil
-		}
-		w = next
-		if f, f1, f2, err = deriv(w); err != nil {
-			return 0, false, err
-		}
-	}
-	return w, false, nil
+	return linesearch.Root(deriv, hmax, lineSearchMaxSteps)
 }
 
 // sigmoidNeg returns σ(−t) = 1/(1 + exp(t)).
