@@ -2,6 +2,7 @@ package constraints
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/sparse"
@@ -28,7 +29,7 @@ func TestLocalityOrderRelabel(t *testing.T) {
 		}
 		seen[p] = true
 	}
-	if again := ts.LocalityOrder(); !equalInts(again, perm) {
+	if again := ts.LocalityOrder(); !slices.Equal(again, perm) {
 		t.Fatal("LocalityOrder is not deterministic")
 	}
 	rts, err := ts.Relabel(perm)
@@ -83,16 +84,4 @@ func TestRelabelErrors(t *testing.T) {
 			t.Errorf("Relabel(%v) = %v, want ErrInvalid", perm, err)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -43,60 +43,20 @@ func (rd *reducer) gather(vals []float64) ([][]float64, error) {
 	return out, nil
 }
 
-// shifted holds Σ e, Σ e·h, Σ e·h², Σ e·h³ with e = exp(t − mx).
-type shifted struct{ mx, s, s1, s2, s3 float64 }
-
-// localExpSums is one pass over this rank's triplets, following the running
-// maximum of the exponents t_r = −ρ_r − w·h_r (h nil: w = 0, s1 = s2 = s3 = 0),
-// as boost's expSums does on a chunk.
-func localExpSums(rho, h []float64, w float64) shifted {
-	mx := math.Inf(-1)
-	var s, s1, s2, s3 float64
-	for r, p := range rho {
-		var hr float64
-		if h != nil {
-			hr = h[r]
-		}
-		t := -p - w*hr
-		if t > mx {
-			f := math.Exp(mx - t)
-			s, s1, s2, s3 = s*f, s1*f, s2*f, s3*f
-			mx = t
-		}
-		e := math.Exp(t - mx)
-		eh := e * hr
-		s += e
-		s1 += eh
-		s2 += eh * hr
-		s3 += eh * hr * hr
-	}
-	return shifted{mx, s, s1, s2, s3}
-}
-
-// expSums returns the shifted sums over all ranks' triplets, onto the
-// largest shift (boost's combine, across ranks in rank order).
-func (rd *reducer) expSums(rho, h []float64, w float64) (shifted, error) {
-	l := localExpSums(rho, h, w)
-	parts, err := rd.gather([]float64{l.mx, l.s, l.s1, l.s2, l.s3})
+// expSums returns the linesearch.Sums over all ranks' triplets: this
+// rank's in one pass, every rank's gathered and combined in rank order
+// (boost's combine of its chunks, across ranks).
+func (rd *reducer) expSums(rho, h []float64, w float64) (linesearch.Sums, error) {
+	l := linesearch.ExpSums(rho, h, w)
+	parts, err := rd.gather([]float64{l.Shift, l.S, l.S1, l.S2, l.S3})
 	if err != nil {
-		return shifted{}, err
+		return linesearch.Sums{}, err
 	}
-	mx := math.Inf(-1)
-	for _, p := range parts {
-		mx = math.Max(mx, p[0])
+	all := make([]linesearch.Sums, len(parts))
+	for r, p := range parts {
+		all[r] = linesearch.Sums{Shift: p[0], S: p[1], S1: p[2], S2: p[3], S3: p[4]}
 	}
-	out := shifted{mx: mx}
-	for _, p := range parts {
-		if p[1] == 0 {
-			continue
-		}
-		f := math.Exp(p[0] - mx)
-		out.s += f * p[1]
-		out.s1 += f * p[2]
-		out.s2 += f * p[3]
-		out.s3 += f * p[4]
-	}
-	return out, nil
+	return linesearch.Combine(all), nil
 }
 
 // sums returns the elementwise sums of vals over all ranks, in rank order.
@@ -129,7 +89,7 @@ func (rd *reducer) weights(loss boost.Loss, rho, u []float64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	lse := t.mx + math.Log(t.s)
+	lse := t.LogSum()
 	for r, p := range rho {
 		u[r] = math.Exp(-p - lse)
 	}
@@ -184,10 +144,8 @@ func (rd *reducer) lineSearch(loss boost.Loss, rho, h []float64, nu float64) (fl
 			if err != nil {
 				return 0, 0, 0, err
 			}
-			m1 := t.s1 / t.s
-			m2 := t.s2/t.s - m1*m1
-			m3 := t.s3/t.s - 3*m1*(t.s2/t.s) + 2*m1*m1*m1
-			return nu - m1, math.Max(m2, 0), -m3, nil
+			f, f1, f2 := t.Deriv(nu)
+			return f, f1, f2, nil
 		}
 		var a, b, c float64
 		for r, hr := range h {

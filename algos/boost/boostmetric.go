@@ -309,8 +309,7 @@ func objective(loss Loss, rho []float64, nu float64, w []float64) float64 {
 
 // logSumExpNeg returns log Σ_r exp(−ρ_r) without overflow.
 func logSumExpNeg(rho []float64) float64 {
-	t := expSums(rho, nil, 0)
-	return t.mx + math.Log(t.s)
+	return expSums(rho, nil, 0).LogSum()
 }
 
 // sigmoidNeg returns σ(−t) = 1/(1 + exp(t)).
@@ -359,12 +358,7 @@ func lineSearch(loss Loss, rho, h []float64, nu float64) (float64, bool) {
 	// deriv returns f, f′ and f″ at w.
 	deriv := func(w float64) (f, f1, f2 float64) {
 		if loss == Exp {
-			t := expSums(rho, h, w)
-			m1 := t.s1 / t.s
-			m2 := t.s2/t.s - m1*m1
-			// f′ = Var(h), f″ = −E[(h − m1)³], under the weights e_r.
-			m3 := t.s3/t.s - 3*m1*(t.s2/t.s) + 2*m1*m1*m1
-			return nu - m1, math.Max(m2, 0), -m3
+			return expSums(rho, h, w).Deriv(nu)
 		}
 		g1, g2, g3 := logisticSums(rho, h, w)
 		return nu - g1, g2, g3

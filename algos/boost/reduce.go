@@ -1,7 +1,7 @@
 package boost
 
 import (
-	"math"
+	"github.com/psdlearn/psdlearn/internal/linesearch"
 	"runtime"
 	"sync"
 )
@@ -57,68 +57,19 @@ func forChunks(m int, f func(c, lo, hi int)) []int {
 	return b
 }
 
-// shiftedSums holds Σ e, Σ e·h, Σ e·h² and Σ e·h³ with e = exp(t − mx) over
-// a chunk.
-type shiftedSums struct{ mx, s, s1, s2, s3 float64 }
-
-// combine merges chunk sums in chunk order onto the largest shift.
-func combine(parts []shiftedSums) shiftedSums {
-	mx := math.Inf(-1)
-	for _, p := range parts {
-		mx = math.Max(mx, p.mx)
-	}
-	out := shiftedSums{mx: mx}
-	for _, p := range parts {
-		if p.s == 0 {
-			continue
-		}
-		f := math.Exp(p.mx - mx)
-		out.s += f * p.s
-		out.s1 += f * p.s1
-		out.s2 += f * p.s2
-		out.s3 += f * p.s3
-	}
-	return out
-}
-
-// expSums returns the shifted sums of e_r = exp(−ρ_r − w·h_r) (h may be nil
-// for w = 0; then s1 = s2 = s3 = 0). One pass per chunk: the shift follows the
-// running maximum of the exponents, rescaling the partial sums when it grows
-// (a handful of times per chunk on data in no particular order).
-func expSums(rho, h []float64, w float64) shiftedSums {
-	parts := make([]shiftedSums, len(chunks(len(rho)))-1)
+// expSums returns the linesearch.Sums of e_r = exp(−ρ_r − w·h_r) over all
+// triplets (h may be nil for w = 0), chunk by chunk in parallel and
+// combined in chunk order.
+func expSums(rho, h []float64, w float64) linesearch.Sums {
+	parts := make([]linesearch.Sums, len(chunks(len(rho)))-1)
 	forChunks(len(rho), func(c, lo, hi int) {
-		mx := math.Inf(-1)
-		var s, s1, s2, s3 float64
-		if h == nil {
-			for _, p := range rho[lo:hi] {
-				t := -p
-				if t > mx {
-					s *= math.Exp(mx - t)
-					mx = t
-				}
-				s += math.Exp(t - mx)
-			}
-		} else {
-			for r := lo; r < hi; r++ {
-				hr := h[r]
-				t := -rho[r] - w*hr
-				if t > mx {
-					f := math.Exp(mx - t)
-					s, s1, s2, s3 = s*f, s1*f, s2*f, s3*f
-					mx = t
-				}
-				e := math.Exp(t - mx)
-				eh := e * hr
-				s += e
-				s1 += eh
-				s2 += eh * hr
-				s3 += eh * hr * hr
-			}
+		var hc []float64
+		if h != nil {
+			hc = h[lo:hi]
 		}
-		parts[c] = shiftedSums{mx, s, s1, s2, s3}
+		parts[c] = linesearch.ExpSums(rho[lo:hi], hc, w)
 	})
-	return combine(parts)
+	return linesearch.Combine(parts)
 }
 
 // logisticSums returns Σ h_r σ(−t_r), Σ h_r² σ(−t_r)(1 − σ(−t_r)) and its
