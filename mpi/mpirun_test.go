@@ -1,7 +1,6 @@
 package mpi_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -83,44 +82,16 @@ func TestMPIChild(t *testing.T) {
 // is killed at the end whatever happened, so no rank outlives the test.
 func mpirunJob(t *testing.T, np int, mode string) (out string, took time.Duration, err error) {
 	t.Helper()
-	mpirun, lerr := exec.LookPath("mpirun")
 	if !mpi.HaveNative {
 		t.Skip("built without MPI (go test -tags mpi runs this test)")
-	}
-	if lerr != nil {
-		t.Skip("mpirun is not on PATH")
 	}
 	self, serr := os.Executable()
 	if serr != nil {
 		t.Fatal(serr)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, mpirun, "--allow-run-as-root", "--oversubscribe", "--tag-output",
-		"-np", fmt.Sprint(np), "-x", childEnv,
-		self, "-test.run", "^TestMPIChild$", "-test.v", "-test.timeout", "50s")
-	// The parent may itself be a singleton MPI process (TestConformance
-	// opened the world): its launcher variables must not reach mpirun.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OMPI_") && !strings.HasPrefix(kv, "PMIX_") && !strings.HasPrefix(kv, "PMI_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, childEnv+"="+mode)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// On timeout mpirun gets SIGTERM (it then kills the ranks), and SIGKILL 10 s later.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	start := time.Now()
-	b, err := cmd.CombinedOutput()
-	took = time.Since(start)
-	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of the process group, if any
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("mpirun -np %d (%s) did not finish within 60 s:\n%s", np, mode, b)
-	}
-	return string(b), took, err
+	return mpitest.Mpirun(t, mpitest.Job{NP: np, Options: []string{"--tag-output", "-x", childEnv},
+		Args: []string{self, "-test.run", "^TestMPIChild$", "-test.v", "-test.timeout", "50s"},
+		Env:  []string{childEnv + "=" + mode}})
 }
 
 // rankLines returns the stdout lines of each rank in an mpirun --tag-output log.

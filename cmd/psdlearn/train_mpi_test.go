@@ -3,20 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/mpi"
+	"github.com/psdlearn/psdlearn/mpi/mpitest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -29,9 +26,8 @@ func TestTrainMPI(t *testing.T) {
 	if !mpi.HaveNative {
 		t.Skip("built without MPI (go test -tags mpi runs this test)")
 	}
-	mpirun, err := exec.LookPath("mpirun")
-	if err != nil {
-		t.Skip("mpirun is not on PATH")
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("mpirun is not on PATH") // before the build
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "psdlearn")
@@ -39,25 +35,8 @@ func TestTrainMPI(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	run := func(args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, mpirun, append([]string{"--allow-run-as-root", "--oversubscribe", "-np", "2", bin}, args...)...)
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "OMPI_") && !strings.HasPrefix(kv, "PMIX_") && !strings.HasPrefix(kv, "PMI_") {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-		cmd.WaitDelay = 10 * time.Second
-		out, err := cmd.Output()
-		if cmd.Process != nil {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("mpirun did not finish within 60 s")
-		}
-		return string(out), err
+		out, _, err := mpitest.Mpirun(t, mpitest.Job{NP: 2, Args: append([]string{bin}, args...), Stdout: true})
+		return out, err
 	}
 	path := filepath.Join(dir, "m.json")
 	out, err := run("train", "--algo", "boostmetric", "--data", "builtin:iris", "--json", "--quiet", "--out", path)
