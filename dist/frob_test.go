@@ -85,7 +85,7 @@ func ulpPerturbed(x *mat.Dense, k int) *mat.Dense {
 // (in the normalised units of the solve, M·s²).
 func certBound(a, b *frob.MetricResult) float64 {
 	s2 := b.DataScale * b.DataScale
-	return (math.Sqrt(2*a.Gap) + math.Sqrt(2*b.Gap)) / (mat.Norm(b.M, 2) * s2)
+	return (math.Sqrt(2*math.Max(a.Gap, 0)) + math.Sqrt(2*math.Max(b.Gap, 0))) / (mat.Norm(b.M, 2) * s2)
 }
 
 // TestFrobMetric: distributed FrobMetric on P = 1, 2, 3 uneven shards
@@ -94,7 +94,7 @@ func certBound(a, b *frob.MetricResult) float64 {
 // certified to the tolerance, and P = 1 returns Learn's bits. For P = 2, 3
 // the Gram sums are added in another order; where that does not move the
 // one-process solve (a one-ulp perturbation of the data changes its metric
-// by less than 1e-10 for each of five perturbations), the distributed run takes the same iterations and
+// by less than 1e-10 for each of five perturbations, two on letters), the distributed run takes the same iterations and
 // evaluations and its metric agrees to 1e-9 relative. Where it does (on
 // iris with C = 1, wine and letters: a line search takes another branch
 // on a difference of 1e-15 in the objective, the paths part, and a
@@ -105,13 +105,17 @@ func certBound(a, b *frob.MetricResult) float64 {
 // metrics differ by less than the strong-convexity bound √(2g₁) + √(2g₂).
 func TestFrobMetric(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		c    float64
+		name     string
+		c        float64
+		handover float64 // MetricOptions.HandoverGap: > 0 runs the Newton polish
 	}{
-		{"iris", 1},
-		{"iris", 100},
-		{"wine", 10},
-		{"letters2000", 10},
+		{"iris", 1, 0},
+		{"iris", 100, 0},
+		{"wine", 10, 0},
+		{"letters2000", 10, 0},
+		{"iris", 10, 1e-3},
+		{"wine", 10, 1e-3},
+		{"letters2000", 10, 1e-3},
 	} {
 		x, y := load(t, tc.name)
 		n, _ := x.Dims()
@@ -119,7 +123,7 @@ func TestFrobMetric(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt := frob.MetricOptions{C: tc.c, WorkingSet: frob.WorkingSetOff}
+		opt := frob.MetricOptions{C: tc.c, WorkingSet: frob.WorkingSetOff, HandoverGap: tc.handover}
 		start := time.Now()
 		want, err := frob.Learn(context.Background(), x, ts, opt)
 		if err != nil {
@@ -129,11 +133,15 @@ func TestFrobMetric(t *testing.T) {
 		if !want.Certified {
 			t.Fatalf("the one-process solve is not certified")
 		}
-		// The one-process solve's sensitivity to rounding: five one-ulp
-		// perturbations of the data.
+		// The one-process solve's sensitivity to rounding: five (letters:
+		// two) one-ulp perturbations of the data.
 		var sens []float64
 		var perts []*frob.MetricResult
-		for k := range 5 {
+		np := 5
+		if tc.name == "letters2000" {
+			np = 2 // 0.35–0.8 s each; its sensitivity is plain with two
+		}
+		for k := range np {
 			pert, err := frob.Learn(context.Background(), ulpPerturbed(x, k), ts, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -142,10 +150,10 @@ func TestFrobMetric(t *testing.T) {
 			sens = append(sens, relDiff(pert.M, want.M))
 		}
 		stable := slices.Max(sens) < 1e-10
-		t.Logf("%s C=%g: one process: %d triplets, %d iterations, %d evaluations, rel.gap %.3g, %.2f s; one ulp on the data moves its metric by %.2g (the certificates allow %.2g)",
-			tc.name, tc.c, ts.Len(), want.Iterations, want.Evaluations, want.RelGap, sec, sens, certBound(perts[0], want))
+		t.Logf("%s C=%g handover %g: one process: %d triplets, %d iterations, %d evaluations, rel.gap %.3g (%s), %.2f s; one ulp on the data moves its metric by %.2g (the certificates allow %.2g)",
+			tc.name, tc.c, tc.handover, ts.Len(), want.Iterations, want.Evaluations, want.RelGap, want.Reason, sec, sens, certBound(perts[0], want))
 		for _, p := range []int{1, 2, 3} {
-			t.Run(fmt.Sprintf("%s/C=%g/P=%d", tc.name, tc.c, p), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/C=%g/handover=%g/P=%d", tc.name, tc.c, tc.handover, p), func(t *testing.T) {
 				got := distFrob(t, x, y, 3, split(n, p), opt)
 				for r, g := range got {
 					if r > 0 && (!slices.Equal(g.M.RawSymmetric().Data, got[0].M.RawSymmetric().Data) || !slices.Equal(g.U, got[0].U) ||
@@ -155,7 +163,10 @@ func TestFrobMetric(t *testing.T) {
 				}
 				g := got[0]
 				e := relDiff(g.M, want.M)
-				t.Logf("%d iterations, %d evaluations, rel.gap %.3g; metric differs by %.2g relative (certificates allow %.2g)", g.Iterations, g.Evaluations, g.RelGap, e, certBound(g, want))
+				if g.Reason != got[0].Reason || (p == 1 && g.Reason != want.Reason) {
+					t.Errorf("stopped on %q, one process on %q", g.Reason, want.Reason)
+				}
+				t.Logf("%d iterations, %d evaluations, rel.gap %.3g (%s); metric differs by %.2g relative (certificates allow %.2g)", g.Iterations, g.Evaluations, g.RelGap, g.Reason, e, certBound(g, want))
 				if !g.Certified || !(g.RelGap <= frob.DefaultGapTol) {
 					t.Errorf("certified %v, rel.gap %.3g", g.Certified, g.RelGap)
 				}
@@ -179,7 +190,7 @@ func TestFrobMetric(t *testing.T) {
 				if g.Dual > want.Primal || want.Dual > g.Primal {
 					t.Errorf("certificates disagree: dual %.12g primal %.12g, one process %.12g %.12g", g.Dual, g.Primal, want.Dual, want.Primal)
 				}
-				if b := certBound(g, want); !(e <= b) {
+				if b := math.Max(certBound(g, want), 1e-9); !(e <= b) { // 1e-9: rounding, at gaps of 1e-15
 					t.Errorf("metric differs by %.3g, beyond the certificates' %.3g", e, b)
 				}
 			})
