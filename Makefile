@@ -27,9 +27,10 @@ test: deps
 # test-mpi runs the mpi package built with Open MPI (-tags mpi): the
 # conformance suite in one process and under mpirun -np 2 and -np 3, and a
 # job whose rank dies mid-collective (about 5 s); and package dist, whose
-# distributed BoostMetric runs under mpirun -np 2 and -np 3 on 2,000 rows
-# of letters against a one-process run, and `mpirun -np 2 psdlearn train`
-# (about 10 s more; docs/mpi.md).
+# distributed BoostMetric and FrobMetric run under mpirun -np 2 and -np 3
+# on 2,000 rows of letters against one-process runs (with the fake-comm
+# tests, about 25 s), and `mpirun -np 2 psdlearn train` with boostmetric
+# and frobmetric (about 10 s; docs/mpi.md).
 test-mpi: deps
 	$(GO) test -tags mpi -count=1 -timeout 5m ./mpi/... ./dist/...
 	$(GO) test -tags mpi -count=1 -timeout 5m -run 'TestTrainMPI' ./cmd/psdlearn

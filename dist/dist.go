@@ -8,7 +8,11 @@
 //     rows and the rows of other ranks they use (its halo);
 //   - BoostMetric runs stage-wise BoostMetric on them and returns, on every
 //     rank, the model the one-process boost.BoostMetric learns on the whole
-//     data (to rounding: the sums are added in another order).
+//     data (to rounding: the sums are added in another order);
+//   - FrobMetric solves FrobMetric over the shards, every rank running the
+//     same L-BFGS-B over all the dual variables with the evaluations
+//     distributed, and returns on every rank a solution certified by the
+//     same duality gap as frob.Learn's (the whole set; no working set).
 //
 // The package only uses the mpi.Comm interface, so it has no cgo: the
 // native communicator (mpi.Open in a binary built with -tags mpi) runs it

@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/mpi"
 	"gonum.org/v1/gonum/mat"
@@ -33,6 +36,11 @@ type report struct {
 	TripletsSec   float64
 	BoostSec      float64
 	PerIterMillis float64
+	Evaluations   int
+	Dual, Gap     float64
+	RelGap        float64
+	Certified     bool
+	PerEvalMillis float64
 }
 
 // TestMpirun builds dist/internal/distrun with the mpi tag and runs it
@@ -90,6 +98,71 @@ func TestMpirun(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMpirunFrob runs distributed FrobMetric (C = 10, the whole set) under
+// mpirun with 2 and 3 processes on the first 2,000 rows of letters against
+// a one-process frob.Learn: every rank must report the same bits, certified
+// to the default tolerance, and the certificates must agree with the
+// one-process ones (each dual below the other's primal, the metrics within
+// the strong-convexity bound √(2g₁) + √(2g₂)). This problem is
+// rounding-sensitive (TestFrobMetric: one-ulp perturbations move the
+// one-process metric by 1e-6), so the metric is not held to 1e-9.
+func TestMpirunFrob(t *testing.T) {
+	if !mpi.HaveNative {
+		t.Skip("built without MPI (go test -tags mpi runs this test)")
+	}
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun is not on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "distrun")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	build := exec.Command(gobin, "build", "-tags", "mpi", "-o", bin, "./internal/distrun")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	x, y := load(t, "letters2000")
+	_, d := x.Dims()
+	ts, err := constraints.Triplets(x, y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := frob.Learn(context.Background(), x, ts, frob.MetricOptions{C: 10, WorkingSet: frob.WorkingSetOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, np := range []int{2, 3} {
+		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) {
+			reps := runDistrun(t, mpirun, bin, np, "-data", "letters", "-rows", "2000", "-algo", "frobmetric", "-C", "10")
+			total := 0
+			for r, rep := range reps {
+				total += rep.Triplets
+				got := mat.NewSymDense(d, rep.Matrix)
+				if r > 0 && (!slices.Equal(rep.Matrix, reps[0].Matrix) || rep.Objective != reps[0].Objective || rep.Evaluations != reps[0].Evaluations) {
+					t.Errorf("rank %d: result differs from rank 0's", r)
+				}
+				if !rep.Certified || !(rep.RelGap <= frob.DefaultGapTol) {
+					t.Errorf("rank %d: certified %v, rel.gap %.3g", r, rep.Certified, rep.RelGap)
+				}
+				if rep.Dual > want.Primal || want.Dual > rep.Objective {
+					t.Errorf("rank %d: certificates disagree: dual %.12g primal %.12g, one process %.12g %.12g", r, rep.Dual, rep.Objective, want.Dual, want.Primal)
+				}
+				e := relDiff(got, want.M)
+				bound := (math.Sqrt(2*rep.Gap) + math.Sqrt(2*want.Gap)) / (mat.Norm(want.M, 2) * want.DataScale * want.DataScale)
+				if !(e <= bound) {
+					t.Errorf("rank %d: metric differs by %.3g relative, beyond the certificates' %.3g", r, e, bound)
+				}
+				if r == 0 {
+					t.Logf("np=%d: %d iterations, %d evaluations (one process %d, %d), rel.gap %.3g; metric differs by %.2g relative (certificates allow %.2g); %.2f ms per evaluation",
+						np, rep.Iterations, rep.Evaluations, want.Iterations, want.Evaluations, rep.RelGap, e, bound, rep.PerEvalMillis)
+				}
+			}
+			if total != ts.Len() {
+				t.Errorf("%d triplets over the ranks, want %d", total, ts.Len())
+			}
+		})
 	}
 }
 

@@ -237,6 +237,15 @@ func learnWhole(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, o
 	cm := opt.C / float64(m)
 	ev := newMetricEval(b, x, ts, cm)
 	ev.fixed = opt.fixed
+	return solveWhole(ctx, b, ev, tripletNorms(x, ts), opt)
+}
+
+// solveWhole runs the L-BFGS-B cycles and the Newton polish of learnWhole
+// with the evaluator ev over its m = len(sc) triplets, whose Frobenius norms
+// are sc.
+func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []float64, opt MetricOptions) (*MetricResult, error) {
+	m := len(sc)
+	cm := ev.cm
 	lower := make([]float64, m)
 	upper := make([]float64, m)
 	u0 := make([]float64, m)
@@ -266,7 +275,6 @@ func learnWhole(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, o
 	// the dual Hessian's diagonal is about ‖A_r‖²_F, which varies by orders
 	// of magnitude across triplets, and quasi-Newton methods are not
 	// invariant to diagonal scaling.
-	sc := tripletNorms(x, ts)
 	ubuf := make([]float64, m)
 	toV := func(u []float64) []float64 {
 		v := make([]float64, m)
@@ -436,6 +444,12 @@ type metricEval struct {
 	// graph carries this evaluator's pair weights on the shared pattern of
 	// ts (the triplet set is never modified, so it may be shared).
 	graph *sparse.PairGraph
+	// ext, if non-nil, computes the eigenpairs, margins and Hessian
+	// products instead of x and ts (see LearnOracle); x and ts are nil.
+	ext Oracle
+	// extErr holds an error of ext.JacobiDiag, returned by the next
+	// Hessian product.
+	extErr error
 }
 
 // fixedPart is a set F of triplets whose multipliers a working-set round
@@ -455,6 +469,9 @@ type fixedPart struct {
 
 // eval returns −dual(u) and its gradient ⟨A_r, X(u)⟩ − 1.
 func (e *metricEval) eval(u, grad []float64) (float64, error) {
+	if e.ext != nil {
+		return e.evalExt(u, grad)
+	}
 	graph, err := e.ts.GraphInto(e.graph, u)
 	if err != nil {
 		return 0, fmt.Errorf("frob: %w", err)

@@ -47,8 +47,21 @@ func (e *metricEval) hessVec(out, v []float64, mu []float64, q *mat.Dense, pq []
 	if err := e.b.WeightedGram(h, e.x, graph); err != nil {
 		return fmt.Errorf("frob: weighted Gram: %w", err)
 	}
-	d := e.d
-	impl := e.b.BLAS()
+	dx := HessianDirection(e.b, h, mu, q)
+	if err := e.b.PairQuadForms(pq, e.x, dx, e.ts.Pairs); err != nil {
+		return fmt.Errorf("frob: pair quadratic forms: %w", err)
+	}
+	e.ts.Margins(out, pq)
+	return nil
+}
+
+// HessianDirection returns D(·)_+[G](H) = Q (Γ ∘ QᵀHQ) Qᵀ for the
+// eigendecomposition G = Q diag(mu) Qᵀ, Γ the divided differences of
+// max(·, 0) at mu: the change of (G)_+ along H, whose pair quadratic forms
+// are a generalised Hessian product of the dual (see hessVec).
+func HessianDirection(b engine.Backend, h *mat.SymDense, mu []float64, q *mat.Dense) *mat.SymDense {
+	d := h.SymmetricDim()
+	impl := b.BLAS()
 	hr := h.RawSymmetric()
 	hf := make([]float64, d*d)
 	for i := 0; i < d; i++ {
@@ -77,11 +90,7 @@ func (e *metricEval) hessVec(out, v []float64, mu []float64, q *mat.Dense, pq []
 			dx.SetSym(i, j, 0.5*(hf[i*d+j]+hf[j*d+i]))
 		}
 	}
-	if err := e.b.PairQuadForms(pq, e.x, dx, e.ts.Pairs); err != nil {
-		return fmt.Errorf("frob: pair quadratic forms: %w", err)
-	}
-	e.ts.Margins(out, pq)
-	return nil
+	return dx
 }
 
 // jacobiDiag writes the diagonal of the generalised Hessian,
@@ -148,13 +157,23 @@ func (e *metricEval) polish(ctx context.Context, u []float64, cfg dualsolve.Poli
 	for i := range upper {
 		upper[i] = c
 	}
-	pq := make([]float64, len(e.ts.Pairs))
-	// The Jacobi diagonal costs O(m·D²) per step: beyond about a hundred
-	// evaluations' worth, CG runs unpreconditioned (diag = 1).
-	useJacobi := float64(m)*float64(e.d)*float64(e.d) <= 100*(float64(e.n)*float64(e.d)*float64(e.d)+float64(len(e.ts.Pairs))*float64(e.d))
+	var pq []float64
+	var useJacobi bool
+	if e.ext != nil {
+		n, d, m, pairs := e.ext.Sizes()
+		useJacobi = UseJacobi(n, d, m, pairs)
+	} else {
+		pq = make([]float64, len(e.ts.Pairs))
+		// The Jacobi diagonal costs O(m·D²) per step: beyond about a hundred
+		// evaluations' worth, CG runs unpreconditioned (diag = 1).
+		useJacobi = float64(m)*float64(e.d)*float64(e.d) <= 100*(float64(e.n)*float64(e.d)*float64(e.d)+float64(len(e.ts.Pairs))*float64(e.d))
+	}
 	p := dualsolve.NewtonProblem{
 		Eval: e.eval,
 		Hessian: func() (func(out, v []float64) error, func([]float64), float64, error) {
+			if e.ext != nil {
+				return e.extHessian(useJacobi)
+			}
 			// Full eigendecomposition of G(u) for the divided differences.
 			eig, err := e.b.SymEig(e.g, engine.AllRange(), true)
 			if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/dist"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
@@ -19,7 +21,8 @@ import (
 
 // Distributed training: `mpirun -np P psdlearn train --algo boostmetric
 // --data …` with a binary built with -tags mpi runs stage-wise BoostMetric
-// data-parallel (package dist, docs/mpi.md): rank p keeps the p-th
+// data-parallel (package dist, docs/mpi.md), and `--algo frobmetric --C c`
+// FrobMetric with one C (the whole set, certified by its duality gap): rank p keeps the p-th
 // contiguous block of the rows, rank 0 prints the progress and the summary
 // and writes the model. A binary built without the tag refuses to run as one
 // of several processes (mpi.ErrNoMPISupport). It trains on all the rows:
@@ -32,6 +35,7 @@ var mpiTrainFlags = map[string]bool{
 	"algo": true, "data": true, "label-col": true, "header": true, "no-header": true,
 	"k": true, "loss": true, "mode": true, "iters": true, "nu": true, "out": true, "backend": true,
 	"seed": true, "json": true, "quiet": true, "max-memory": true, "max-input": true,
+	"C": true, "working-set": true,
 }
 
 // mpiTrainSummary is rank 0's JSON output (schema psdlearn/train-mpi/v1).
@@ -57,6 +61,10 @@ type mpiTrainSummary struct {
 	Model        string    `json:"model,omitempty"`
 	PeakRSSMB    float64   `json:"peak_rss_mb"` // rank 0's
 	Curve        []float64 `json:"-"`
+	// FrobMetric only.
+	C           *float64 `json:"c,omitempty"`
+	RelGap      *float64 `json:"relative_gap,omitempty"`
+	Evaluations *int     `json:"evaluations,omitempty"`
 }
 
 // runTrainMPI is train under an MPI launcher, after runTrain parsed and
@@ -72,8 +80,30 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 		sort.Strings(bad)
 		return usagef("train: under mpirun, train runs distributed BoostMetric on all the rows and does not implement %s (docs/mpi.md)", strings.Join(bad, ", "))
 	}
-	if f.algo != "boostmetric" {
-		return usagef("train: under mpirun only --algo boostmetric is distributed, not %s", f.algo)
+	var fopt frob.MetricOptions
+	switch f.algo {
+	case "boostmetric":
+		for _, name := range []string{"C", "working-set"} {
+			if flagGiven(fs, name) {
+				return usagef("train: --%s does not apply to boostmetric", name)
+			}
+		}
+	case "frobmetric":
+		for _, name := range []string{"loss", "mode", "nu"} {
+			if flagGiven(fs, name) {
+				return usagef("train: --%s does not apply to frobmetric", name)
+			}
+		}
+		if len(f.opts.C) != 1 {
+			return usagef("train: under mpirun frobmetric needs a single --C value (choosing C from a list on a validation set is not distributed), got %q", f.cList)
+		}
+		ws, err := frob.ParseWorkingSet(f.opts.WorkingSet)
+		if err != nil || ws == frob.WorkingSetOn {
+			return usagef("train: under mpirun --working-set must be auto or off (the working set is not distributed), not %q", f.opts.WorkingSet)
+		}
+		fopt = frob.MetricOptions{C: f.opts.C[0], MaxIter: f.opts.Iters, WorkingSet: ws, Backend: b}
+	default:
+		return usagef("train: under mpirun only --algo boostmetric and frobmetric are distributed, not %s", f.algo)
 	}
 	opt := boost.Options{Iters: f.opts.Iters, Nu: f.opts.Nu, Backend: b, Seed: f.seed}
 	if f.opts.Loss != "" {
@@ -98,7 +128,11 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 		env.quiet = true
 	}
 	prog := newProgress(env).withTotal(trainIterBudget(f))
-	prog.printf("train: MPI job of %d ranks, distributed stage-wise BoostMetric", p)
+	if f.algo == "frobmetric" {
+		prog.printf("train: MPI job of %d ranks, distributed FrobMetric (C = %g)", p, fopt.C)
+	} else {
+		prog.printf("train: MPI job of %d ranks, distributed stage-wise BoostMetric", p)
+	}
 
 	// Every rank parses the data and keeps its block: the class numbering
 	// is then the same on every rank.
@@ -132,6 +166,13 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 	prog.printf("train: %d triplets (k = %d) in %.2f s", int(m), f.k, tripSeconds)
 	if r == 0 {
 		opt.Progress = prog.event
+		fopt.Progress = prog.event
+	}
+	if f.algo == "frobmetric" {
+		return trainFrobMPI(ctx, env, comm, x, sh, fopt, f, b, mpiTrainSummary{
+			Algo: "frobmetric", Backend: b.Name(), Data: f.dataSpec, Ranks: p, NTrain: n, Dim: dim, K: f.k, Triplets: int(m),
+			LoadSeconds: loadSeconds, TripletSecs: tripSeconds,
+		}, classes, start)
 	}
 	tTrain := time.Now()
 	res, err := dist.BoostMetric(ctx, comm, x, sh, opt)
@@ -180,6 +221,65 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 	}
 	fmt.Fprintf(env.stdout, "boostmetric on %d ranks: %d points, %d features, %d triplets; %d iterations (%s), objective %.6g, %.2f s training\n",
 		p, n, dim, sum.Triplets, sum.Iterations, sum.Stop, res.Objective, trainSeconds)
+	if sum.Model != "" {
+		fmt.Fprintf(env.stdout, "model written to %s\n", sum.Model)
+	}
+	return nil
+}
+
+// trainFrobMPI is the FrobMetric part of runTrainMPI, from the shards on:
+// sum holds what the caller knows.
+func trainFrobMPI(ctx context.Context, env *cmdEnv, comm mpi.Comm, x *mat.Dense, sh *dist.Shard, opt frob.MetricOptions,
+	f trainFlags, b engine.Backend, sum mpiTrainSummary, classes []string, start time.Time) error {
+	tTrain := time.Now()
+	res, err := dist.FrobMetric(ctx, comm, x, sh, opt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitStatus{code: exitInterrupted, err: err}
+		}
+		return fmt.Errorf("train: %w", err)
+	}
+	sum.TrainSeconds = time.Since(tTrain).Seconds()
+	if comm.Rank() != 0 {
+		return nil
+	}
+	metric, err := model.NewMetric(res.M)
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	c, gap, evals := opt.C, res.RelGap, res.Evaluations
+	sum.Rank, sum.Iterations, sum.Stop, sum.Converged = metric.Rank(), res.Iterations, res.Reason, res.Certified
+	sum.Objective, sum.Scale, sum.Curve = finiteOrNil(res.Primal), res.DataScale, res.Curve
+	sum.C, sum.RelGap, sum.Evaluations = &c, &gap, &evals
+	tol := cmp.Or(opt.GapTol, frob.DefaultGapTol)
+	if f.out != "" {
+		md := &model.Model{
+			Kind: model.KindMetric, Algo: "frobmetric", Metric: metric, Classes: classes,
+			Info: map[string]any{
+				"data": f.dataSpec, "k": f.k, "C": opt.C, "working_set": "off", "iters": f.opts.Iters,
+				"iterations": res.Iterations, "evaluations": res.Evaluations, "primal": res.Primal, "dual": res.Dual,
+				"backend": b.Name(), "triplets": sum.Triplets, "mpi_ranks": sum.Ranks,
+			},
+			Certificate: &model.Certificate{Converged: res.Certified, Gap: res.RelGap, Tolerance: tol, Reason: res.Reason},
+		}
+		if !res.Certified {
+			md.Certificate.Warnings = append(md.Certificate.Warnings, fmt.Sprintf("relative duality gap %.3g above the tolerance %.3g", res.RelGap, tol))
+		}
+		if err := md.SaveFile(f.out); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		sum.Model = f.out
+	}
+	sum.TotalSeconds = time.Since(start).Seconds()
+	sum.PeakRSSMB = peakRSSMB()
+	if env.json {
+		saved := env.command
+		env.command = "train-mpi"
+		defer func() { env.command = saved }()
+		return emitJSON(env, sum)
+	}
+	fmt.Fprintf(env.stdout, "frobmetric (C = %g) on %d ranks: %d points, %d features, %d triplets; %d iterations, %d evaluations (%s), relative gap %.3g%s, %.2f s training\n",
+		opt.C, sum.Ranks, sum.NTrain, sum.Dim, sum.Triplets, res.Iterations, res.Evaluations, res.Reason, res.RelGap, map[bool]string{true: " (certified)", false: " (NOT certified)"}[res.Certified], sum.TrainSeconds)
 	if sum.Model != "" {
 		fmt.Fprintf(env.stdout, "model written to %s\n", sum.Model)
 	}

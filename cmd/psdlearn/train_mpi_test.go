@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/model"
@@ -21,7 +23,9 @@ import (
 // psdlearn train --algo boostmetric --data builtin:iris --json --out F`:
 // rank 0 must print one JSON summary and write the model of one-process
 // BoostMetric on all of iris (to 1e-9); a flag the distributed run does not
-// implement must be a usage error. Skipped without -tags mpi or mpirun.
+// implement must be a usage error. Then `--algo frobmetric --C 10`: a
+// certified model, consistent with one-process FrobMetric; a list of C is
+// refused. Skipped without -tags mpi or mpirun.
 func TestTrainMPI(t *testing.T) {
 	if !mpi.HaveNative {
 		t.Skip("built without MPI (go test -tags mpi runs this test)")
@@ -78,5 +82,40 @@ func TestTrainMPI(t *testing.T) {
 	_, err = run("train", "--algo", "boostmetric", "--data", "builtin:iris", "--standardize")
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
 		t.Errorf("--standardize under mpirun: %v, want a failed job", err)
+	}
+
+	// FrobMetric with one C: certified, and within the certificates'
+	// bound of one-process frob.Learn (dist's tests hold it to 1e-9 where
+	// the one-process solve is not rounding-sensitive).
+	fpath := filepath.Join(dir, "f.json")
+	out, err = run("train", "--algo", "frobmetric", "--C", "10", "--data", "builtin:iris", "--json", "--quiet", "--out", fpath)
+	if err != nil {
+		t.Fatalf("mpirun frobmetric: %v\n%s", err, out)
+	}
+	sum = nil
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	if sum["algo"] != "frobmetric" || sum["converged"] != true || sum["c"] != 10.0 || !(sum["relative_gap"].(float64) <= frob.DefaultGapTol) {
+		t.Errorf("frobmetric summary %v", sum)
+	}
+	fm, err := model.LoadFile(fpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwant, err := frob.Learn(context.Background(), ds.X, ts, frob.MetricOptions{C: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff.Sub(fm.Metric.M, fwant.M)
+	s2 := fwant.DataScale * fwant.DataScale
+	gap := sum["relative_gap"].(float64) * math.Max(1, sum["objective"].(float64))
+	bound := (math.Sqrt(2*math.Max(gap, 0)) + math.Sqrt(2*fwant.Gap)) / (mat.Norm(fwant.M, 2) * s2)
+	if e := mat.Norm(&diff, 2) / mat.Norm(fwant.M, 2); !(e <= math.Max(bound, 1e-9)) || !fm.Certificate.Converged {
+		t.Errorf("the frobmetric model differs from one-process FrobMetric by %.3g relative (certificates allow %.3g), converged %v", e, bound, fm.Certificate.Converged)
+	}
+	_, err = run("train", "--algo", "frobmetric", "--C", "1,10", "--data", "builtin:iris")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+		t.Errorf("a list of C under mpirun: %v, want a failed job", err)
 	}
 }

@@ -1,6 +1,8 @@
-// Command distrun runs distributed stage-wise BoostMetric (package dist) on
-// a built-in data set under mpirun and prints one JSON line per rank: the
-// learned metric, the run's iterations and stop, and its timings. The
+// Command distrun runs distributed stage-wise BoostMetric or FrobMetric
+// (package dist; -algo boostmetric or frobmetric, with -C) on a built-in
+// data set under mpirun and prints one JSON line per rank: the learned
+// metric, the run's iterations and stop (FrobMetric: its evaluations and
+// certificate too), and its timings. The
 // mpirun tests of package dist compare them with a one-process run (with
 // -out DIR each rank writes its line to DIR/rank-R.json instead: the ranks'
 // long lines would interleave on mpirun's stdout),
@@ -8,6 +10,7 @@
 //
 //	go build -tags mpi -o /tmp/distrun ./dist/internal/distrun
 //	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/distrun -data letters -rows 2000
+//	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/distrun -data letters -rows 2000 -algo frobmetric -C 10
 //
 // Rank p takes the p-th contiguous block of the first -rows rows (every
 // rank parses the embedded CSV and keeps its block: a harness, not a
@@ -24,6 +27,7 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/dist"
 	_ "github.com/psdlearn/psdlearn/engine/backends"
@@ -40,11 +44,18 @@ type Report struct {
 	Iterations    int
 	Stop          string
 	Scale         float64
-	Objective     float64
+	Objective     float64   // FrobMetric: the primal value of the certificate
 	Matrix        []float64 // D×D, row-major, in the units of the data
 	TripletsSec   float64   // dist.Triplets, wall clock
-	BoostSec      float64   // dist.BoostMetric, wall clock
+	BoostSec      float64   // dist.BoostMetric or dist.FrobMetric, wall clock
 	PerIterMillis float64   // BoostSec / max(Iterations, 1)
+	// FrobMetric only: dual evaluations (Hessian products of the polish
+	// included), the certificate, and BoostSec per evaluation.
+	Evaluations   int
+	Dual, Gap     float64
+	RelGap        float64
+	Certified     bool
+	PerEvalMillis float64
 	// Time in, number of and float64s sent by the collectives of
 	// dist.BoostMetric (the time includes waiting for the other ranks).
 	CommSec    float64
@@ -100,9 +111,11 @@ func main() {
 	k := flag.Int("k", 3, "neighbours per point")
 	loss := flag.String("loss", "exp", "exp or logistic")
 	iters := flag.Int("iters", 0, "iteration limit (0: default)")
+	algo := flag.String("algo", "boostmetric", "boostmetric or frobmetric")
+	c := flag.Float64("C", 10, "FrobMetric's C")
 	out := flag.String("out", "", "write each rank's report to DIR/rank-R.json instead of stdout")
 	flag.Parse()
-	if err := run(*name, *rows, *k, *loss, *iters, *out); err != nil {
+	if err := run(*name, *rows, *k, *loss, *iters, *algo, *c, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "distrun:", err)
 		mpi.Close()
 		os.Exit(1)
@@ -113,7 +126,10 @@ func main() {
 	}
 }
 
-func run(name string, rows, k int, lossName string, iters int, out string) error {
+func run(name string, rows, k int, lossName string, iters int, algo string, c float64, out string) error {
+	if algo != "boostmetric" && algo != "frobmetric" {
+		return fmt.Errorf("unknown -algo %q", algo)
+	}
 	comm, err := mpi.Open()
 	if err != nil {
 		return err
@@ -152,17 +168,32 @@ func run(name string, rows, k int, lossName string, iters int, out string) error
 	}
 	start = time.Now()
 	tc := &timedComm{Comm: comm}
-	res, err := dist.BoostMetric(context.Background(), tc, x, sh, boost.Options{Loss: loss, Iters: iters})
-	if err != nil {
-		return err
+	var rep Report
+	var m mat.Symmetric
+	if algo == "frobmetric" {
+		res, err := dist.FrobMetric(context.Background(), tc, x, sh, frob.MetricOptions{C: c, MaxIter: iters, WorkingSet: frob.WorkingSetOff})
+		if err != nil {
+			return err
+		}
+		m = res.M
+		rep = Report{Iterations: res.Iterations, Stop: res.Reason, Scale: res.DataScale, Objective: res.Primal,
+			Evaluations: res.Evaluations, Dual: res.Dual, Gap: res.Gap, RelGap: res.RelGap, Certified: res.Certified}
+	} else {
+		res, err := dist.BoostMetric(context.Background(), tc, x, sh, boost.Options{Loss: loss, Iters: iters})
+		if err != nil {
+			return err
+		}
+		m = res.Matrix(d)
+		rep = Report{Iterations: res.Iterations, Stop: res.Stop.String(), Scale: res.Scale, Objective: res.Objective}
 	}
 	tBoost := time.Since(start)
-	m := res.Matrix(d)
-	rep := Report{Rank: r, Size: p, Rows: hi - lo, Offset: lo, Triplets: len(sh.Triplets), Halo: len(sh.HaloIndex),
-		Iterations: res.Iterations, Stop: res.Stop.String(), Scale: res.Scale, Objective: res.Objective,
-		TripletsSec: tTrip.Seconds(), BoostSec: tBoost.Seconds(),
-		PerIterMillis: 1e3 * tBoost.Seconds() / float64(max(res.Iterations, 1)),
-		CommSec:       tc.d.Seconds(), CommCalls: tc.calls, CommFloats: tc.floats}
+	rep.Rank, rep.Size, rep.Rows, rep.Offset, rep.Triplets, rep.Halo = r, p, hi-lo, lo, len(sh.Triplets), len(sh.HaloIndex)
+	rep.TripletsSec, rep.BoostSec = tTrip.Seconds(), tBoost.Seconds()
+	rep.PerIterMillis = 1e3 * tBoost.Seconds() / float64(max(rep.Iterations, 1))
+	if rep.Evaluations > 0 {
+		rep.PerEvalMillis = 1e3 * tBoost.Seconds() / float64(rep.Evaluations)
+	}
+	rep.CommSec, rep.CommCalls, rep.CommFloats = tc.d.Seconds(), tc.calls, tc.floats
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
 			rep.Matrix = append(rep.Matrix, m.At(i, j))
