@@ -10,15 +10,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/mpi"
+	"github.com/psdlearn/psdlearn/mpi/mpitest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -52,9 +50,8 @@ func TestMpirun(t *testing.T) {
 	if !mpi.HaveNative {
 		t.Skip("built without MPI (go test -tags mpi runs this test)")
 	}
-	mpirun, err := exec.LookPath("mpirun")
-	if err != nil {
-		t.Skip("mpirun is not on PATH")
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("mpirun is not on PATH") // before the build
 	}
 	bin := filepath.Join(t.TempDir(), "distrun")
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
@@ -79,7 +76,7 @@ func TestMpirun(t *testing.T) {
 				continue // keep the test short: one logistic job
 			}
 			t.Run(fmt.Sprintf("%v/np=%d", loss, np), func(t *testing.T) {
-				reps := runDistrun(t, mpirun, bin, np, "-data", "letters", "-rows", "2000", "-loss", loss.String())
+				reps := runDistrun(t, bin, np, "-data", "letters", "-rows", "2000", "-loss", loss.String())
 				total := 0
 				for r, rep := range reps {
 					total += rep.Triplets
@@ -113,9 +110,8 @@ func TestMpirunFrob(t *testing.T) {
 	if !mpi.HaveNative {
 		t.Skip("built without MPI (go test -tags mpi runs this test)")
 	}
-	mpirun, err := exec.LookPath("mpirun")
-	if err != nil {
-		t.Skip("mpirun is not on PATH")
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("mpirun is not on PATH") // before the build
 	}
 	bin := filepath.Join(t.TempDir(), "distrun")
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
@@ -135,7 +131,7 @@ func TestMpirunFrob(t *testing.T) {
 	}
 	for _, np := range []int{2, 3} {
 		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) {
-			reps := runDistrun(t, mpirun, bin, np, "-data", "letters", "-rows", "2000", "-algo", "frobmetric", "-C", "10")
+			reps := runDistrun(t, bin, np, "-data", "letters", "-rows", "2000", "-algo", "frobmetric", "-C", "10")
 			total := 0
 			for r, rep := range reps {
 				total += rep.Triplets
@@ -168,28 +164,10 @@ func TestMpirunFrob(t *testing.T) {
 
 // runDistrun runs bin under mpirun on np ranks (60 s limit, the process
 // group killed at the end) and returns every rank's report.
-func runDistrun(t *testing.T, mpirun, bin string, np int, args ...string) []report {
+func runDistrun(t *testing.T, bin string, np int, args ...string) []report {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	dir := t.TempDir()
-	args = append([]string{"--allow-run-as-root", "--oversubscribe", "-np", fmt.Sprint(np), bin, "-out", dir}, args...)
-	cmd := exec.CommandContext(ctx, mpirun, args...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OMPI_") && !strings.HasPrefix(kv, "PMIX_") && !strings.HasPrefix(kv, "PMI_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 10 * time.Second
-	out, err := cmd.CombinedOutput()
-	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("mpirun -np %d did not finish within 60 s:\n%s", np, out)
-	}
+	out, _, err := mpitest.Mpirun(t, mpitest.Job{NP: np, Args: append([]string{bin, "-out", dir}, args...)})
 	if err != nil {
 		t.Fatalf("mpirun -np %d: %v\n%s", np, err, out)
 	}
