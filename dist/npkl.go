@@ -209,3 +209,16 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 // npklPosTol is npkl's threshold above which an eigenvalue of A counts as
 // positive (npkl.posTol).
 const npklPosTol = 1e-10
+
+// RowBlock returns rows [lo, hi) of a as a (hi−lo)×Cols CSR matrix with
+// the same (global) column indices: a rank's share of a matrix built
+// whole, such as the Laplacian SimpleNPKL takes.
+func RowBlock(a *sparse.CSR, lo, hi int) *sparse.CSR {
+	p0, p1 := a.Indptr[lo], a.Indptr[hi]
+	ip := make([]int, hi-lo+1)
+	for i := range ip {
+		ip[i] = a.Indptr[lo+i] - p0
+	}
+	return &sparse.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: ip,
+		Ind: append([]int(nil), a.Ind[p0:p1]...), Data: append([]float64(nil), a.Data[p0:p1]...)}
+}

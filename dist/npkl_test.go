@@ -21,17 +21,6 @@ import (
 	"github.com/psdlearn/psdlearn/sparse"
 )
 
-// rowsCSR returns rows [lo, hi) of a, with its global column indices.
-func rowsCSR(a *sparse.CSR, lo, hi int) *sparse.CSR {
-	p0, p1 := a.Indptr[lo], a.Indptr[hi]
-	ip := make([]int, hi-lo+1)
-	for i := range ip {
-		ip[i] = a.Indptr[lo+i] - p0
-	}
-	return &sparse.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: ip,
-		Ind: append([]int(nil), a.Ind[p0:p1]...), Data: append([]float64(nil), a.Data[p0:p1]...)}
-}
-
 // rowCounts divides n rows over p ranks, the first n mod p one row more.
 func rowCounts(n, p int) []int {
 	c := make([]int, p)
@@ -105,7 +94,7 @@ func distNPKL(t *testing.T, c mpi.Comm, pr npklProblem, solver parpack.Solver, w
 	for _, k := range counts[:c.Rank()] {
 		lo += k
 	}
-	got, err := dist.SimpleNPKL(context.Background(), c, rowsCSR(pr.lap, lo, lo+counts[c.Rank()]), counts, pr.pairs, pr.opt, solver)
+	got, err := dist.SimpleNPKL(context.Background(), c, dist.RowBlock(pr.lap, lo, lo+counts[c.Rank()]), counts, pr.pairs, pr.opt, solver)
 	if err != nil {
 		return nil, err
 	}
