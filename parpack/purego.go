@@ -3,6 +3,7 @@ package parpack
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/mpi"
@@ -45,8 +46,8 @@ func (goSolver) Eigs(ctx context.Context, comm mpi.Comm, op Operator, counts []i
 	inner, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := &replicated{problem: p, ctx: ctx, cancel: cancel, yloc: make([]float64, p.loc)}
-	if g, ok := op.(*gathered); ok {
-		r.full = g.apply
+	if g, ok := op.(*gathered); ok && slices.Equal(g.counts, counts) {
+		r.full = g.apply // the same layout: give it the replicated x
 	}
 	res, err := arpack.Go.Eigs(inner, r, k, which, Options{NCV: p.ncv, Tol: p.tol, MaxIter: p.maxIter, Start: p.start})
 	if r.err != nil {
