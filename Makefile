@@ -20,7 +20,7 @@ demo: deps
 # packages with concurrency guarantees, and the MPI binding (test-mpi).
 test: deps
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
-	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/... ./mpi/...
+	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/... ./mpi/... ./parpack/...
 	$(GO) test -count=1 -race -timeout $(TEST_TIMEOUT) -run 'Race|Concurren|Reentrant' ./...
 	$(MAKE) test-mpi
 
@@ -30,9 +30,12 @@ test: deps
 # distributed BoostMetric and FrobMetric run under mpirun -np 2 and -np 3
 # on 2,000 rows of letters against one-process runs (with the fake-comm
 # tests, about 25 s), and `mpirun -np 2 psdlearn train` with boostmetric
-# and frobmetric (about 10 s; docs/mpi.md).
+# and frobmetric (about 10 s; docs/mpi.md); package parpack, PARPACK and
+# the replicated Go eigensolver under mpirun -np 2 and -np 3 on the path
+# Laplacian (about 3 s), and dist's SimpleNPKL on them against npkl.Learn
+# on iris and wine (about 1 s).
 test-mpi: deps
-	$(GO) test -tags mpi -count=1 -timeout 5m ./mpi/... ./dist/...
+	$(GO) test -tags mpi -count=1 -timeout 5m ./mpi/... ./dist/... ./parpack/...
 	$(GO) test -tags mpi -count=1 -timeout 5m -run 'TestTrainMPI' ./cmd/psdlearn
 
 # fuzz runs every fuzz target (the data loaders, the model file and the

@@ -15,8 +15,9 @@ import "C"
 import (
 	"context"
 	"fmt"
-	"sync"
 	"unsafe"
+
+	"github.com/psdlearn/psdlearn/internal/arpacklock"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -33,9 +34,6 @@ const HaveNative = true
 // an invariant Krylov subspace, where ARPACK draws a new direction from a
 // generator whose state persists across solves in the process.
 var Native Solver = nativeSolver{}
-
-// arpackMu serialises every use of arpack-ng in the process.
-var arpackMu sync.Mutex
 
 type nativeSolver struct{}
 
@@ -70,8 +68,8 @@ func (nativeSolver) Eigs(ctx context.Context, op Operator, k int, which Which, o
 	info := C.int(1) // resid holds the start vector
 	applies := 0
 
-	arpackMu.Lock()
-	defer arpackMu.Unlock()
+	arpacklock.Mu.Lock()
+	defer arpacklock.Mu.Unlock()
 	// ido = 0 on the first call re-initialises all of dsaupd's saved state, so a
 	// solve abandoned by cancellation or a panic in Apply leaves nothing behind.
 	for {

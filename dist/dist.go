@@ -12,9 +12,14 @@
 //   - FrobMetric solves FrobMetric over the shards, every rank running the
 //     same L-BFGS-B over all the dual variables with the evaluations
 //     distributed, and returns on every rank a solution certified by the
-//     same duality gap as frob.Learn's (the whole set; no working set).
+//     same duality gap as frob.Learn's (the whole set; no working set);
+//   - SimpleNPKL computes SimpleNPKL's linear-loss kernel with the graph
+//     Laplacian's rows and the eigenvectors' rows distributed, on the
+//     eigensolvers of package parpack.
 //
-// The package only uses the mpi.Comm interface, so it has no cgo: the
+// The package only uses the mpi.Comm interface and package parpack (whose
+// PARPACK solver is the one cgo part, in -tags mpi builds), so it has no
+// cgo of its own: the
 // native communicator (mpi.Open in a binary built with -tags mpi) runs it
 // across processes, mpi.Single in one process, and the tests run it on an
 // in-process fake of several ranks. Every function is collective: every

@@ -289,3 +289,26 @@ func launched(getenv func(string) string) (multi bool, evidence string) {
 	}
 	return false, ""
 }
+
+// ErrNotNative is returned by WithFortranHandle for a communicator that no
+// MPI library backs (Single, the pure-Go world, a test fake).
+var ErrNotNative = errors.New("communicator is not backed by an MPI library")
+
+// IsNative reports whether c is the native build's world communicator, the
+// one WithFortranHandle accepts.
+func IsNative(c Comm) bool { return isNative(c) }
+
+// WithFortranHandle calls f with the Fortran handle of c's MPI communicator
+// (MPI_Comm_c2f of MPI_COMM_WORLD) while holding the lock that serialises
+// the process's MPI calls. It is for bindings to libraries that make MPI
+// calls of their own, such as PARPACK: their calls then never overlap
+// this package's (the library runs at MPI_THREAD_SERIALIZED). f must not
+// call c's methods (they take the same lock). It fails with ErrNotNative,
+// without calling f, when c is not the native world communicator, and with
+// ErrClosed after Close.
+func WithFortranHandle(c Comm, f func(handle int32)) error {
+	if !isNative(c) {
+		return fmt.Errorf("mpi: fortran handle: %w", ErrNotNative)
+	}
+	return withFortranHandle(f)
+}

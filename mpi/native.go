@@ -68,6 +68,8 @@ static void psd_error(int code, char *msg, int *class) {
 }
 
 static int psd_max_error_string(void) { return MPI_MAX_ERROR_STRING; }
+
+static MPI_Fint psd_world_f(void) { return MPI_Comm_c2f(MPI_COMM_WORLD); }
 */
 import "C"
 
@@ -246,4 +248,19 @@ func (c *native) Allgatherv(send, recv []float64, counts []int) error {
 	return call(opAllgatherv, func() C.int {
 		return C.psd_allgatherv(sp, C.int(len(send)), rp, &cc[0], &cd[0])
 	})
+}
+
+func isNative(c Comm) bool {
+	_, ok := c.(*native)
+	return ok
+}
+
+func withFortranHandle(f func(int32)) error {
+	calls.Lock()
+	defer calls.Unlock()
+	if closed.Load() {
+		return closedError("fortran handle")
+	}
+	f(int32(C.psd_world_f()))
+	return nil
 }

@@ -27,3 +27,7 @@ func closeWorld() error {
 	closed.Store(true)
 	return nil
 }
+
+func isNative(Comm) bool { return false }
+
+func withFortranHandle(func(int32)) error { return nil } // unreachable: nothing is native

@@ -2,7 +2,7 @@
 # Installs every native library psdlearn binds through cgo, from Debian/Ubuntu packages.
 # Idempotent; needs root (or sudo). See third_party/README.md for versions, licences and ABI notes.
 set -euo pipefail
-PKGS=(libopenblas-dev liblapacke-dev libarpack2-dev liblbfgsb-dev coinor-libclp-dev gfortran pkg-config libopenmpi-dev openmpi-bin)
+PKGS=(libopenblas-dev liblapacke-dev libarpack2-dev liblbfgsb-dev coinor-libclp-dev gfortran pkg-config libopenmpi-dev openmpi-bin libparpack2-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

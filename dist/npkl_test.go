@@ -1,0 +1,229 @@
+package dist_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/mpi"
+	"github.com/psdlearn/psdlearn/mpi/mpitest"
+	"github.com/psdlearn/psdlearn/parpack"
+	"github.com/psdlearn/psdlearn/sparse"
+)
+
+// rowCounts divides n rows over p ranks, the first n mod p one row more.
+func rowCounts(n, p int) []int {
+	c := make([]int, p)
+	for r := range c {
+		c[r] = n / p
+		if r < n%p {
+			c[r]++
+		}
+	}
+	return c
+}
+
+// npklProblem is the paper's iris protocol (k = 5 union graph, Xing pairs
+// at ratio 0.7, B = 1, C = 0.5) on a data set.
+type npklProblem struct {
+	lap   *sparse.CSR
+	pairs *constraints.Pairs
+	y     []int
+	opt   npkl.Options
+}
+
+func newNPKLProblem(t *testing.T, name string) npklProblem {
+	t.Helper()
+	x, y := load(t, name)
+	lap, err := npkl.Laplacian(x, 5, sparse.GraphOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := constraints.XingPairs(y, 0.7, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return npklProblem{lap: lap, pairs: pairs, y: y, opt: npkl.Options{Loss: npkl.Linear, B: 1, C: 0.5, Seed: 1}}
+}
+
+// oneProcessNPKL runs npkl.Learn on the named backend and clusters.
+func oneProcessNPKL(t *testing.T, pr npklProblem, backend string) (*npkl.Result, []int) {
+	t.Helper()
+	b, err := engine.Get(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := pr.opt
+	o.Backend = b
+	res, err := npkl.Learn(context.Background(), pr.lap, pr.pairs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	km, err := eval.KernelKMeans(context.Background(), res.Kernel, numLabels(pr.y), eval.KMeansOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, km.Assign
+}
+
+func numLabels(y []int) int {
+	seen := map[int]bool{}
+	for _, v := range y {
+		seen[v] = true
+	}
+	return len(seen)
+}
+
+// distNPKL runs dist.SimpleNPKL on comm with solver and checks this rank's
+// result against the one-process one: eigenvalues of K to tol relative,
+// the same coverage, and the same clustering (kernel k-means, seed 1, on
+// the gathered kernel: the partitions must agree on every pair of points).
+func distNPKL(t *testing.T, c mpi.Comm, pr npklProblem, solver parpack.Solver, want *npkl.Result, wantAssign []int, tol float64) (*dist.NPKLResult, error) {
+	counts := rowCounts(pr.lap.Rows, c.Size())
+	lo := 0
+	for _, k := range counts[:c.Rank()] {
+		lo += k
+	}
+	got, err := dist.SimpleNPKL(context.Background(), c, dist.RowBlock(pr.lap, lo, lo+counts[c.Rank()]), counts, pr.pairs, pr.opt, solver)
+	if err != nil {
+		return nil, err
+	}
+	wv := want.Lambda
+	if len(got.Values) != len(wv) || got.Covered != want.Covered {
+		t.Errorf("rank %d: rank %d (covered %v), one process %d (%v)", c.Rank(), len(got.Values), got.Covered, len(wv), want.Covered)
+		return got, nil
+	}
+	for j, v := range got.Values {
+		if e := math.Abs(v-wv[j]) / wv[j]; !(e <= tol) {
+			t.Errorf("rank %d: λ[%d] = %.17g, one process %.17g (relative %.2g)", c.Rank(), j, v, wv[j], e)
+		}
+	}
+	if e := math.Abs(got.Objective-want.History[0].Objective) / math.Abs(want.History[0].Objective); !(e <= tol) {
+		t.Errorf("rank %d: objective %.17g, one process %.17g", c.Rank(), got.Objective, want.History[0].Objective)
+	}
+	kern, err := got.Kernel(c, counts)
+	if err != nil {
+		return nil, err
+	}
+	km, err := eval.KernelKMeans(context.Background(), kern, numLabels(pr.y), eval.KMeansOptions{Seed: 1})
+	if err != nil {
+		return nil, err
+	}
+	if a := eval.PairwiseAccuracy(wantAssign, km.Assign); a != 1 {
+		t.Errorf("rank %d: clustering agrees with the one-process one on %.4f of the pairs", c.Rank(), a)
+	}
+	return got, nil
+}
+
+// TestSimpleNPKLFake runs dist.SimpleNPKL with parpack.Go on 1, 2 and 3
+// fake ranks on iris and wine: the kernel's eigenvalues are those of
+// npkl.Learn on the go backend (the same bits), and kernel k-means on it
+// gives the same clusters.
+func TestSimpleNPKLFake(t *testing.T) {
+	for _, name := range []string{"iris", "wine"} {
+		pr := newNPKLProblem(t, name)
+		want, wantAssign := oneProcessNPKL(t, pr, "go")
+		for _, p := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("%s/P=%d", name, p), func(t *testing.T) {
+				errs := runRanks(p, func(c mpi.Comm) error {
+					got, err := distNPKL(t, c, pr, parpack.Go, want, wantAssign, 0)
+					if err == nil && c.Rank() == 0 {
+						t.Logf("rank %d of K, %d eigenpairs, %d operator products", len(got.Values), got.Eigenpairs, got.OpApplies)
+					}
+					return err
+				})
+				for r, err := range errs {
+					if err != nil {
+						t.Errorf("rank %d: %v", r, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// npklChildEnv turns TestSimpleNPKLMPIChild on in the ranks TestMpirunSimpleNPKL starts.
+const npklChildEnv = "PSDLEARN_DIST_NPKL_CHILD"
+
+// TestSimpleNPKLMPIChild is each rank's body in TestMpirunSimpleNPKL:
+// PARPACK (parpack.For the world) against npkl.Learn on the native backend
+// (arpack-ng), to 1e-9 relative, and the same clusters, on iris and wine.
+func TestSimpleNPKLMPIChild(t *testing.T) {
+	if os.Getenv(npklChildEnv) == "" {
+		t.Skip("run by TestMpirunSimpleNPKL under mpirun")
+	}
+	c, err := mpi.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parpack.For(c) != parpack.Native {
+		t.Error("parpack.For(world) is not PARPACK")
+	}
+	for _, name := range []string{"iris", "wine"} {
+		pr := newNPKLProblem(t, name)
+		want, wantAssign := oneProcessNPKL(t, pr, "native")
+		start := time.Now()
+		got, err := distNPKL(t, c, pr, nil, want, wantAssign, 1e-9)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		fmt.Printf("npklchild: rank %d of %d: %s: rank %d, %d eigenpairs, %d products, %v\n",
+			c.Rank(), c.Size(), name, len(got.Values), got.Eigenpairs, got.OpApplies, time.Since(start).Round(time.Millisecond))
+	}
+	fmt.Printf("npklchild: rank %d of %d: done, failed=%v\n", c.Rank(), c.Size(), t.Failed())
+	if err := mpi.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMpirunSimpleNPKL runs TestSimpleNPKLMPIChild under mpirun -np 2 and
+// -np 3 (uneven rows: iris 150 = 50·3 is even for 3 ranks, wine's 178 is
+// not). Skipped without -tags mpi or without mpirun.
+func TestMpirunSimpleNPKL(t *testing.T) {
+	if !mpi.HaveNative {
+		t.Skip("built without MPI (go test -tags mpi runs this test)")
+	}
+	if os.Getenv(npklChildEnv) != "" {
+		t.Skip("in an mpirun child")
+	}
+	done := regexp.MustCompile(`npklchild: rank (\d+) of (\d+): done, failed=(\w+)`)
+	for _, np := range []int{2, 3} {
+		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) {
+			out, took, err := mpitest.Mpirun(t, mpitest.Job{
+				NP:      np,
+				Options: []string{"-x", npklChildEnv + "=1"},
+				Args:    []string{os.Args[0], "-test.run=^TestSimpleNPKLMPIChild$", "-test.count=1", "-test.v"},
+			})
+			var lines []string
+			for _, l := range strings.Split(out, "\n") {
+				if strings.Contains(l, "npklchild:") {
+					lines = append(lines, l)
+				}
+			}
+			t.Logf("mpirun -np %d: %v\n%s", np, took.Round(time.Millisecond), strings.Join(lines, "\n"))
+			if err != nil {
+				t.Fatalf("mpirun: %v\n%s", err, out)
+			}
+			ok := map[string]bool{}
+			for _, m := range done.FindAllStringSubmatch(out, -1) {
+				if m[2] != fmt.Sprint(np) || m[3] != "false" {
+					t.Errorf("rank %s: %s", m[1], m[0])
+				}
+				ok[m[1]] = true
+			}
+			if len(ok) != np || strings.Contains(out, "--- FAIL") {
+				t.Errorf("%d of %d ranks done:\n%s", len(ok), np, out)
+			}
+		})
+	}
+}
