@@ -2,10 +2,10 @@ package dist
 
 import (
 	"fmt"
-	"github.com/psdlearn/psdlearn/internal/linesearch"
 	"math"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/internal/linesearch"
 	"github.com/psdlearn/psdlearn/mpi"
 )
 

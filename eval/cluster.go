@@ -3,11 +3,11 @@ package eval
 import (
 	"context"
 	"fmt"
-	"github.com/psdlearn/psdlearn/internal/f64"
 	"math"
 	"math/rand/v2"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/internal/f64"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"

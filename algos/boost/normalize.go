@@ -3,8 +3,8 @@ package boost
 import (
 	"context"
 	"fmt"
-	"github.com/psdlearn/psdlearn/algos/internal/locality"
 
+	"github.com/psdlearn/psdlearn/algos/internal/locality"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"gonum.org/v1/gonum/mat"

@@ -1,9 +1,10 @@
 package boost
 
 import (
-	"github.com/psdlearn/psdlearn/internal/linesearch"
 	"runtime"
 	"sync"
+
+	"github.com/psdlearn/psdlearn/internal/linesearch"
 )
 
 // The per-triplet passes of BoostMetric (weights, objective, the line

@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/psdlearn/psdlearn/algos/internal/locality"
 	"math"
 
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
+	"github.com/psdlearn/psdlearn/algos/internal/locality"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
