@@ -16,6 +16,8 @@
 //   - SimpleNPKL computes SimpleNPKL's linear-loss kernel with the graph
 //     Laplacian's rows and the eigenvectors' rows distributed, on the
 //     eigensolvers of package parpack.
+//   - Laplacian builds each rank's rows of npkl.Laplacian's kNN graph
+//     Laplacian (bit for bit) from the sharded rows, for SimpleNPKL.
 //
 // The package only uses the mpi.Comm interface and package parpack (whose
 // PARPACK solver is the one cgo part, in -tags mpi builds), so it has no

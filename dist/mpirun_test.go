@@ -14,9 +14,12 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/mpi/mpitest"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -39,6 +42,15 @@ type report struct {
 	RelGap        float64
 	Certified     bool
 	PerEvalMillis float64
+	// SimpleNPKL (-algo simplenpkl).
+	LapIndptr, LapInd []int
+	LapData           []float64
+	Lambda            []float64
+	Eigenpairs        int
+	OpApplies         int
+	Assign            []int
+	PairAcc           float64
+	LaplacianSec      float64
 }
 
 // TestMpirun builds dist/internal/distrun with the mpi tag and runs it
@@ -185,4 +197,74 @@ func runDistrun(t *testing.T, bin string, np int, args ...string) []report {
 		}
 	}
 	return reps
+}
+
+// TestMpirunLaplacianNPKL runs distrun -algo simplenpkl under mpirun with 2
+// and 3 processes on the first 3,000 rows of letters: dist.Laplacian (k = 5
+// union graph) on the sharded rows, then dist.SimpleNPKL with PARPACK (1,000
+// random pairs, C = 1, Rank 16: 64 eigenpairs). Every rank's rows of the
+// Laplacian must be those of the one-process npkl.Laplacian bit for bit,
+// the kernel's eigenvalues and objective those of npkl.Learn on the native
+// backend (arpack-ng) to 1e-9 relative, and kernel k-means (seed 1) on the
+// gathered kernel must give the one-process partition, hence the same
+// pairwise clustering accuracy. Skipped without -tags mpi or mpirun.
+func TestMpirunLaplacianNPKL(t *testing.T) {
+	if !mpi.HaveNative {
+		t.Skip("built without MPI (go test -tags mpi runs this test)")
+	}
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("mpirun is not on PATH") // before the build
+	}
+	bin := filepath.Join(t.TempDir(), "distrun")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	build := exec.Command(gobin, "build", "-tags", "mpi", "-o", bin, "./internal/distrun")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	const rows = 3000
+	full, yFull := load(t, "letters")
+	x, y := rowsOf(full, 0, rows), yFull[:rows]
+	lap, err := npkl.Laplacian(x, 5, sparse.GraphOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := constraints.RandomPairs(y, 1000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := npklProblem{lap: lap, pairs: pairs, y: y, opt: npkl.Options{Loss: npkl.Linear, B: 1, C: 1, Rank: 16, Seed: 1}}
+	want, wantAssign := oneProcessNPKL(t, pr, "native")
+	wantAcc := eval.PairwiseAccuracy(y, wantAssign)
+	for _, np := range []int{2, 3} {
+		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) {
+			reps := runDistrun(t, bin, np, "-data", "letters", "-rows", fmt.Sprint(rows), "-algo", "simplenpkl",
+				"-k", "5", "-pairs", "1000", "-rank", "16", "-C", "1")
+			for r, rep := range reps {
+				got := &sparse.CSR{Rows: rep.Rows, Cols: rows, Indptr: rep.LapIndptr, Ind: rep.LapInd, Data: rep.LapData}
+				if err := sameRows(lap, rep.Offset, got); err != nil {
+					t.Errorf("rank %d: Laplacian: %v", r, err)
+				}
+				if len(rep.Lambda) != len(want.Lambda) {
+					t.Fatalf("rank %d: rank %d of K, one process %d", r, len(rep.Lambda), len(want.Lambda))
+				}
+				worst := 0.0
+				for j, v := range rep.Lambda {
+					worst = max(worst, math.Abs(v-want.Lambda[j])/want.Lambda[j])
+				}
+				if !(worst <= 1e-9) {
+					t.Errorf("rank %d: eigenvalues differ by %.3g relative", r, worst)
+				}
+				if e := math.Abs(rep.Objective-want.History[0].Objective) / math.Abs(want.History[0].Objective); !(e <= 1e-9) {
+					t.Errorf("rank %d: objective %.17g, one process %.17g", r, rep.Objective, want.History[0].Objective)
+				}
+				if a := eval.PairwiseAccuracy(wantAssign, rep.Assign); a != 1 || rep.PairAcc != wantAcc {
+					t.Errorf("rank %d: partitions agree on %.6f of the pairs; pairwise accuracy %.6f, one process %.6f", r, a, rep.PairAcc, wantAcc)
+				}
+				if r == 0 {
+					t.Logf("np=%d: Laplacian %.3f s; SimpleNPKL %.3f s, %d eigenpairs, %d products; λ within %.2g relative; pairwise accuracy %.4f (one process %.4f)",
+						np, rep.LaplacianSec, rep.BoostSec, rep.Eigenpairs, rep.OpApplies, worst, rep.PairAcc, wantAcc)
+				}
+			}
+		})
+	}
 }

@@ -94,7 +94,13 @@ func distNPKL(t *testing.T, c mpi.Comm, pr npklProblem, solver parpack.Solver, w
 	for _, k := range counts[:c.Rank()] {
 		lo += k
 	}
-	got, err := dist.SimpleNPKL(context.Background(), c, dist.RowBlock(pr.lap, lo, lo+counts[c.Rank()]), counts, pr.pairs, pr.opt, solver)
+	return distNPKLRows(t, c, pr, dist.RowBlock(pr.lap, lo, lo+counts[c.Rank()]), counts, solver, want, wantAssign, tol)
+}
+
+// distNPKLRows is distNPKL on this rank's rows of the Laplacian, however
+// they were built.
+func distNPKLRows(t *testing.T, c mpi.Comm, pr npklProblem, rows *sparse.CSR, counts []int, solver parpack.Solver, want *npkl.Result, wantAssign []int, tol float64) (*dist.NPKLResult, error) {
+	got, err := dist.SimpleNPKL(context.Background(), c, rows, counts, pr.pairs, pr.opt, solver)
 	if err != nil {
 		return nil, err
 	}

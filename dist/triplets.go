@@ -90,6 +90,33 @@ func layout(comm mpi.Comm, rows int) (counts, offsets []int, err error) {
 	return counts, offsets, nil
 }
 
+// passBlocks passes every rank's block round the ranks, in rank order:
+// for q = 0 … P−1 with sizes[q] > 0, rank q fills a new buffer of sizes[q]
+// float64s (fill), one Bcast from q hands it to every rank, and every rank
+// (q included) runs visit(q, buf). A rank thus holds one visiting block at
+// a time. The binding has no point-to-point: a ring of sends would move
+// the same bytes. Every rank must pass the same sizes. An error of visit
+// returns at once on that rank only (the others would wait in the next
+// Bcast): visit must fail alike on every rank or not at all.
+func passBlocks(comm mpi.Comm, sizes []int, fill func(buf []float64), visit func(q int, buf []float64) error) error {
+	for q, sz := range sizes {
+		if sz == 0 {
+			continue
+		}
+		buf := make([]float64, sz)
+		if q == comm.Rank() {
+			fill(buf)
+		}
+		if err := comm.Bcast(buf, q); err != nil {
+			return fmt.Errorf("block of rank %d: %w", q, err)
+		}
+		if err := visit(q, buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Triplets generates, on rows sharded across the ranks of comm, the
 // triplets constraints.Triplets generates on the whole data: rank p passes
 // its contiguous block of rows xLocal (rows Offset… in the global order,
@@ -216,26 +243,22 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 		}
 		local = groupByClass(flat, d, yLocal)
 	}
-	for q := 0; q < p; q++ {
-		nq := counts[q]
-		if nq == 0 {
-			continue
+	blockSizes := make([]int, p)
+	for q, nq := range counts {
+		blockSizes[q] = nq*d + nq // the visiting block: rows then labels
+	}
+	fill := func(buf []float64) {
+		raw := xr.RawMatrix()
+		for i := 0; i < rows; i++ {
+			copy(buf[i*d:(i+1)*d], raw.Data[i*raw.Stride:i*raw.Stride+d])
+			buf[rows*d+i] = float64(yLocal[i])
 		}
-		// The visiting block: rows then labels, in one broadcast.
-		buf := make([]float64, nq*d+nq)
-		if q == me {
-			raw := xr.RawMatrix()
-			for i := 0; i < nq; i++ {
-				copy(buf[i*d:(i+1)*d], raw.Data[i*raw.Stride:i*raw.Stride+d])
-				buf[nq*d+i] = float64(yLocal[i])
-			}
-		}
-		if err := comm.Bcast(buf, q); err != nil {
-			return nil, fmt.Errorf("dist: triplets: block of rank %d: %w", q, err)
-		}
+	}
+	err = passBlocks(comm, blockSizes, fill, func(q int, buf []float64) error {
 		if rows == 0 {
-			continue
+			return nil
 		}
+		nq := counts[q]
 		block, labels := buf[:nq*d], buf[nq*d:]
 		var bs *classBlocks
 		if q == me {
@@ -265,11 +288,11 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 					aft[i] = insert(aft[i], c, ka[i], lessLabel)
 				}
 			}); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if q == me {
-			continue
+			return nil
 		}
 		// Keep the rows of this block that are candidates now, and drop
 		// the halo rows no list refers to any more.
@@ -296,6 +319,10 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dist: triplets: %w", err)
 	}
 	sh := &Shard{N: n, Offset: offsets[me], Rows: rows}
 	for i := 0; i < rows; i++ {

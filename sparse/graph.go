@@ -75,35 +75,20 @@ func NeighborGraph(nb *Neighbors, n int, opt GraphOptions) (*CSR, error) {
 	if nb == nil || nb.K <= 0 || len(nb.Index) != n*nb.K || len(nb.Dist) != n*nb.K {
 		return nil, fmt.Errorf("%w: neighbour lists do not match %d points", ErrInvalidMatrix, n)
 	}
-	if opt.Symmetrize < Union || opt.Symmetrize > Average {
-		return nil, fmt.Errorf("%w: unknown symmetrization %d", ErrInvalidMatrix, opt.Symmetrize)
+	var meanDist2 float64
+	if opt.Weight == Heat && opt.Sigma == 0 {
+		var sum float64
+		for _, d := range nb.Dist {
+			sum += d
+		}
+		meanDist2 = sum / float64(len(nb.Dist))
 	}
-	weight := func(d2 float64) float64 { return 1 }
-	switch opt.Weight {
-	case Binary:
-	case Heat:
-		s2 := opt.Sigma * opt.Sigma
-		if opt.Sigma == 0 {
-			var sum float64
-			for _, d := range nb.Dist {
-				sum += d
-			}
-			s2 = sum / float64(len(nb.Dist))
-		}
-		if !(s2 > 0) || math.IsInf(s2, 0) {
-			return nil, fmt.Errorf("%w: heat kernel width σ² = %g", ErrInvalidMatrix, s2)
-		}
-		weight = func(d2 float64) float64 { return math.Exp(-d2 / (2 * s2)) }
-	default:
-		return nil, fmt.Errorf("%w: unknown weighting %d", ErrInvalidMatrix, opt.Weight)
+	weight, err := opt.WeightFunc(meanDist2)
+	if err != nil {
+		return nil, err
 	}
 	// Directed edges (i → j, w), both orientations, then merge per ordered pair.
-	type edge struct {
-		j   int
-		w   float64
-		out bool // i → j is i's own neighbour list (else the reverse of j → i)
-	}
-	rows := make([][]edge, n)
+	rows := make([][]HalfEdge, n)
 	k := nb.K
 	for i := 0; i < n; i++ {
 		idx, dist := nb.Row(i)
@@ -112,48 +97,93 @@ func NeighborGraph(nb *Neighbors, n int, opt GraphOptions) (*CSR, error) {
 				return nil, fmt.Errorf("%w: neighbour %d of point %d is %d", ErrInvalidMatrix, t, i, j)
 			}
 			w := weight(dist[t])
-			rows[i] = append(rows[i], edge{j, w, true})
-			rows[j] = append(rows[j], edge{i, w, false})
+			rows[i] = append(rows[i], HalfEdge{j, w, true})
+			rows[j] = append(rows[j], HalfEdge{i, w, false})
 		}
 	}
 	s := &CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
 	s.Ind = make([]int, 0, 2*n*k)
 	s.Data = make([]float64, 0, 2*n*k)
 	for i, r := range rows {
-		sort.SliceStable(r, func(a, b int) bool { return r[a].j < r[b].j })
-		for a := 0; a < len(r); {
-			b := a
-			var wOut, wIn float64
-			var hasOut, hasIn bool
-			for ; b < len(r) && r[b].j == r[a].j; b++ {
-				if r[b].out {
-					wOut, hasOut = r[b].w, true
-				} else {
-					wIn, hasIn = r[b].w, true
-				}
-			}
-			// The weight of an edge is symmetric in i and j, so wOut == wIn when both exist.
-			var w float64
-			switch opt.Symmetrize {
-			case Union:
-				w = math.Max(wOut, wIn)
-			case Mutual:
-				if hasOut && hasIn {
-					w = math.Min(wOut, wIn)
-				}
-			case Average:
-				w = (wOut + wIn) / 2
-			}
-			if w != 0 {
-				s.Ind = append(s.Ind, r[a].j)
-				s.Data = append(s.Data, w)
-			}
-			a = b
-		}
+		s.Ind, s.Data = AppendMergedRow(s.Ind, s.Data, r, opt.Symmetrize)
 		s.Indptr[i+1] = len(s.Ind)
 		rows[i] = nil
 	}
 	return s, nil
+}
+
+// WeightFunc returns the weight of a kNN edge of squared length d2 under
+// opt (checking opt's fields): 1 for Binary; exp(−d2/(2σ²)) for Heat, with
+// σ² = meanDist2 (the mean squared distance of every point to its k nearest
+// neighbours, summed point by point in order) when Sigma is zero.
+// NeighborGraph and distributed builders of the same graph share it.
+func (opt GraphOptions) WeightFunc(meanDist2 float64) (func(d2 float64) float64, error) {
+	if opt.Symmetrize < Union || opt.Symmetrize > Average {
+		return nil, fmt.Errorf("%w: unknown symmetrization %d", ErrInvalidMatrix, opt.Symmetrize)
+	}
+	switch opt.Weight {
+	case Binary:
+		return func(d2 float64) float64 { return 1 }, nil
+	case Heat:
+		s2 := opt.Sigma * opt.Sigma
+		if opt.Sigma == 0 {
+			s2 = meanDist2
+		}
+		if !(s2 > 0) || math.IsInf(s2, 0) {
+			return nil, fmt.Errorf("%w: heat kernel width σ² = %g", ErrInvalidMatrix, s2)
+		}
+		return func(d2 float64) float64 { return math.Exp(-d2 / (2 * s2)) }, nil
+	default:
+		return nil, fmt.Errorf("%w: unknown weighting %d", ErrInvalidMatrix, opt.Weight)
+	}
+}
+
+// HalfEdge is one orientation of a kNN edge seen from point i: J is the
+// other point, W the edge's weight, Out whether J is in i's own neighbour
+// list (else i is in J's).
+type HalfEdge struct {
+	J   int
+	W   float64
+	Out bool
+}
+
+// AppendMergedRow appends to (ind, data) the row of the similarity S of a
+// point whose half-edges are r (in any order; r is sorted in place): for
+// each other point, the weight the symmetrization s gives its half-edges,
+// zero weights dropped, columns ascending. This is NeighborGraph's row, so
+// a builder holding only some rows' half-edges gets the same entries.
+func AppendMergedRow(ind []int, data []float64, r []HalfEdge, sym Symmetrization) ([]int, []float64) {
+	sort.SliceStable(r, func(a, b int) bool { return r[a].J < r[b].J })
+	for a := 0; a < len(r); {
+		b := a
+		var wOut, wIn float64
+		var hasOut, hasIn bool
+		for ; b < len(r) && r[b].J == r[a].J; b++ {
+			if r[b].Out {
+				wOut, hasOut = r[b].W, true
+			} else {
+				wIn, hasIn = r[b].W, true
+			}
+		}
+		// The weight of an edge is symmetric in i and j, so wOut == wIn when both exist.
+		var w float64
+		switch sym {
+		case Union:
+			w = math.Max(wOut, wIn)
+		case Mutual:
+			if hasOut && hasIn {
+				w = math.Min(wOut, wIn)
+			}
+		case Average:
+			w = (wOut + wIn) / 2
+		}
+		if w != 0 {
+			ind = append(ind, r[a].J)
+			data = append(data, w)
+		}
+		a = b
+	}
+	return ind, data
 }
 
 // Degrees returns the row sums of a.
@@ -176,7 +206,7 @@ func Laplacian(s *CSR) (*CSR, error) {
 		return nil, err
 	}
 	d := Degrees(s)
-	return withDiagonal(s, func(i, j int, v float64) float64 { return -v }, func(i int, sii float64) float64 { return d[i] - sii }), nil
+	return withDiagonal(s, 0, func(i, j int, v float64) float64 { return -v }, func(i int, sii float64) float64 { return d[i] - sii }), nil
 }
 
 // NormalizedLaplacian returns L = I − D^{-1/2} S D^{-1/2} of the symmetric,
@@ -193,31 +223,42 @@ func NormalizedLaplacian(s *CSR) (*CSR, error) {
 			return nil, fmt.Errorf("%w: negative similarity %g at position %d", ErrInvalidMatrix, v, p)
 		}
 	}
-	d := Degrees(s)
-	dis := make([]float64, len(d))
-	for i, v := range d {
+	return NormalizedLaplacianRows(s, 0, Degrees(s)), nil
+}
+
+// NormalizedLaplacianRows returns rows lo … lo+s.Rows−1 of the normalised
+// Laplacian I − D^{-1/2} S D^{-1/2}, given those rows of S (s: s.Rows×n,
+// global columns, non-negative, no check) and every point's degree
+// (deg[j] = Σ_l S_jl, len n; D^{-1/2} is 0 for degree 0). With lo = 0 and
+// the whole of S it is NormalizedLaplacian's matrix; a row block of S and
+// the degrees give the same rows, bit for bit.
+func NormalizedLaplacianRows(s *CSR, lo int, deg []float64) *CSR {
+	dis := make([]float64, len(deg))
+	for i, v := range deg {
 		if v > 0 {
 			dis[i] = 1 / math.Sqrt(v)
 		}
 	}
 	// v·(dis[i]·dis[j]): the product of the scalings is commutative, so L is exactly symmetric.
-	return withDiagonal(s,
+	return withDiagonal(s, lo,
 		func(i, j int, v float64) float64 { return -v * (dis[i] * dis[j]) },
-		func(i int, sii float64) float64 { return 1 - sii*(dis[i]*dis[i]) }), nil
+		func(i int, sii float64) float64 { return 1 - sii*(dis[i]*dis[i]) })
 }
 
 // withDiagonal returns the matrix with off-diagonal entries off(i, j, s_ij)
-// on the pattern of s and the diagonal entries diag(i, s_ii) on every row.
-func withDiagonal(s *CSR, off func(i, j int, v float64) float64, diag func(i int, sii float64) float64) *CSR {
+// on the pattern of s and the diagonal entries diag(i, s_ii) on every row;
+// s holds rows lo … lo+s.Rows−1 (i, j are global: the diagonal of local
+// row r is column lo+r).
+func withDiagonal(s *CSR, lo int, off func(i, j int, v float64) float64, diag func(i int, sii float64) float64) *CSR {
 	n := s.Rows
-	out := &CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
+	out := &CSR{Rows: n, Cols: s.Cols, Indptr: make([]int, n+1)}
 	out.Ind = make([]int, 0, s.NNZ()+n)
 	out.Data = make([]float64, 0, s.NNZ()+n)
-	for i := 0; i < n; i++ {
-		lo, hi := s.Indptr[i], s.Indptr[i+1]
+	for r := 0; r < n; r++ {
+		i := lo + r
 		var sii float64
 		placed := false
-		for p := lo; p < hi; p++ {
+		for p := s.Indptr[r]; p < s.Indptr[r+1]; p++ {
 			j := s.Ind[p]
 			if j == i {
 				sii = s.Data[p]
@@ -235,8 +276,8 @@ func withDiagonal(s *CSR, off func(i, j int, v float64) float64, diag func(i int
 			out.Ind = append(out.Ind, i)
 			out.Data = append(out.Data, 0)
 		}
-		out.Indptr[i+1] = len(out.Ind)
-		for p := out.Indptr[i]; p < out.Indptr[i+1]; p++ {
+		out.Indptr[r+1] = len(out.Ind)
+		for p := out.Indptr[r]; p < out.Indptr[r+1]; p++ {
 			if out.Ind[p] == i {
 				out.Data[p] = diag(i, sii)
 			}

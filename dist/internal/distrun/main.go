@@ -1,5 +1,6 @@
 // Command distrun runs distributed stage-wise BoostMetric or FrobMetric
-// (package dist; -algo boostmetric or frobmetric, with -C) on a built-in
+// (package dist; -algo boostmetric or frobmetric, with -C), or SimpleNPKL's
+// linear loss on the distributed kNN Laplacian (-algo simplenpkl) on a built-in
 // data set under mpirun and prints one JSON line per rank: the learned
 // metric, the run's iterations and stop (FrobMetric: its evaluations and
 // certificate too), and its timings. The
@@ -11,6 +12,7 @@
 //	go build -tags mpi -o /tmp/distrun ./dist/internal/distrun
 //	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/distrun -data letters -rows 2000
 //	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/distrun -data letters -rows 2000 -algo frobmetric -C 10
+//	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/distrun -data letters -rows 3000 -algo simplenpkl -k 5 -pairs 1000
 //
 // Rank p takes the p-th contiguous block of the first -rows rows (every
 // rank parses the embedded CSV and keeps its block: a harness, not a
@@ -28,10 +30,14 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/dist"
 	_ "github.com/psdlearn/psdlearn/engine/backends"
+	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/mpi"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -61,6 +67,19 @@ type Report struct {
 	CommSec    float64
 	CommCalls  int
 	CommFloats int
+	// SimpleNPKL only: this rank's rows of the Laplacian (CSR arrays), the
+	// kernel's eigenvalues, the objective (in Objective), the partition of
+	// kernel k-means (seed 1, as many clusters as labels) on the gathered
+	// kernel, its pairwise accuracy against the labels, and the times of
+	// dist.Laplacian (LaplacianSec) and dist.SimpleNPKL (BoostSec).
+	LapIndptr, LapInd []int
+	LapData           []float64
+	Lambda            []float64
+	Eigenpairs        int
+	OpApplies         int
+	Assign            []int
+	PairAcc           float64
+	LaplacianSec      float64
 }
 
 // timedComm counts the collectives of a communicator and the time spent in
@@ -111,11 +130,19 @@ func main() {
 	k := flag.Int("k", 3, "neighbours per point")
 	loss := flag.String("loss", "exp", "exp or logistic")
 	iters := flag.Int("iters", 0, "iteration limit (0: default)")
-	algo := flag.String("algo", "boostmetric", "boostmetric or frobmetric")
+	algo := flag.String("algo", "boostmetric", "boostmetric, frobmetric or simplenpkl")
+	m := flag.Int("pairs", 1000, "SimpleNPKL: random pair constraints (seed 1)")
+	npklRank := flag.Int("rank", 16, "SimpleNPKL: eigenpairs first requested")
 	c := flag.Float64("C", 10, "FrobMetric's C")
 	out := flag.String("out", "", "write each rank's report to DIR/rank-R.json instead of stdout")
 	flag.Parse()
-	if err := run(*name, *rows, *k, *loss, *iters, *algo, *c, *out); err != nil {
+	var err error
+	if *algo == "simplenpkl" {
+		err = runNPKL(*name, *rows, *k, *m, *npklRank, *c, *out)
+	} else {
+		err = run(*name, *rows, *k, *loss, *iters, *algo, *c, *out)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "distrun:", err)
 		mpi.Close()
 		os.Exit(1)
@@ -199,13 +226,95 @@ func run(name string, rows, k int, lossName string, iters int, algo string, c fl
 			rep.Matrix = append(rep.Matrix, m.At(i, j))
 		}
 	}
+	return write(rep, out)
+}
+
+// write prints rep or writes it to DIR/rank-R.json.
+func write(rep Report, out string) error {
 	b, err := json.Marshal(rep)
 	if err != nil {
 		return err
 	}
 	if out != "" {
-		return os.WriteFile(filepath.Join(out, fmt.Sprintf("rank-%d.json", r)), b, 0o644)
+		return os.WriteFile(filepath.Join(out, fmt.Sprintf("rank-%d.json", rep.Rank)), b, 0o644)
 	}
 	fmt.Printf("distrun: %s\n", b)
 	return nil
+}
+
+// runNPKL builds the kNN Laplacian (k neighbours, union 0/1 graph) with
+// dist.Laplacian, runs dist.SimpleNPKL (linear loss, B = 1, C = c, m
+// random pairs, first rank eigenpairs, PARPACK on the native world) and
+// kernel k-means on the gathered kernel. The labels are gathered (n
+// floats) because the pairs are drawn from all of them (a harness).
+func runNPKL(name string, rows, k, m, rank int, c float64, out string) error {
+	comm, err := mpi.Open()
+	if err != nil {
+		return err
+	}
+	ds, err := datasets.Open(name)
+	if err != nil {
+		return err
+	}
+	n, d := ds.X.Dims()
+	if rows > 0 && rows < n {
+		n = rows
+	}
+	p, r := comm.Size(), comm.Rank()
+	lo, hi := r*n/p, (r+1)*n/p
+	var x *mat.Dense
+	if hi > lo {
+		x = mat.DenseCopyOf(ds.X.Slice(lo, hi, 0, d))
+	}
+	yl := make([]float64, hi-lo)
+	for i := range yl {
+		yl[i] = float64(ds.Y[lo+i])
+	}
+	ds = nil // keep only the block
+	if err := comm.Barrier(); err != nil {
+		return err
+	}
+	start := time.Now()
+	lr, err := dist.Laplacian(comm, x, k, sparse.GraphOptions{})
+	if err != nil {
+		return err
+	}
+	tLap := time.Since(start)
+	yf := make([]float64, n)
+	if err := comm.Allgatherv(yl, yf, lr.Counts); err != nil {
+		return err
+	}
+	y := make([]int, n)
+	classes := map[int]bool{}
+	for i, v := range yf {
+		y[i] = int(v)
+		classes[y[i]] = true
+	}
+	pairs, err := constraints.RandomPairs(y, m, 1)
+	if err != nil {
+		return err
+	}
+	if err := comm.Barrier(); err != nil {
+		return err
+	}
+	start = time.Now()
+	res, err := dist.SimpleNPKL(context.Background(), comm, lr.L, lr.Counts, pairs,
+		npkl.Options{Loss: npkl.Linear, B: 1, C: c, Rank: rank, Seed: 1}, nil)
+	if err != nil {
+		return err
+	}
+	tNPKL := time.Since(start)
+	kern, err := res.Kernel(comm, lr.Counts)
+	if err != nil {
+		return err
+	}
+	km, err := eval.KernelKMeans(context.Background(), kern, len(classes), eval.KMeansOptions{Seed: 1})
+	if err != nil {
+		return err
+	}
+	rep := Report{Rank: r, Size: p, Rows: hi - lo, Offset: lo, Objective: res.Objective,
+		LapIndptr: lr.L.Indptr, LapInd: lr.L.Ind, LapData: lr.L.Data, Lambda: res.Values,
+		Eigenpairs: res.Eigenpairs, OpApplies: res.OpApplies, Assign: km.Assign,
+		PairAcc: eval.PairwiseAccuracy(y, km.Assign), LaplacianSec: tLap.Seconds(), BoostSec: tNPKL.Seconds()}
+	return write(rep, out)
 }
