@@ -95,9 +95,11 @@ func layout(comm mpi.Comm, rows int) (counts, offsets []int, err error) {
 // float64s (fill), one Bcast from q hands it to every rank, and every rank
 // (q included) runs visit(q, buf). A rank thus holds one visiting block at
 // a time. The binding has no point-to-point: a ring of sends would move
-// the same bytes. Every rank must pass the same sizes. An error of visit
-// returns at once on that rank only (the others would wait in the next
-// Bcast): visit must fail alike on every rank or not at all.
+// the same bytes. Every rank must pass the same sizes. After each visit
+// the ranks agree (one scalar AllreduceMax) on whether any visit failed,
+// so an error on one rank stops every rank at the same block instead of
+// leaving the others waiting in the next Bcast: the failing rank returns
+// its error, the others one wrapping ErrRemote.
 func passBlocks(comm mpi.Comm, sizes []int, fill func(buf []float64), visit func(q int, buf []float64) error) error {
 	for q, sz := range sizes {
 		if sz == 0 {
@@ -110,8 +112,20 @@ func passBlocks(comm mpi.Comm, sizes []int, fill func(buf []float64), visit func
 		if err := comm.Bcast(buf, q); err != nil {
 			return fmt.Errorf("block of rank %d: %w", q, err)
 		}
-		if err := visit(q, buf); err != nil {
-			return err
+		verr := visit(q, buf)
+		failed := 0.0
+		if verr != nil {
+			failed = 1
+		}
+		any, err := comm.AllreduceMaxScalar(failed)
+		if err != nil {
+			return fmt.Errorf("block of rank %d: %w", q, err)
+		}
+		if verr != nil {
+			return verr
+		}
+		if any > 0 {
+			return fmt.Errorf("%w: block of rank %d", ErrRemote, q)
 		}
 	}
 	return nil
