@@ -36,55 +36,78 @@ func setup(op Operator, k int, which Which, opt Options) (*problem, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("%w: operator dimension %d", ErrInvalidArgument, n)
 	}
+	r, err := Resolve(n, k, which, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &problem{op: op, n: n, k: k, which: which, ncv: r.NCV, tol: r.Tol, maxIter: r.MaxIter, start: r.Start, seed: opt.Seed}, nil
+}
+
+// Resolved holds the parameters of a solve of dimension n after Resolve
+// checked the options and filled in their defaults.
+type Resolved struct {
+	NCV     int       // Lanczos basis size, k < NCV ≤ n
+	Tol     float64   // > 0
+	MaxIter int       // > 0
+	Start   []float64 // the start vector: a copy of Options.Start, or random from Options.Seed
+}
+
+// Resolve checks k, which and opt for a problem of dimension n and returns
+// the parameters a solve uses: the defaults documented in Options, and the
+// start vector (entries uniform in [−1, 1) from PCG(Seed, ·) when
+// opt.Start is nil). Errors wrap ErrInvalidArgument. It is Eigs' own
+// argument check, exported for solvers that drive arpack-ng otherwise
+// (package parpack), so that the same options mean the same thing.
+func Resolve(n, k int, which Which, opt Options) (Resolved, error) {
 	if k <= 0 || k >= n {
-		return nil, fmt.Errorf("%w: k = %d outside [1, %d) for dimension %d", ErrInvalidArgument, k, n, n)
+		return Resolved{}, fmt.Errorf("%w: k = %d outside [1, %d) for dimension %d", ErrInvalidArgument, k, n, n)
 	}
 	if which < LargestAlgebraic || which > BothEnds {
-		return nil, fmt.Errorf("%w: unknown which %v", ErrInvalidArgument, which)
+		return Resolved{}, fmt.Errorf("%w: unknown which %v", ErrInvalidArgument, which)
 	}
 	if which == BothEnds && k == 1 {
-		return nil, fmt.Errorf("%w: BE needs k ≥ 2", ErrInvalidArgument)
+		return Resolved{}, fmt.Errorf("%w: BE needs k ≥ 2", ErrInvalidArgument)
 	}
 	ncv := opt.NCV
 	if ncv == 0 {
 		ncv = min(n, max(2*k+1, 20))
 	} else if ncv <= k || ncv > n {
-		return nil, fmt.Errorf("%w: NCV = %d outside (k, n] = (%d, %d]", ErrInvalidArgument, ncv, k, n)
+		return Resolved{}, fmt.Errorf("%w: NCV = %d outside (k, n] = (%d, %d]", ErrInvalidArgument, ncv, k, n)
 	}
 	tol := opt.Tol
 	switch {
 	case math.IsNaN(tol) || tol < 0 || math.IsInf(tol, 1):
-		return nil, fmt.Errorf("%w: Tol = %v", ErrInvalidArgument, tol)
+		return Resolved{}, fmt.Errorf("%w: Tol = %v", ErrInvalidArgument, tol)
 	case tol == 0:
 		tol = machEps
 	}
 	maxIter := opt.MaxIter
 	switch {
 	case maxIter < 0:
-		return nil, fmt.Errorf("%w: MaxIter = %d", ErrInvalidArgument, maxIter)
+		return Resolved{}, fmt.Errorf("%w: MaxIter = %d", ErrInvalidArgument, maxIter)
 	case maxIter == 0:
 		maxIter = min(10000, max(300, 10*n/ncv))
 	}
 	var start []float64
 	if opt.Start != nil {
 		if len(opt.Start) != n {
-			return nil, fmt.Errorf("%w: start vector has length %d, want %d", ErrInvalidArgument, len(opt.Start), n)
+			return Resolved{}, fmt.Errorf("%w: start vector has length %d, want %d", ErrInvalidArgument, len(opt.Start), n)
 		}
 		var nrm float64
 		for i, v := range opt.Start {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: start vector entry %d is %v", ErrInvalidArgument, i, v)
+				return Resolved{}, fmt.Errorf("%w: start vector entry %d is %v", ErrInvalidArgument, i, v)
 			}
 			nrm = math.Max(nrm, math.Abs(v))
 		}
 		if nrm == 0 {
-			return nil, fmt.Errorf("%w: start vector is zero", ErrInvalidArgument)
+			return Resolved{}, fmt.Errorf("%w: start vector is zero", ErrInvalidArgument)
 		}
 		start = append([]float64(nil), opt.Start...)
 	} else {
 		start = randomVector(rand.New(rand.NewPCG(opt.Seed, startStream)), n)
 	}
-	return &problem{op: op, n: n, k: k, which: which, ncv: ncv, tol: tol, maxIter: maxIter, start: start, seed: opt.Seed}, nil
+	return Resolved{NCV: ncv, Tol: tol, MaxIter: maxIter, Start: start}, nil
 }
 
 // randomVector returns n entries uniform in [−1, 1), as ARPACK's dlarnv(2, …).

@@ -44,7 +44,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
+	"strings"
 
 	"github.com/psdlearn/psdlearn/arpack"
 	"github.com/psdlearn/psdlearn/errs"
@@ -164,13 +164,6 @@ var (
 	ErrStopped = fmt.Errorf("parpack: stopped by another rank")
 )
 
-// Start-vector generator: arpack's (arpack/common.go), so that a solve
-// here starts where arpack.Native and arpack.Go would for the same Seed.
-const startStream = 0x5eed_a4ac_0000_0001
-
-// machEps is ARPACK's default tolerance.
-const machEps = 0x1p-53
-
 // problem holds validated arguments.
 type problem struct {
 	comm       mpi.Comm
@@ -210,58 +203,11 @@ func setup(comm mpi.Comm, op Operator, counts []int, k int, which Which, opt Opt
 			return nil, fmt.Errorf("%w: dimension above %d", ErrInvalidArgument, math.MaxInt32)
 		}
 	}
-	if k <= 0 || k >= n {
-		return nil, fmt.Errorf("%w: k = %d outside [1, %d) for dimension %d", ErrInvalidArgument, k, n, n)
+	r, err := arpack.Resolve(n, k, which, opt) // the same checks and defaults as arpack.Eigs
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrInvalidArgument, strings.TrimPrefix(err.Error(), arpack.ErrInvalidArgument.Error()+": "))
 	}
-	if which < LargestAlgebraic || which > BothEnds {
-		return nil, fmt.Errorf("%w: unknown which %v", ErrInvalidArgument, which)
-	}
-	if which == BothEnds && k == 1 {
-		return nil, fmt.Errorf("%w: BE needs k ≥ 2", ErrInvalidArgument)
-	}
-	ncv := opt.NCV
-	if ncv == 0 {
-		ncv = min(n, max(2*k+1, 20))
-	} else if ncv <= k || ncv > n {
-		return nil, fmt.Errorf("%w: NCV = %d outside (k, n] = (%d, %d]", ErrInvalidArgument, ncv, k, n)
-	}
-	tol := opt.Tol
-	switch {
-	case math.IsNaN(tol) || tol < 0 || math.IsInf(tol, 1):
-		return nil, fmt.Errorf("%w: Tol = %v", ErrInvalidArgument, tol)
-	case tol == 0:
-		tol = machEps
-	}
-	maxIter := opt.MaxIter
-	switch {
-	case maxIter < 0:
-		return nil, fmt.Errorf("%w: MaxIter = %d", ErrInvalidArgument, maxIter)
-	case maxIter == 0:
-		maxIter = min(10000, max(300, 10*n/ncv))
-	}
-	var start []float64
-	if opt.Start != nil {
-		if len(opt.Start) != n {
-			return nil, fmt.Errorf("%w: start vector has length %d, want %d", ErrInvalidArgument, len(opt.Start), n)
-		}
-		var nrm float64
-		for i, v := range opt.Start {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: start vector entry %d is %v", ErrInvalidArgument, i, v)
-			}
-			nrm = math.Max(nrm, math.Abs(v))
-		}
-		if nrm == 0 {
-			return nil, fmt.Errorf("%w: start vector is zero", ErrInvalidArgument)
-		}
-		start = append([]float64(nil), opt.Start...)
-	} else {
-		rng := rand.New(rand.NewPCG(opt.Seed, startStream))
-		start = make([]float64, n)
-		for i := range start {
-			start[i] = 2*rng.Float64() - 1
-		}
-	}
+	ncv, tol, maxIter, start := r.NCV, r.Tol, r.MaxIter, r.Start
 	return &problem{comm: comm, op: op, counts: counts, n: n, lo: lo, loc: counts[comm.Rank()],
 		k: k, which: which, ncv: ncv, tol: tol, maxIter: maxIter, start: start, seed: opt.Seed}, nil
 }
