@@ -2,7 +2,7 @@ package sparse
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -235,7 +235,7 @@ func (t *kdTree) knn(s *kdQuery, q []float64, qi int, idx []int, dist []float64)
 	s.q, s.self, s.heap, s.evals = q, qi, s.heap[:0], 0
 	t.search(0, s, t.boxDist(0, q))
 	h := s.heap
-	sort.Slice(h, func(a, b int) bool { return h[a].less(h[b]) })
+	slices.SortFunc(h, cand2.compare)
 	for j, c := range h {
 		idx[j], dist[j] = c.idx, c.dist
 	}

@@ -158,4 +158,16 @@ type cand2 struct {
 
 func (a cand2) less(b cand2) bool { return a.dist < b.dist || (a.dist == b.dist && a.idx < b.idx) }
 
+// compare orders candidates as less does (a strict total order: indices
+// are distinct), for slices.SortFunc: no reflection, unlike sort.Slice.
+func (a cand2) compare(b cand2) int {
+	switch {
+	case a.less(b):
+		return -1
+	case b.less(a):
+		return 1
+	}
+	return 0
+}
+
 type candHeap []cand2

@@ -2,7 +2,7 @@ package sparse
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
@@ -111,7 +111,7 @@ func rerank(qr, rr blas64.General, d, k, qi int, c candHeap, out *Neighbors) {
 	for t := range c {
 		c[t].dist = exactSqDist(xq, rr.Data[c[t].idx*rr.Stride:c[t].idx*rr.Stride+d])
 	}
-	sort.Slice(c, func(a, b int) bool { return c[a].less(c[b]) })
+	slices.SortFunc(c, cand2.compare)
 	for t := 0; t < k; t++ {
 		out.Index[qi*k+t] = c[t].idx
 		out.Dist[qi*k+t] = c[t].dist
@@ -222,7 +222,7 @@ func exactKNN(qr, rr blas64.General, nr, d, k, qi int, self bool, buf candHeap, 
 			h.replaceTop(c)
 		}
 	}
-	sort.Slice(h, func(a, b int) bool { return h[a].less(h[b]) })
+	slices.SortFunc(h, cand2.compare)
 	for t := 0; t < k; t++ {
 		out.Index[qi*k+t] = h[t].idx
 		out.Dist[qi*k+t] = h[t].dist
