@@ -15,6 +15,7 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -177,6 +178,13 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	b, err := resolveBackend(*backendName)
 	if err != nil {
 		return err
+	}
+	if mpi.Launched() { // one rank of an MPI job: cluster_mpi.go
+		return runClusterMPI(ctx, env, clusterMPIRun{
+			fs: fs, spec: *spec, labelCol: labelCol, out: *out, graphSym: *graph, weight: *weight, g: g, loss: loss, grid: grid, b: b,
+			bcap: *bcap, eigTol: *eigTol, ratio: *ratio, k: *k, rank: *rank, maxRank: *maxRank, clusters: *clusters,
+			runs: *runs, restarts: *restarts, saveRun: *saveRun, baseline: *baseline, seed: *seed, start: time.Now(),
+		})
 	}
 	if *pairsFile != "" {
 		if len(grid) > 1 {
