@@ -38,4 +38,3 @@ func TestOperatorApplyBlock(t *testing.T) {
 		}
 	}
 }
-
