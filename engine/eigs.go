@@ -15,6 +15,16 @@ type Operator interface {
 	Apply(dst, x []float64)
 }
 
+// BlockOperator is an Operator that can also apply itself to a block of
+// vectors at once (for a sparse matrix, one pass over its entries for the
+// whole block instead of one per column). BlockEigs uses ApplyBlock when the
+// operator has it; Eigs applies column by column.
+type BlockOperator interface {
+	Operator
+	// ApplyBlock overwrites dst (Dim()×c) with A·x (Dim()×c).
+	ApplyBlock(dst, x *mat.Dense)
+}
+
 // Which selects the part of the spectrum to compute.
 type Which int
 

@@ -37,6 +37,34 @@ func (s *lobpcg) scale(given float64) float64 {
 func (s *lobpcg) apply(v *mat.Dense) (*mat.Dense, error) {
 	_, c := v.Dims()
 	out := mat.NewDense(s.n, c, nil)
+	if bop, ok := s.op.(BlockOperator); ok {
+		if s.ctx != nil {
+			if err := s.ctx.Err(); err != nil {
+				return nil, fmt.Errorf("engine: BlockEigs: %w", err)
+			}
+		}
+		bop.ApplyBlock(out, v)
+		s.applies += c
+		an, vn := make([]float64, c), make([]float64, c)
+		ro, rv := out.RawMatrix(), v.RawMatrix()
+		for i := 0; i < s.n; i++ {
+			orow, vrow := ro.Data[i*ro.Stride:i*ro.Stride+c], rv.Data[i*rv.Stride:i*rv.Stride+c]
+			for j, d := range orow {
+				if math.IsNaN(d) || math.IsInf(d, 0) {
+					return nil, fmt.Errorf("engine: BlockEigs: the operator returned %v: %w", d, ErrNotFinite)
+				}
+				an[j] += d * d
+				vn[j] += vrow[j] * vrow[j]
+				orow[j] = s.sign * d
+			}
+		}
+		for j := range an {
+			if vn[j] > 0 {
+				s.norm = math.Max(s.norm, math.Sqrt(an[j]/vn[j]))
+			}
+		}
+		return out, nil
+	}
 	col, dst := make([]float64, s.n), make([]float64, s.n)
 	for j := 0; j < c; j++ {
 		if s.ctx != nil {

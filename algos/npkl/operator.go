@@ -7,6 +7,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // ErrInvalidConstraint is wrapped by errors about malformed constraints.
@@ -92,5 +93,40 @@ func (o *Operator) Apply(dst, x []float64) {
 		i, j := o.a[c], o.b[c]
 		dst[i] += h * x[j]
 		dst[j] += h * x[i]
+	}
+}
+
+// ApplyBlock overwrites dst (n×c) with A·x (n×c): one pass over the CSR
+// Laplacian and the constraints for the whole block, the rows of x and dst
+// contiguous. It makes Operator an engine.BlockOperator.
+func (o *Operator) ApplyBlock(dst, x *mat.Dense) {
+	n := o.lap.Rows
+	if r, c := x.Dims(); r != n || dst.RawMatrix().Rows != n || dst.RawMatrix().Cols != c {
+		panic(fmt.Sprintf("npkl: ApplyBlock: x is %d×%d, dst %d×%d, dimension %d", r, c, dst.RawMatrix().Rows, dst.RawMatrix().Cols, n))
+	}
+	rx, rd := x.RawMatrix(), dst.RawMatrix()
+	c := rx.Cols
+	lap := o.lap
+	sparse.ParallelRows(n, len(lap.Data)*c, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			d := rd.Data[i*rd.Stride : i*rd.Stride+c]
+			clear(d)
+			for p := lap.Indptr[i]; p < lap.Indptr[i+1]; p++ {
+				v, j := -lap.Data[p], lap.Ind[p]
+				xr := rx.Data[j*rx.Stride : j*rx.Stride+c]
+				for l, xv := range xr {
+					d[l] += v * xv
+				}
+			}
+		}
+	})
+	for k, h := range o.half {
+		i, j := o.a[k], o.b[k]
+		di, dj := rd.Data[i*rd.Stride:i*rd.Stride+c], rd.Data[j*rd.Stride:j*rd.Stride+c]
+		xi, xj := rx.Data[i*rx.Stride:i*rx.Stride+c], rx.Data[j*rx.Stride:j*rx.Stride+c]
+		for l := range di {
+			di[l] += h * xj[l]
+			dj[l] += h * xi[l]
+		}
 	}
 }

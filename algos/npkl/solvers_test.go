@@ -1,0 +1,77 @@
+package npkl
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/psdlearn/psdlearn/engine/enginetest"
+)
+
+// solverVariants runs the squared-hinge iterations with Lanczos at EigTol
+// throughout and with opt changed by each variant, and checks that every
+// iteration's objective agrees to 1e-8 relative and the final α to 1e-7.
+// It returns the products of the reference and of each variant.
+func solverVariants(t *testing.T, maxRank int, variants map[string]func(*Options)) {
+	lap, cons, _ := problem(t, 600, 3)
+	for _, b := range enginetest.Backends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			opt := Options{Loss: SquaredHinge, C: 0.5, MaxRank: maxRank, EigTol: 1e-10, Iters: 10, Seed: 1, Backend: b}
+			ref, err := Learn(context.Background(), lap, cons, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, set := range variants {
+				o := opt
+				set(&o)
+				res, err := Learn(context.Background(), lap, cons, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, it := range res.History {
+					r := ref.History[i]
+					if d := math.Abs(it.Objective-r.Objective) / math.Abs(r.Objective); d > 1e-8 {
+						t.Errorf("%s: iteration %d: objective %.12g, reference %.12g (rel. %.2g)", name, it.T, it.Objective, r.Objective, d)
+					}
+				}
+				var da float64
+				for c := range res.Alpha {
+					da = math.Max(da, math.Abs(res.Alpha[c]-ref.Alpha[c]))
+				}
+				if da > 1e-7 {
+					t.Errorf("%s: max |Δα| = %v", name, da)
+				}
+				t.Logf("%s: %d products, reference %d; max |Δα| %.2g", name, res.OpApplies, ref.OpApplies, da)
+				if name == "early" && res.OpApplies >= ref.OpApplies {
+					t.Errorf("EarlyEigTol: %d products, reference %d", res.OpApplies, ref.OpApplies)
+				}
+			}
+		})
+	}
+}
+
+// TestEigensolverVariants: the inexact early solves (EarlyEigTol) and the
+// warm-started block eigensolver give the iterates of Lanczos at EigTol
+// throughout: objectives to 1e-8 relative, α to 1e-7. The inexact solves
+// take fewer products.
+func TestEigensolverVariants(t *testing.T) {
+	solverVariants(t, 30, map[string]func(*Options){
+		"early": func(o *Options) { o.EarlyEigTol = 1e-4 },
+		"block": func(o *Options) { o.Eigensolver = Block },
+	})
+}
+
+// TestFilteredEigensolver: Lanczos on the Chebyshev filter gives the same
+// iterates when the spectrum is not covered (rank capped at 10), the
+// regime it is for.
+func TestFilteredEigensolver(t *testing.T) {
+	var filteredSolves int
+	defer func(f func(int, float64, float64, float64, []float64)) { filterLog = f }(filterLog)
+	filterLog = func(int, float64, float64, float64, []float64) { filteredSolves++ }
+	solverVariants(t, 10, map[string]func(*Options){
+		"filtered": func(o *Options) { o.Eigensolver = Filtered },
+	})
+	if filteredSolves == 0 {
+		t.Error("no filtered solve")
+	}
+}
