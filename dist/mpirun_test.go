@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -17,7 +15,6 @@ import (
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/eval"
-	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/mpi/mpitest"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -59,18 +56,7 @@ type report struct {
 // the same iterations and stop), and the ranks' triplets must add up to
 // the one-process count. Skipped without -tags mpi or without mpirun.
 func TestMpirun(t *testing.T) {
-	if !mpi.HaveNative {
-		t.Skip("built without MPI (go test -tags mpi runs this test)")
-	}
-	if _, err := exec.LookPath("mpirun"); err != nil {
-		t.Skip("mpirun is not on PATH") // before the build
-	}
-	bin := filepath.Join(t.TempDir(), "distrun")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	build := exec.Command(gobin, "build", "-tags", "mpi", "-o", bin, "./internal/distrun")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := mpitest.MPIProgram(t, "./internal/distrun")
 	x, y := load(t, "letters2000")
 	_, d := x.Dims()
 	for _, loss := range []boost.Loss{boost.Exp, boost.Logistic} {
@@ -119,18 +105,7 @@ func TestMpirun(t *testing.T) {
 // rounding-sensitive (TestFrobMetric: one-ulp perturbations move the
 // one-process metric by 1e-6), so the metric is not held to 1e-9.
 func TestMpirunFrob(t *testing.T) {
-	if !mpi.HaveNative {
-		t.Skip("built without MPI (go test -tags mpi runs this test)")
-	}
-	if _, err := exec.LookPath("mpirun"); err != nil {
-		t.Skip("mpirun is not on PATH") // before the build
-	}
-	bin := filepath.Join(t.TempDir(), "distrun")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	build := exec.Command(gobin, "build", "-tags", "mpi", "-o", bin, "./internal/distrun")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := mpitest.MPIProgram(t, "./internal/distrun")
 	x, y := load(t, "letters2000")
 	_, d := x.Dims()
 	ts, err := constraints.Triplets(x, y, 3)
@@ -209,18 +184,7 @@ func runDistrun(t *testing.T, bin string, np int, args ...string) []report {
 // gathered kernel must give the one-process partition, hence the same
 // pairwise clustering accuracy. Skipped without -tags mpi or mpirun.
 func TestMpirunLaplacianNPKL(t *testing.T) {
-	if !mpi.HaveNative {
-		t.Skip("built without MPI (go test -tags mpi runs this test)")
-	}
-	if _, err := exec.LookPath("mpirun"); err != nil {
-		t.Skip("mpirun is not on PATH") // before the build
-	}
-	bin := filepath.Join(t.TempDir(), "distrun")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	build := exec.Command(gobin, "build", "-tags", "mpi", "-o", bin, "./internal/distrun")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := mpitest.MPIProgram(t, "./internal/distrun")
 	const rows = 3000
 	full, yFull := load(t, "letters")
 	x, y := rowsOf(full, 0, rows), yFull[:rows]

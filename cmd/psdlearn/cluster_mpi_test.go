@@ -6,13 +6,11 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/model"
-	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/mpi/mpitest"
 )
 
@@ -24,17 +22,8 @@ import (
 // relative, and write a kernel model; an unsupported flag (--loss sqhinge,
 // --standardize) must fail the job. Skipped without -tags mpi or mpirun.
 func TestClusterMPI(t *testing.T) {
-	if !mpi.HaveNative {
-		t.Skip("built without MPI (go test -tags mpi runs this test)")
-	}
-	if _, err := exec.LookPath("mpirun"); err != nil {
-		t.Skip("mpirun is not on PATH") // before the build
-	}
+	bin := mpitest.MPIProgram(t, ".")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "psdlearn")
-	if out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "mpi", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	run := func(args ...string) (string, error) {
 		out, _, err := mpitest.Mpirun(t, mpitest.Job{NP: 2, Args: append([]string{bin}, args...), Stdout: true})
 		return out, err

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
@@ -14,7 +13,6 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/model"
-	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/mpi/mpitest"
 	"gonum.org/v1/gonum/mat"
 )
@@ -27,17 +25,8 @@ import (
 // certified model, consistent with one-process FrobMetric; a list of C is
 // refused. Skipped without -tags mpi or mpirun.
 func TestTrainMPI(t *testing.T) {
-	if !mpi.HaveNative {
-		t.Skip("built without MPI (go test -tags mpi runs this test)")
-	}
-	if _, err := exec.LookPath("mpirun"); err != nil {
-		t.Skip("mpirun is not on PATH") // before the build
-	}
+	bin := mpitest.MPIProgram(t, ".")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "psdlearn")
-	if out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "mpi", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	run := func(args ...string) (string, error) {
 		out, _, err := mpitest.Mpirun(t, mpitest.Job{NP: 2, Args: append([]string{bin}, args...), Stdout: true})
 		return out, err

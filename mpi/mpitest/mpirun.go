@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/psdlearn/psdlearn/mpi"
 )
 
 // Job is a program run on several ranks by Mpirun.
@@ -71,4 +75,25 @@ func Mpirun(t testing.TB, j Job) (out string, took time.Duration, err error) {
 		t.Fatalf("mpirun -np %d %s did not finish within %v:\n%s", j.NP, strings.Join(j.Args, " "), timeout, b)
 	}
 	return string(b), took, err
+}
+
+// MPIProgram skips t unless this test binary was built with native MPI
+// (-tags mpi) and mpirun is on PATH, then builds the package pkg (a path
+// relative to the test's directory: "." or "./internal/distrun") with the
+// mpi tag into a temporary directory and returns the program's path, for
+// Mpirun to launch.
+func MPIProgram(t testing.TB, pkg string) string {
+	t.Helper()
+	if !mpi.HaveNative {
+		t.Skip("built without MPI (go test -tags mpi runs this test)")
+	}
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("mpirun is not on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), filepath.Base(filepath.Clean(pkg))+".mpi")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(gobin, "build", "-tags", "mpi", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags mpi %s: %v\n%s", pkg, err, out)
+	}
+	return bin
 }
