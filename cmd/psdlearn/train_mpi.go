@@ -59,6 +59,7 @@ type mpiTrainSummary struct {
 	TrainSeconds float64   `json:"train_seconds"`
 	TotalSeconds float64   `json:"total_seconds"`
 	Model        string    `json:"model,omitempty"`
+	Warnings     []string  `json:"warnings"`    // one per condition a user must know: a run stopped short of its certificate
 	PeakRSSMB    float64   `json:"peak_rss_mb"` // rank 0's
 	Curve        []float64 `json:"-"`
 	// FrobMetric only.
@@ -206,21 +207,39 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 			},
 			Certificate: &model.Certificate{Converged: sum.Converged, Gap: math.NaN(), Reason: res.Stop.String()},
 		}
+		if !sum.Converged {
+			md.Certificate.Warnings = append(md.Certificate.Warnings, "stopped before convergence: "+res.Stop.String())
+		}
+		sum.Model = f.out
 		if err := md.SaveFile(f.out); err != nil {
 			return fmt.Errorf("train: %w", err)
 		}
-		sum.Model = f.out
 	}
+	if !sum.Converged {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("boostmetric: not converged (%s) after %d iterations", res.Stop, res.Iterations))
+	}
+	return finishTrainMPI(env, &sum, start, fmt.Sprintf("boostmetric on %d ranks: %d points, %d features, %d triplets; %d iterations (%s), objective %.6g, %.2f s training",
+		p, n, dim, sum.Triplets, sum.Iterations, sum.Stop, res.Objective, trainSeconds))
+}
+
+// finishTrainMPI completes rank 0's summary: warnings on stderr, then the
+// JSON (schema psdlearn/train-mpi/v1) or the text line and the model path.
+func finishTrainMPI(env *cmdEnv, sum *mpiTrainSummary, start time.Time, line string) error {
 	sum.TotalSeconds = time.Since(start).Seconds()
 	sum.PeakRSSMB = peakRSSMB()
+	if sum.Warnings == nil {
+		sum.Warnings = []string{}
+	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", w)
+	}
 	if env.json {
 		saved := env.command
 		env.command = "train-mpi"
 		defer func() { env.command = saved }()
 		return emitJSON(env, sum)
 	}
-	fmt.Fprintf(env.stdout, "boostmetric on %d ranks: %d points, %d features, %d triplets; %d iterations (%s), objective %.6g, %.2f s training\n",
-		p, n, dim, sum.Triplets, sum.Iterations, sum.Stop, res.Objective, trainSeconds)
+	fmt.Fprintln(env.stdout, line)
 	if sum.Model != "" {
 		fmt.Fprintf(env.stdout, "model written to %s\n", sum.Model)
 	}
@@ -265,23 +284,14 @@ func trainFrobMPI(ctx context.Context, env *cmdEnv, comm mpi.Comm, x *mat.Dense,
 		if !res.Certified {
 			md.Certificate.Warnings = append(md.Certificate.Warnings, fmt.Sprintf("relative duality gap %.3g above the tolerance %.3g", res.RelGap, tol))
 		}
+		sum.Model = f.out
 		if err := md.SaveFile(f.out); err != nil {
 			return fmt.Errorf("train: %w", err)
 		}
-		sum.Model = f.out
 	}
-	sum.TotalSeconds = time.Since(start).Seconds()
-	sum.PeakRSSMB = peakRSSMB()
-	if env.json {
-		saved := env.command
-		env.command = "train-mpi"
-		defer func() { env.command = saved }()
-		return emitJSON(env, sum)
+	if !res.Certified {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("frobmetric: not certified (%s): relative gap %.3g above the tolerance %.3g", res.Reason, res.RelGap, tol))
 	}
-	fmt.Fprintf(env.stdout, "frobmetric (C = %g) on %d ranks: %d points, %d features, %d triplets; %d iterations, %d evaluations (%s), relative gap %.3g%s, %.2f s training\n",
-		opt.C, sum.Ranks, sum.NTrain, sum.Dim, sum.Triplets, res.Iterations, res.Evaluations, res.Reason, res.RelGap, map[bool]string{true: " (certified)", false: " (NOT certified)"}[res.Certified], sum.TrainSeconds)
-	if sum.Model != "" {
-		fmt.Fprintf(env.stdout, "model written to %s\n", sum.Model)
-	}
-	return nil
+	return finishTrainMPI(env, &sum, start, fmt.Sprintf("frobmetric (C = %g) on %d ranks: %d points, %d features, %d triplets; %d iterations, %d evaluations (%s), relative gap %.3g%s, %.2f s training",
+		opt.C, sum.Ranks, sum.NTrain, sum.Dim, sum.Triplets, res.Iterations, res.Evaluations, res.Reason, res.RelGap, map[bool]string{true: " (certified)", false: " (NOT certified)"}[res.Certified], sum.TrainSeconds))
 }

@@ -68,6 +68,21 @@ func TestTrainMPI(t *testing.T) {
 	if sum["iterations"] != float64(want.Iterations) {
 		t.Errorf("%v iterations, want %d", sum["iterations"], want.Iterations)
 	}
+	// A run capped before convergence says so: converged false, a warning.
+	out, err = run("train", "--algo", "boostmetric", "--data", "builtin:iris", "--iters", "3", "--json", "--quiet")
+	if err != nil {
+		t.Fatalf("mpirun --iters 3: %v\n%s", err, out)
+	}
+	var capped map[string]any
+	if err := json.Unmarshal([]byte(out), &capped); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	if ws, _ := capped["warnings"].([]any); capped["converged"] != false || len(ws) != 1 {
+		t.Errorf("--iters 3: converged %v, warnings %v; want false and one warning", capped["converged"], capped["warnings"])
+	}
+	if ws, _ := sum["warnings"].([]any); ws == nil || len(ws) != 0 {
+		t.Errorf("converged run: warnings %v, want []", sum["warnings"])
+	}
 	_, err = run("train", "--algo", "boostmetric", "--data", "builtin:iris", "--standardize")
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
 		t.Errorf("--standardize under mpirun: %v, want a failed job", err)
