@@ -57,7 +57,7 @@ func buildKDTree(ref blas64.General, nr, d int) *kdTree {
 	for i := range t.idx {
 		t.idx[i] = i
 	}
-	t.build(ref, 0, nr)
+	t.build(ref, 0, nr, make([]float64, nr))
 	for i, r := range t.idx {
 		copy(t.pts[i*d:(i+1)*d], ref.Data[r*ref.Stride:r*ref.Stride+d])
 	}
@@ -65,23 +65,30 @@ func buildKDTree(ref blas64.General, nr, d int) *kdTree {
 }
 
 // build makes the node for idx[lo:hi] and returns its number. It splits at
-// the median of the dimension of largest spread.
-func (t *kdTree) build(ref blas64.General, lo, hi int) int {
+// the median of the dimension of largest spread. keys is scratch space of
+// length ≥ hi − lo.
+func (t *kdTree) build(ref blas64.General, lo, hi int, keys []float64) int {
 	d := t.d
 	id := len(t.nodes)
 	t.nodes = append(t.nodes, kdNode{lo: lo, hi: hi, left: -1, right: -1})
-	bmin := make([]float64, d)
-	bmax := make([]float64, d)
-	for l := range bmin {
-		bmin[l], bmax[l] = math.Inf(1), math.Inf(-1)
+	b0 := len(t.box)
+	for range d {
+		t.box = append(t.box, math.Inf(1))
 	}
+	for range d {
+		t.box = append(t.box, math.Inf(-1))
+	}
+	bmin, bmax := t.box[b0:b0+d], t.box[b0+d:b0+2*d]
 	for _, r := range t.idx[lo:hi] {
 		for l, v := range ref.Data[r*ref.Stride : r*ref.Stride+d] {
-			bmin[l] = math.Min(bmin[l], v)
-			bmax[l] = math.Max(bmax[l], v)
+			if v < bmin[l] {
+				bmin[l] = v
+			}
+			if v > bmax[l] {
+				bmax[l] = v
+			}
 		}
 	}
-	t.box = append(append(t.box, bmin...), bmax...)
 	if hi-lo <= kdLeafSize {
 		return id
 	}
@@ -95,44 +102,52 @@ func (t *kdTree) build(ref blas64.General, lo, hi int) int {
 		return id // identical points: one leaf
 	}
 	mid := lo + (hi-lo)/2
-	selectRows(t.idx[lo:hi], mid-lo, func(r int) float64 { return ref.Data[r*ref.Stride+dim] })
-	left := t.build(ref, lo, mid)
-	right := t.build(ref, mid, hi)
+	rows, ks := t.idx[lo:hi], keys[:hi-lo]
+	for i, r := range rows {
+		ks[i] = ref.Data[r*ref.Stride+dim]
+	}
+	selectRows(rows, ks, mid-lo)
+	left := t.build(ref, lo, mid, keys)
+	right := t.build(ref, mid, hi, keys)
 	t.nodes[id].left, t.nodes[id].right = left, right
 	return id
 }
 
-// selectRows reorders rows so that rows[m] is the row of rank m by (key,
-// row) and no row before it ranks above it, nor any after it below it
-// (quickselect with a median-of-three pivot: linear time, deterministic).
-func selectRows(rows []int, m int, key func(int) float64) {
+// selectRows reorders rows (and their keys alongside) so that rows[m] is
+// the row of rank m by (key, row) and no row before it ranks above it, nor
+// any after it below it (quickselect with a median-of-three pivot: linear
+// time, deterministic).
+func selectRows(rows []int, keys []float64, m int) {
 	less := func(a, b int) bool {
-		ka, kb := key(a), key(b)
-		return ka < kb || (ka == kb && a < b)
+		return keys[a] < keys[b] || (keys[a] == keys[b] && rows[a] < rows[b])
+	}
+	swap := func(a, b int) {
+		rows[a], rows[b] = rows[b], rows[a]
+		keys[a], keys[b] = keys[b], keys[a]
 	}
 	lo, hi := 0, len(rows)-1
 	for hi > lo {
 		mid := lo + (hi-lo)/2
-		if less(rows[mid], rows[lo]) {
-			rows[mid], rows[lo] = rows[lo], rows[mid]
+		if less(mid, lo) {
+			swap(mid, lo)
 		}
-		if less(rows[hi], rows[lo]) {
-			rows[hi], rows[lo] = rows[lo], rows[hi]
+		if less(hi, lo) {
+			swap(hi, lo)
 		}
-		if less(rows[hi], rows[mid]) {
-			rows[hi], rows[mid] = rows[mid], rows[hi]
+		if less(hi, mid) {
+			swap(hi, mid)
 		}
-		pivot := rows[mid]
+		pk, pr := keys[mid], rows[mid]
 		i, j := lo, hi
 		for i <= j {
-			for less(rows[i], pivot) {
+			for keys[i] < pk || (keys[i] == pk && rows[i] < pr) {
 				i++
 			}
-			for less(pivot, rows[j]) {
+			for pk < keys[j] || (pk == keys[j] && pr < rows[j]) {
 				j--
 			}
 			if i <= j {
-				rows[i], rows[j] = rows[j], rows[i]
+				swap(i, j)
 				i++
 				j--
 			}
