@@ -222,21 +222,25 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 	r.Rank = r.Metric.Rank()
 	tEval := time.Now()
 	defer func() { r.Phases.Evaluation = time.Since(tEval).Seconds() }()
-	if r.TestError, err = eval.MetricKNNError(b, r.Metric, tr.X, tr.Y, test.X, test.Y, k); err != nil {
-		return nil, fmt.Errorf("train: evaluation: %w", err)
-	}
-	if r.EuclideanTestErr, err = eval.KNNError(b, tr.X, tr.Y, test.X, test.Y, k); err != nil {
-		return nil, fmt.Errorf("train: evaluation: %w", err)
-	}
-	// The validation error of the returned metric is recomputed here rather
-	// than trusted from the trainer.
+	// The learned metric and the Euclidean one are each scored on the test
+	// and validation parts in one search. The validation error of the
+	// returned metric is recomputed here rather than trusted from the
+	// trainer.
+	sets := []eval.Queries{{X: test.X, Y: test.Y}}
 	if val != nil {
-		if r.ValError, err = eval.MetricKNNError(b, r.Metric, tr.X, tr.Y, val.X, val.Y, k); err != nil {
-			return nil, fmt.Errorf("train: evaluation: %w", err)
-		}
-		if r.EuclideanValError, err = eval.KNNError(b, tr.X, tr.Y, val.X, val.Y, k); err != nil {
-			return nil, fmt.Errorf("train: evaluation: %w", err)
-		}
+		sets = append(sets, eval.Queries{X: val.X, Y: val.Y})
+	}
+	learned, err := eval.FactorKNNErrors(b, r.Metric.L, tr.X, tr.Y, k, sets...)
+	if err != nil {
+		return nil, fmt.Errorf("train: evaluation: %w", err)
+	}
+	euclid, err := eval.FactorKNNErrors(b, nil, tr.X, tr.Y, k, sets...)
+	if err != nil {
+		return nil, fmt.Errorf("train: evaluation: %w", err)
+	}
+	r.TestError, r.EuclideanTestErr = learned[0], euclid[0]
+	if val != nil {
+		r.ValError, r.EuclideanValError = learned[1], euclid[1]
 	}
 	return r, nil
 }

@@ -61,10 +61,14 @@ type Output struct {
 	M          *mat.SymDense // the learned PSD matrix (D×D)
 	Iterations int
 	Objective  float64
-	DualityGap float64   // NaN when the algorithm has no duality certificate
-	ValError   float64   // validation k-NN error in [0,1] of the chosen model, NaN if not evaluated
-	ChosenC    float64   // the C value used (NaN if not applicable)
-	Curve      []float64 // objective per iteration, for convergence plots
+	DualityGap float64 // NaN when the algorithm has no duality certificate
+	// ValError is the validation k-NN error in [0,1] of the chosen model
+	// when the trainer chose among candidates on the validation set; NaN
+	// when it chose nothing (train.Experiment scores the returned model
+	// itself, on the validation and test parts in one search).
+	ValError float64
+	ChosenC  float64   // the C value used (NaN if not applicable)
+	Curve    []float64 // objective per iteration, for convergence plots
 	// Candidates lists every value the trainer chose among on the
 	// validation set, in the order tried (nil when there was no choice).
 	Candidates []Candidate

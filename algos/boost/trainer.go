@@ -80,14 +80,11 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 	if !out.Converged {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("boostmetric %s/%s: not converged (%s) after %d iterations", opt.Loss, opt.Mode, res.Stop, res.Iterations))
 	}
-	if in.Val != nil && in.Val.Len() > 0 {
-		if out.ValError, err = resultKNNError(opt.Backend, res, in, kOf(in)); err != nil {
-			return out, err
-		}
-	}
+	// Nothing is chosen on the validation set, so it is not searched here
+	// (ValError stays NaN): train.Experiment scores the returned metric.
 	if in.Progress != nil {
 		in.Progress(progress.Event{Algorithm: "boostmetric", Iteration: len(res.W), Objective: res.Objective, Gap: math.NaN(),
-			Message: fmt.Sprintf("boostmetric: %d terms, stopped: %s, objective %.10g, validation %d-NN error %.4f", len(res.W), res.Stop, res.Objective, kOf(in), out.ValError)})
+			Message: fmt.Sprintf("boostmetric: %d terms, stopped: %s, objective %.10g", len(res.W), res.Stop, res.Objective)})
 	}
 	return out, nil
 }

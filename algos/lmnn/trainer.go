@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/train"
 )
 
@@ -22,7 +21,7 @@ func init() { train.Register("lmnn", Trainer(0)) }
 // the impostors come from the labels. Options.Iters bounds the iterations
 // (0: 1000); Options.Rank > 0 (--rank) selects the low-rank factor
 // (Options.Rank of Learn); LMNN has no C, so Options.C must be empty. The
-// validation rows, if any, only give ValError. On cancellation the output
+// validation rows are not used (ValError is NaN: nothing is chosen). On cancellation the output
 // holds the current iterate next to the error.
 func Trainer(mu float64) train.Trainer {
 	return func(ctx context.Context, in train.Input) (train.Output, error) {
@@ -76,13 +75,6 @@ func Trainer(mu float64) train.Trainer {
 		if res.Truncated > 0 {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("lmnn: the last impostor search was cut at %d neighbours for %d of %d points: impostors beyond them were not seen",
 				DefaultCandidates, res.Truncated, in.Train.Len()))
-		}
-		if in.Val != nil && in.Val.Len() > 0 {
-			v, err := eval.FactorKNNError(b, res.L, in.Train.X, in.Train.Y, in.Val.X, in.Val.Y, k)
-			if err != nil {
-				return out, fmt.Errorf("lmnn: validation: %w", err)
-			}
-			out.ValError = v
 		}
 		return out, nil
 	}
