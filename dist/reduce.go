@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/internal/f64"
 	"github.com/psdlearn/psdlearn/internal/linesearch"
 	"github.com/psdlearn/psdlearn/mpi"
 )
@@ -90,9 +91,7 @@ func (rd *reducer) weights(loss boost.Loss, rho, u []float64) (float64, error) {
 		return 0, err
 	}
 	lse := t.LogSum()
-	for r, p := range rho {
-		u[r] = math.Exp(-p - lse)
-	}
+	f64.ExpNeg(u, rho, lse) // the single-process learner's exponentials
 	return lse, nil
 }
 

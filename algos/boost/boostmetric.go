@@ -9,6 +9,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/internal/f64"
 	"github.com/psdlearn/psdlearn/internal/linesearch"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
@@ -282,9 +283,7 @@ func tripletWeights(loss Loss, rho, u []float64) {
 	case Exp:
 		lse := logSumExpNeg(rho)
 		forChunks(len(rho), func(_, lo, hi int) {
-			for r := lo; r < hi; r++ {
-				u[r] = math.Exp(-rho[r] - lse)
-			}
+			f64.ExpNeg(u[lo:hi], rho[lo:hi], lse)
 		})
 	case Logistic:
 		forChunks(len(rho), func(_, lo, hi int) {
