@@ -5,8 +5,9 @@
 package constraints
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/sparse"
@@ -89,25 +90,27 @@ const pairBlockRows = 4096
 // Every per-pair result is computed independently, so the order changes no
 // number.
 func (s *TripletSet) orderPairs() {
-	perm := make([]int, len(s.Pairs))
-	for i := range perm {
-		perm[i] = i
+	// Pairs are distinct, so (block, B, A) is a strict order: sorting the
+	// keys with their positions needs no reflection and no stable sort.
+	type key struct{ blk, b, a, old int }
+	keys := make([]key, len(s.Pairs))
+	for i, p := range s.Pairs {
+		keys[i] = key{p.A / pairBlockRows, p.B, p.A, i}
 	}
-	sort.Slice(perm, func(x, y int) bool {
-		p, q := s.Pairs[perm[x]], s.Pairs[perm[y]]
-		if bp, bq := p.A/pairBlockRows, q.A/pairBlockRows; bp != bq {
-			return bp < bq
+	slices.SortFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(x.blk, y.blk); c != 0 {
+			return c
 		}
-		if p.B != q.B {
-			return p.B < q.B
+		if c := cmp.Compare(x.b, y.b); c != 0 {
+			return c
 		}
-		return p.A < q.A
+		return cmp.Compare(x.a, y.a)
 	})
-	pos := make([]int, len(perm))
-	pairs := make([]sparse.Pair, len(perm))
-	for newIdx, old := range perm {
-		pos[old] = newIdx
-		pairs[newIdx] = s.Pairs[old]
+	pos := make([]int, len(keys))
+	pairs := make([]sparse.Pair, len(keys))
+	for newIdx, k := range keys {
+		pos[k.old] = newIdx
+		pairs[newIdx] = s.Pairs[k.old]
 	}
 	s.Pairs = pairs
 	for r := range s.Imp {

@@ -1,9 +1,11 @@
 package sparse
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -152,11 +154,12 @@ func (g *PairGraph) blockOrder() {
 			}
 		}
 		e := g.blk[start:]
-		sort.Slice(e, func(x, y int) bool {
-			if e[x].col != e[y].col {
-				return e[x].col < e[y].col
+		// (col, row) is unique within a block: a strict order, no reflection.
+		slices.SortFunc(e, func(x, y blockEntry) int {
+			if c := cmp.Compare(x.col, y.col); c != 0 {
+				return c
 			}
-			return e[x].row < e[y].row
+			return cmp.Compare(x.row, y.row)
 		})
 		g.blkPtr[b+1] = len(g.blk)
 	}
