@@ -18,23 +18,36 @@ import (
 //     at the price of scalar loops and recursion (about 20× the GEMM screen's cost
 //     per reference examined at 16 features). It pays on data such as the
 //     3-D Swiss roll behind MVU's kNN graphs; on standardised letters (16
-//     features) the evaluation search examines 5–12% of the references and
-//     the screen is as fast (BenchmarkKNNLetters).
+//     features) the evaluation search examines 3–12% of the references,
+//     in the Euclidean and in the learned metrics, and the screen is faster
+//     (BenchmarkKNNLetters).
 //
 // Both return the k smallest (exact distance, reference index) pairs, the
 // distance computed by the same loop, so they agree bit for bit. KNNBLAS
 // chooses the tree only when a pilot of evenly spaced queries shows that it
-// examines at most 1/kdMaxFraction of the references; otherwise (high or
+// costs less than the screen by the cost model below; otherwise (high or
 // intrinsically high dimension) it keeps the GEMM screen. The choice depends
 // only on the data, never on timing, so runs are reproducible.
 
 const (
-	kdLeafSize    = 24   // reference rows per leaf
-	kdMaxDim      = 32   // above this the tree is never tried
-	kdMinRef      = 2048 // fewer references: the screen is cheap
-	kdMinQuery    = 2048 // fewer queries do not repay building the tree
-	kdPilot       = 64   // queries in the pilot
-	kdMaxFraction = 20   // the tree must examine at most nr/kdMaxFraction rows per query
+	kdLeafSize = 24   // reference rows per leaf
+	kdMaxDim   = 32   // above this the tree is never tried
+	kdMinRef   = 2048 // fewer references: the screen is cheap
+	kdMinQuery = 2048 // fewer queries do not repay building the tree
+	kdPilot    = 64   // queries in the pilot
+
+	// The pilot's cost model, in multiply-adds per query. The tree pays
+	// (distances + box distances)·(d + kdTreeOverhead): scalar loops,
+	// recursion and the heap. The screen pays nr·(d + kdScreenOverhead) at
+	// kdScreenSpeedup times the tree's rate: GEMM at full vector width,
+	// then the write, re-read and scan of every screened distance, which
+	// costs about as much as a 32-term dot product whatever d is. Calibrated
+	// on letters (16 features: the tree loses at 4–8% of the references
+	// examined, BenchmarkKNNLetters) and Swiss rolls (3 features: it wins at
+	// 2%).
+	kdTreeOverhead   = 8
+	kdScreenOverhead = 32
+	kdScreenSpeedup  = 40
 )
 
 // kdTree is a k-d tree over a reordered copy of the reference rows, with a
@@ -188,7 +201,8 @@ type kdQuery struct {
 	self  int // reference index to skip, or −1
 	k     int
 	heap  candHeap
-	evals int
+	evals int // distances computed
+	boxes int // box distances computed
 }
 
 func (s *kdQuery) worst() float64 {
@@ -233,6 +247,7 @@ func (t *kdTree) search(n int, s *kdQuery, lb float64) {
 		}
 		return
 	}
+	s.boxes += 2
 	bl, br := t.boxDist(nd.left, s.q), t.boxDist(nd.right, s.q)
 	if bl <= br {
 		t.search(nd.left, s, bl)
@@ -245,16 +260,16 @@ func (t *kdTree) search(n int, s *kdQuery, lb float64) {
 
 // knn writes the k nearest references of query row qi (original index, for
 // self-exclusion) into idx and dist, sorted by (distance, index), and
-// returns the number of distances computed.
+// returns its cost in the units of tryKDTree (kdCost).
 func (t *kdTree) knn(s *kdQuery, q []float64, qi int, idx []int, dist []float64) int {
-	s.q, s.self, s.heap, s.evals = q, qi, s.heap[:0], 0
+	s.q, s.self, s.heap, s.evals, s.boxes = q, qi, s.heap[:0], 0, 0
 	t.search(0, s, t.boxDist(0, q))
 	h := s.heap
 	slices.SortFunc(h, cand2.compare)
 	for j, c := range h {
 		idx[j], dist[j] = c.idx, c.dist
 	}
-	return s.evals
+	return (s.evals + s.boxes) * (t.d + kdTreeOverhead)
 }
 
 // tryKDTree answers the query with a k-d tree when a pilot shows that the
@@ -273,16 +288,16 @@ func tryKDTree(qr, rr blas64.General, nq, nr, d, k int, self bool, out *Neighbor
 	}
 	// Pilot: evenly spaced queries; their answers are kept.
 	s := &kdQuery{k: k, heap: make(candHeap, 0, k)}
-	evals, budget := 0, kdPilot*nr/kdMaxFraction
+	cost, budget := 0, kdPilot*nr*(d+kdScreenOverhead)/kdScreenSpeedup
 	step := nq / kdPilot
 	for p := 0; p < kdPilot; p++ {
 		i := p * step
-		evals += t.knn(s, qr.Data[i*qr.Stride:i*qr.Stride+d], selfIdx(i), out.Index[i*k:(i+1)*k], out.Dist[i*k:(i+1)*k])
-		if evals > budget {
+		cost += t.knn(s, qr.Data[i*qr.Stride:i*qr.Stride+d], selfIdx(i), out.Index[i*k:(i+1)*k], out.Dist[i*k:(i+1)*k])
+		if cost > budget {
 			return false // stop the pilot as soon as the tree has lost
 		}
 	}
-	ParallelRows(nq, nq*d*nr/kdMaxFraction, func(lo, hi int) {
+	ParallelRows(nq, nq*cost/kdPilot, func(lo, hi int) {
 		s := &kdQuery{k: k, heap: make(candHeap, 0, k)}
 		for i := lo; i < hi; i++ {
 			if i%step == 0 && i/step < kdPilot {

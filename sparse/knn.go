@@ -79,7 +79,7 @@ func KNN(q, ref *mat.Dense, k int, self bool) (*Neighbors, error) {
 // KNNBLAS is KNN with the GEMMs done by impl. Query blocks run on parallel
 // goroutines. For data of low intrinsic dimension (at most 32 columns, at
 // least 2,048 reference rows) it answers from a k-d tree instead when a pilot
-// of 64 queries shows the tree examines at most 1/20 of the references; the
+// of 64 queries shows the tree costs less than the screen (kdtree.go); the
 // result is the same, bit for bit (see kdtree.go).
 func KNNBLAS(impl blas.Float64, q, ref *mat.Dense, k int, self bool) (*Neighbors, error) {
 	return knnBLAS(impl, q, ref, k, self, true)
