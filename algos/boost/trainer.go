@@ -173,7 +173,7 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("psdboost C=%g: not converged (%s) after %d iterations, λmax − π = %.3g", c, res.Stop, res.Iterations, res.SDPGap))
 		}
 		valErr := math.NaN()
-		if in.Val != nil && in.Val.Len() > 0 {
+		if in.Val != nil && in.Val.Len() > 0 && len(cs) > 1 { // one C: nothing to choose
 			if valErr, err = resultKNNError(opt.Backend, res, in, kOf(in)); err != nil {
 				return nil, math.NaN(), err
 			}

@@ -89,7 +89,7 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 				c, res.Reason, res.RelGap, DefaultGapTol, res.Iterations))
 		}
 		valErr := math.NaN()
-		if in.Val != nil && in.Val.Len() > 0 {
+		if in.Val != nil && in.Val.Len() > 0 && len(cs) > 1 { // one C: nothing to choose
 			valErr, err = eval.FactorKNNError(b, res.L, in.Train.X, in.Train.Y, in.Val.X, in.Val.Y, k)
 			if err != nil {
 				return nil, math.NaN(), fmt.Errorf("frobmetric C=%g: validation: %w", c, err)
