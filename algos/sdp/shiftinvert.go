@@ -2,11 +2,13 @@ package sdp
 
 import (
 	"errors"
-	"github.com/psdlearn/psdlearn/engine"
-	"gonum.org/v1/gonum/mat"
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/internal/f64"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Shift-and-invert for the sparse path (issue 24). The wanted eigenvalues
@@ -150,13 +152,7 @@ func (c *envLDL) factor(indptr, ind []int, data []float64, shift float64) (neg i
 			rj := c.row(j)
 			fj := c.first[j]
 			lo := max(fi, fj)
-			a := t[lo-fi : j-fi]
-			b := rj[lo-fj : j-fj]
-			var s float64
-			for k, v := range a {
-				s += v * b[k]
-			}
-			t[j-fi] = ri[j-fi] - s
+			t[j-fi] = ri[j-fi] - f64.Dot(t[lo-fi:j-fi], rj[lo-fj:j-fj])
 		}
 		d := ri[i-fi]
 		scale := math.Abs(d)
@@ -186,11 +182,7 @@ func (c *envLDL) solve(x, b []float64) {
 	for i := 0; i < c.n; i++ {
 		ri := c.row(i)
 		fi := c.first[i]
-		var s float64
-		for k, v := range ri[:i-fi] {
-			s += v * y[fi+k]
-		}
-		y[i] -= s
+		y[i] -= f64.Dot(ri[:i-fi], y[fi:i])
 	}
 	// D z = y, then Lᵀ x = z (column sweep)
 	for i := 0; i < c.n; i++ {
@@ -199,10 +191,7 @@ func (c *envLDL) solve(x, b []float64) {
 	for i := c.n - 1; i >= 0; i-- {
 		ri := c.row(i)
 		fi := c.first[i]
-		v := y[i]
-		for k, l := range ri[:i-fi] {
-			y[fi+k] -= l * v
-		}
+		f64.Axpy(-y[i], ri[:i-fi], y[fi:i])
 	}
 	for old := range x {
 		x[old] = y[c.perm[old]]

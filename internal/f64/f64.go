@@ -29,6 +29,23 @@ func SqDist(a, b []float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
+// Dot returns a·b. b must be at least as long as a.
+func Dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
 // DiffDot returns (xa − xb)·(ya − yb). All slices must be at least as long as xa.
 func DiffDot(xa, xb, ya, yb []float64) float64 {
 	n := len(xa)

@@ -25,6 +25,14 @@ func TestKernels(t *testing.T) {
 		if got := SqDist(a, b); math.Abs(got-sq) > tol {
 			t.Errorf("n=%d SqDist = %v, want %v", n, got, sq)
 		}
+		var dot, dscale float64
+		for i := 0; i < n; i++ {
+			dot += a[i] * c[i]
+			dscale += math.Abs(a[i] * c[i])
+		}
+		if got := Dot(a, c); math.Abs(got-dot) > float64(n+1)*0x1p-52*dscale {
+			t.Errorf("n=%d Dot = %v, want %v", n, got, dot)
+		}
 		if got := DiffDot(a, b, c, d); math.Abs(got-dd) > tol {
 			t.Errorf("n=%d DiffDot = %v, want %v", n, got, dd)
 		}
