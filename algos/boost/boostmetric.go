@@ -150,8 +150,7 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 				}
 				return nil, err
 			}
-			tripletWeights(loss, rho, u)
-			res.Curve[len(res.Curve)-1] = objective(loss, rho, nu, ws)
+			res.Curve[len(res.Curve)-1] = withTrace(tripletWeights(loss, rho, u), nu, ws)
 			if unbounded {
 				res.Stop = StopUnbounded
 				break
@@ -217,8 +216,7 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 			ws = nw
 			weight = ws[len(ws)-1]
 		}
-		tripletWeights(loss, rho, u)
-		obj := objective(loss, rho, nu, ws)
+		obj := withTrace(tripletWeights(loss, rho, u), nu, ws) // one log-sum-exp pass for both
 		res.Curve = append(res.Curve, obj)
 		res.Iterations = it
 		if opt.Progress != nil {
@@ -277,14 +275,17 @@ func marginsOf(rho []float64, hs [][]float64, w []float64) float64 {
 }
 
 // tripletWeights sets u from the margins by the KKT conditions: u = softmax(−ρ)
-// for the exponential loss, u_r = σ(−ρ_r) = 1/(1 + exp(ρ_r)) for the logistic loss.
-func tripletWeights(loss Loss, rho, u []float64) {
+// for the exponential loss, u_r = σ(−ρ_r) = 1/(1 + exp(ρ_r)) for the logistic
+// loss. It returns the objective's loss term at rho (see lossTerm), which
+// the exponential loss computes on the way.
+func tripletWeights(loss Loss, rho, u []float64) float64 {
 	switch loss {
 	case Exp:
 		lse := logSumExpNeg(rho)
 		forChunks(len(rho), func(_, lo, hi int) {
 			f64.ExpNeg(u[lo:hi], rho[lo:hi], lse)
 		})
+		return lse
 	case Logistic:
 		forChunks(len(rho), func(_, lo, hi int) {
 			for r := lo; r < hi; r++ {
@@ -292,18 +293,30 @@ func tripletWeights(loss Loss, rho, u []float64) {
 			}
 		})
 	}
+	return lossTerm(loss, rho)
 }
 
 // objective returns the primal objective at margins rho and weights w.
 func objective(loss Loss, rho []float64, nu float64, w []float64) float64 {
+	return withTrace(lossTerm(loss, rho), nu, w)
+}
+
+// lossTerm is the objective's loss at margins rho: log Σ exp(−ρ_r) for the
+// exponential loss, Σ log(1 + exp(−ρ_r)) for the logistic loss.
+func lossTerm(loss Loss, rho []float64) float64 {
+	if loss == Exp {
+		return logSumExpNeg(rho)
+	}
+	return softplusSum(rho)
+}
+
+// withTrace adds the trace penalty ν·1ᵀw to a loss term.
+func withTrace(lossTerm, nu float64, w []float64) float64 {
 	var tr float64
 	for _, v := range w {
 		tr += v
 	}
-	if loss == Exp {
-		return logSumExpNeg(rho) + nu*tr
-	}
-	return softplusSum(rho) + nu*tr
+	return lossTerm + nu*tr
 }
 
 // logSumExpNeg returns log Σ_r exp(−ρ_r) without overflow.
