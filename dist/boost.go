@@ -2,6 +2,7 @@ package dist
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -27,8 +28,8 @@ const (
 	lineSearchMaxSteps = 200
 )
 
-// BoostMetric runs stage-wise BoostMetric (boost.BoostMetric with
-// Mode = Stagewise, exponential or logistic loss) on the triplets of sh,
+// BoostMetric runs BoostMetric (boost.BoostMetric, stage-wise or totally
+// corrective, exponential or logistic loss) on the triplets of sh,
 // sharded across the ranks of comm: rank p passes its rows xLocal and the
 // Shard Triplets returned for them. Every rank gets the same Result, the
 // one boost.BoostMetric returns on the whole data and all the triplets, to
@@ -43,18 +44,21 @@ const (
 // their running maximum) are gathered, a handful of scalars per rank and
 // per pass, and combined in rank order so that every rank takes the same
 // branches. The data's scale s (data.RMSDeviation) is computed from global
-// sums, so the problem is the one-process one.
+// sums, so the problem is the one-process one. In corrective mode every
+// rank runs the same L-BFGS-B re-solve of the term weights, each
+// evaluation distributed (see corrective.go).
 //
 // The options are those of boost.Options; every rank passes the same.
-// Corrective mode and the hinge loss (PSDBoost) are not distributed and are
-// refused, and so is EigLanczos: the Gram matrix is always assembled, D×D,
+// The hinge loss (PSDBoost) is not distributed and is refused, and so is
+// EigLanczos: the Gram matrix is always assembled, D×D,
 // and factored by the backend's dense eigensolver on rank 0 (for D above
 // boost's EigAuto threshold, 200, the one-process run uses Lanczos, whose
 // eigenvectors agree only to its tolerance). Progress, if set, is called on
 // every rank that sets it.
 //
 // Cancellation is collective: a rank whose ctx is done says so in the next
-// iteration's Allreduce, and every rank returns the iterations completed so
+// iteration's Allreduce (or the next evaluation of a corrective re-solve),
+// and every rank returns the iterations completed so
 // far with Stop = StopCancelled (an error wrapping ctx.Err() on the
 // cancelled ranks, context.Canceled with ErrRemote on the others).
 func BoostMetric(ctx context.Context, comm mpi.Comm, xLocal *mat.Dense, sh *Shard, opt boost.Options) (*boost.Result, error) {
@@ -102,8 +106,8 @@ func checkOptions(opt boost.Options) (nu float64, iters int, tol float64, err er
 	if opt.Loss != boost.Exp && opt.Loss != boost.Logistic {
 		return 0, 0, 0, fmt.Errorf("%w: distributed BoostMetric needs the exponential or logistic loss, got %v", ErrInvalid, opt.Loss)
 	}
-	if opt.Mode != boost.Stagewise {
-		return 0, 0, 0, fmt.Errorf("%w: distributed BoostMetric is stage-wise only, got mode %v", ErrInvalid, opt.Mode)
+	if opt.Mode != boost.Stagewise && opt.Mode != boost.Corrective {
+		return 0, 0, 0, fmt.Errorf("%w: unknown mode %v", ErrInvalid, opt.Mode)
 	}
 	if opt.Eig == boost.EigLanczos {
 		return 0, 0, 0, fmt.Errorf("%w: distributed BoostMetric always uses the dense eigensolver", ErrInvalid)
@@ -376,8 +380,8 @@ func (lp *local) margins(h, v []float64) error {
 	return nil
 }
 
-// run is the stage-wise loop of boost's boostMetric, with the global
-// quantities reduced across the ranks.
+// run is the loop of boost's boostMetric (stage-wise or totally
+// corrective), with the global quantities reduced across the ranks.
 func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters int, opt boost.Options) (*boost.Result, error) {
 	d, m := lp.d, lp.m
 	loss := opt.Loss
@@ -394,7 +398,12 @@ func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters 
 		vs     [][]float64
 		ws     []float64
 		stopAt float64
+		tm     *corrective // corrective mode
+		rough  bool        // the weights come from a bounded corrective re-solve
 	)
+	if opt.Mode == boost.Corrective {
+		tm = newCorrective(lp, red, loss, nu)
+	}
 	finish := func() error {
 		var keepV [][]float64
 		var keepW []float64
@@ -415,55 +424,61 @@ func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters 
 		res.Objective = obj
 		return err
 	}
-	nt := d * (d + 1) / 2
-	buf := make([]float64, nt+1) // the Gram's upper triangle, then the cancel flag
-	top := make([]float64, d+2)  // [ok, λ, v]
-	for it := 1; it <= iters; it++ {
-		if err := lp.gramInto(buf[:nt], u); err != nil {
-			return nil, err // only on inconsistent input, which checkLocal excludes
+	// stopped ends a run cancelled on some rank: the last completed
+	// iteration, with ctx's error on the cancelled ranks.
+	stopped := func() (*boost.Result, error) {
+		res.Stop = boost.StopCancelled
+		if ferr := finish(); ferr != nil {
+			return nil, ferr
 		}
-		buf[nt] = 0
 		if ctx.Err() != nil {
-			buf[nt] = 1
+			return res, fmt.Errorf("dist: %w", ctx.Err())
 		}
-		if err := comm.AllreduceSum(buf); err != nil {
-			return nil, fmt.Errorf("dist: Gram matrix: %w", err)
+		return res, fmt.Errorf("%w: %w", ErrRemote, context.Canceled)
+	}
+	pr := &pricing{lp: lp, comm: comm, red: red, buf: make([]float64, d*(d+1)/2+1), top: make([]float64, d+2)}
+	for it := 1; it <= iters; it++ {
+		lambda, v, cancelled, err := pr.price(ctx, u)
+		if err != nil {
+			return nil, err
 		}
-		if buf[nt] != 0 {
-			res.Stop = boost.StopCancelled
-			if ferr := finish(); ferr != nil {
-				return nil, ferr
-			}
-			if ctx.Err() != nil {
-				return res, fmt.Errorf("dist: %w", ctx.Err())
-			}
-			return res, fmt.Errorf("%w: %w", ErrRemote, context.Canceled)
+		if cancelled {
+			return stopped()
 		}
-		if comm.Rank() == 0 {
-			if lambda, v, err := lp.leading(buf[:nt]); err != nil {
-				top[0] = 0
-				for i := range top[1:] {
-					top[1+i] = 0
-				}
-				red.eigErr = err
-			} else {
-				top[0], top[1] = 1, lambda
-				copy(top[2:], v)
-			}
-		}
-		if err := comm.Bcast(top, 0); err != nil {
-			return nil, fmt.Errorf("dist: eigenpair: %w", err)
-		}
-		if top[0] == 0 {
-			if red.eigErr != nil {
-				return nil, red.eigErr
-			}
-			return nil, fmt.Errorf("%w: the leading eigenpair failed on rank 0", ErrRemote)
-		}
-		lambda, v := top[1], append([]float64(nil), top[2:]...)
 		res.Lambda = append(res.Lambda, lambda)
 		if it == 1 {
 			stopAt = nu + tol*math.Abs(lambda)
+		}
+		if lambda < stopAt && rough {
+			// The stopping test holds at weights of a bounded re-solve:
+			// finish it to full accuracy, then price its duals again.
+			var unbounded bool
+			rough = false
+			if ws, unbounded, err = tm.correct(ctx, ws, rho, correctiveFinalIter); err != nil {
+				if errors.Is(err, errCancelledEval) {
+					return stopped() // rho and lse still hold the last iteration's
+				}
+				return nil, err
+			}
+			if lse, err = red.weights(loss, rho, u); err != nil {
+				return nil, err
+			}
+			obj, err := red.objective(loss, rho, nu, ws, lse)
+			if err != nil {
+				return nil, err
+			}
+			res.Curve[len(res.Curve)-1] = obj
+			if unbounded {
+				res.Stop = boost.StopUnbounded
+				break
+			}
+			if lambda, v, cancelled, err = pr.price(ctx, u); err != nil {
+				return nil, err
+			}
+			if cancelled {
+				return stopped()
+			}
+			res.Lambda[len(res.Lambda)-1] = lambda
 		}
 		if lambda < stopAt {
 			res.Stop = boost.StopConverged
@@ -478,8 +493,36 @@ func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters 
 			return nil, err
 		}
 		ws = append(ws, weight)
-		for r := range rho {
-			rho[r] += weight * h[r]
+		if tm == nil || unbounded {
+			for r := range rho {
+				rho[r] += weight * h[r]
+			}
+		}
+		if tm != nil {
+			tm.vs = append(tm.vs, v)
+		}
+		if tm != nil && !unbounded {
+			maxIter := correctiveMaxIter
+			if it == iters {
+				maxIter = correctiveFinalIter
+			}
+			nw, unb, err := tm.correct(ctx, ws, rho, maxIter)
+			rough = maxIter < correctiveFinalIter
+			if err != nil {
+				// Back to the last completed iteration: drop the new term
+				// and restore the margins of the weights before.
+				j := len(ws) - 1
+				vs, ws, tm.vs = vs[:j], ws[:j], tm.vs[:j]
+				if _, merr := tm.marginsOf(rho, ws); merr != nil {
+					return nil, merr
+				}
+				if errors.Is(err, errCancelledEval) {
+					return stopped()
+				}
+				return nil, err
+			}
+			ws, unbounded = nw, unb
+			weight = ws[len(ws)-1]
 		}
 		if lse, err = red.weights(loss, rho, u); err != nil {
 			return nil, err
@@ -503,6 +546,56 @@ func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters 
 		return nil, err
 	}
 	return res, nil
+}
+
+// pricing computes the leading eigenpair of Â(u) over all ranks: the
+// ranks' Gram matrices are added by one AllreduceSum (with every rank's
+// cancellation flag), rank 0 factors the sum and broadcasts the pair.
+type pricing struct {
+	lp   *local
+	comm mpi.Comm
+	red  *reducer
+	buf  []float64 // the Gram's upper triangle, then the cancel flag
+	top  []float64 // [ok, λ, v]
+}
+
+// price returns λmax(Â(u)) and its eigenvector, identical on every rank,
+// or cancelled = true on every rank when some rank's ctx is done.
+func (pr *pricing) price(ctx context.Context, u []float64) (lambda float64, v []float64, cancelled bool, err error) {
+	nt := len(pr.buf) - 1
+	buf, top := pr.buf, pr.top
+	if err := pr.lp.gramInto(buf[:nt], u); err != nil {
+		return 0, nil, false, err // only on inconsistent input, which checkLocal excludes
+	}
+	buf[nt] = 0
+	if ctx.Err() != nil {
+		buf[nt] = 1
+	}
+	if err := pr.comm.AllreduceSum(buf); err != nil {
+		return 0, nil, false, fmt.Errorf("dist: Gram matrix: %w", err)
+	}
+	if buf[nt] != 0 {
+		return 0, nil, true, nil
+	}
+	if pr.comm.Rank() == 0 {
+		if lambda, v, err := pr.lp.leading(buf[:nt]); err != nil {
+			clear(top)
+			pr.red.eigErr = err
+		} else {
+			top[0], top[1] = 1, lambda
+			copy(top[2:], v)
+		}
+	}
+	if err := pr.comm.Bcast(top, 0); err != nil {
+		return 0, nil, false, fmt.Errorf("dist: eigenpair: %w", err)
+	}
+	if top[0] == 0 {
+		if pr.red.eigErr != nil {
+			return 0, nil, false, pr.red.eigErr
+		}
+		return 0, nil, false, fmt.Errorf("%w: the leading eigenpair failed on rank 0", ErrRemote)
+	}
+	return top[1], append([]float64(nil), top[2:]...), false, nil
 }
 
 // leading returns the leading eigenpair of the symmetric matrix whose upper

@@ -96,6 +96,48 @@ func TestMpirun(t *testing.T) {
 	}
 }
 
+// TestMpirunCorrective runs totally corrective BoostMetric (20 terms) under
+// mpirun with 3 processes on the first 2,000 rows of letters: the same
+// iterations and stop as one process, the objective to 1e-9 relative, and
+// the metric within ten times the one-process run's own sensitivity to a
+// one-ulp change of the data (TestCorrective explains why it is not held to
+// 1e-9).
+func TestMpirunCorrective(t *testing.T) {
+	bin := mpitest.MPIProgram(t, "./internal/distrun")
+	x, y := load(t, "letters2000")
+	_, d := x.Dims()
+	ts, err := constraints.Triplets(x, y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := boost.Options{Mode: boost.Corrective, Iters: 20}
+	want, err := boost.BoostMetric(context.Background(), x, ts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xp := mat.DenseCopyOf(x)
+	xp.Scale(1+0x1p-52, xp)
+	pert, err := boost.BoostMetric(context.Background(), xp, ts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantM := want.Matrix(d)
+	sens := relDiff(pert.Matrix(d), wantM)
+	for r, rep := range runDistrun(t, bin, 3, "-data", "letters", "-rows", "2000", "-mode", "corrective", "-iters", "20") {
+		got := mat.NewSymDense(d, rep.Matrix)
+		if e := relDiff(got, wantM); !(e <= math.Max(1e-9, 10*sens)) {
+			t.Errorf("rank %d: metric differs by %.3g relative (one-ulp sensitivity %.3g)", r, e, sens)
+		}
+		if rep.Iterations != want.Iterations || rep.Stop != want.Stop.String() {
+			t.Errorf("rank %d: %d iterations (%s), want %d (%v)", r, rep.Iterations, rep.Stop, want.Iterations, want.Stop)
+		}
+		if e := math.Abs(rep.Objective-want.Objective) / math.Abs(want.Objective); !(e <= 1e-9) {
+			t.Errorf("rank %d: objective %v, want %v", r, rep.Objective, want.Objective)
+		}
+		t.Logf("rank %d of 3: %d iterations at %.2f ms", r, rep.Iterations, rep.PerIterMillis)
+	}
+}
+
 // TestMpirunFrob runs distributed FrobMetric (C = 10, the whole set) under
 // mpirun with 2 and 3 processes on the first 2,000 rows of letters against
 // a one-process frob.Learn: every rank must report the same bits, certified

@@ -115,9 +115,11 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 		opt.Loss = l
 	}
 	if f.opts.Mode != "" {
-		if m, err := boost.ParseMode(f.opts.Mode); err != nil || m != boost.Stagewise {
-			return usagef("train: under mpirun --mode must be stagewise, not %q", f.opts.Mode)
+		md, err := boost.ParseMode(f.opts.Mode)
+		if err != nil {
+			return usagef("train: under mpirun --mode must be stagewise or corrective, not %q", f.opts.Mode)
 		}
+		opt.Mode = md
 	}
 	comm, err := mpi.Open()
 	if err != nil {
@@ -132,7 +134,7 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 	if f.algo == "frobmetric" {
 		prog.printf("train: MPI job of %d ranks, distributed FrobMetric (C = %g)", p, fopt.C)
 	} else {
-		prog.printf("train: MPI job of %d ranks, distributed stage-wise BoostMetric", p)
+		prog.printf("train: MPI job of %d ranks, distributed BoostMetric (%s)", p, opt.Mode)
 	}
 
 	// Every rank parses the data and keeps its block: the class numbering
@@ -201,7 +203,7 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 		md := &model.Model{
 			Kind: model.KindMetric, Algo: "boostmetric", Metric: metric, Classes: classes,
 			Info: map[string]any{
-				"data": f.dataSpec, "k": f.k, "loss": opt.Loss.String(), "mode": "stagewise", "iters": f.opts.Iters,
+				"data": f.dataSpec, "k": f.k, "loss": opt.Loss.String(), "mode": opt.Mode.String(), "iters": f.opts.Iters,
 				"nu": f.opts.Nu, "iterations": res.Iterations, "objective": res.Objective, "backend": b.Name(),
 				"triplets": int(m), "mpi_ranks": p, "stop": res.Stop.String(),
 			},

@@ -83,6 +83,23 @@ func TestTrainMPI(t *testing.T) {
 	if ws, _ := sum["warnings"].([]any); ws == nil || len(ws) != 0 {
 		t.Errorf("converged run: warnings %v, want []", sum["warnings"])
 	}
+	// Totally corrective: the one-process objective (the metric itself is
+	// determined only to about 1e-7 by this mode: dist.TestCorrective).
+	out, err = run("train", "--algo", "boostmetric", "--mode", "corrective", "--iters", "10", "--data", "builtin:iris", "--json", "--quiet")
+	if err != nil {
+		t.Fatalf("mpirun --mode corrective: %v\n%s", err, out)
+	}
+	var corr map[string]any
+	if err := json.Unmarshal([]byte(out), &corr); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	cwant, err := boost.BoostMetric(context.Background(), ds.X, ts, boost.Options{Mode: boost.Corrective, Iters: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj, _ := corr["objective"].(float64); corr["iterations"] != 10.0 || !(math.Abs(obj-cwant.Objective) <= 1e-9*math.Abs(cwant.Objective)) {
+		t.Errorf("--mode corrective: %v iterations, objective %v; one process: 10, %v", corr["iterations"], corr["objective"], cwant.Objective)
+	}
 	_, err = run("train", "--algo", "boostmetric", "--data", "builtin:iris", "--standardize")
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
 		t.Errorf("--standardize under mpirun: %v, want a failed job", err)

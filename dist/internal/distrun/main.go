@@ -129,6 +129,7 @@ func main() {
 	rows := flag.Int("rows", 2000, "use the first rows (0: all)")
 	k := flag.Int("k", 3, "neighbours per point")
 	loss := flag.String("loss", "exp", "exp or logistic")
+	mode := flag.String("mode", "stagewise", "BoostMetric: stagewise or corrective")
 	iters := flag.Int("iters", 0, "iteration limit (0: default)")
 	algo := flag.String("algo", "boostmetric", "boostmetric, frobmetric or simplenpkl")
 	m := flag.Int("pairs", 1000, "SimpleNPKL: random pair constraints (seed 1)")
@@ -140,7 +141,7 @@ func main() {
 	if *algo == "simplenpkl" {
 		err = runNPKL(*name, *rows, *k, *m, *npklRank, *c, *out)
 	} else {
-		err = run(*name, *rows, *k, *loss, *iters, *algo, *c, *out)
+		err = run(*name, *rows, *k, *loss, *mode, *iters, *algo, *c, *out)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "distrun:", err)
@@ -153,11 +154,15 @@ func main() {
 	}
 }
 
-func run(name string, rows, k int, lossName string, iters int, algo string, c float64, out string) error {
+func run(name string, rows, k int, lossName, modeName string, iters int, algo string, c float64, out string) error {
 	if algo != "boostmetric" && algo != "frobmetric" {
 		return fmt.Errorf("unknown -algo %q", algo)
 	}
 	comm, err := mpi.Open()
+	if err != nil {
+		return err
+	}
+	mode, err := boost.ParseMode(modeName)
 	if err != nil {
 		return err
 	}
@@ -206,7 +211,7 @@ func run(name string, rows, k int, lossName string, iters int, algo string, c fl
 		rep = Report{Iterations: res.Iterations, Stop: res.Reason, Scale: res.DataScale, Objective: res.Primal,
 			Evaluations: res.Evaluations, Dual: res.Dual, Gap: res.Gap, RelGap: res.RelGap, Certified: res.Certified}
 	} else {
-		res, err := dist.BoostMetric(context.Background(), tc, x, sh, boost.Options{Loss: loss, Iters: iters})
+		res, err := dist.BoostMetric(context.Background(), tc, x, sh, boost.Options{Loss: loss, Mode: mode, Iters: iters})
 		if err != nil {
 			return err
 		}

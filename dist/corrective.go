@@ -1,0 +1,267 @@
+package dist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/engine"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Totally corrective BoostMetric over the shards. After each new term the
+// weights of all J terms are re-solved by L-BFGS-B, as boost's correct
+// does: every rank runs the same L-BFGS-B on the J weights (a handful of
+// numbers), and every evaluation is distributed. With X = Σ_j w_j v_j v_jᵀ
+// (replicated, D×D) each rank computes its triplets' margins ⟨A_r, X⟩ and
+// weights p_r; the loss and the separation test are reduced as scalars and
+// the gradient g_j = ν − v_jᵀ Â(p) v_j needs Â(p) = Σ_r p_r A_r, whose
+// D(D+1)/2 entries are gathered and added in rank order. Every rank thus
+// evaluates the same function to the same bits and L-BFGS-B takes the
+// same steps everywhere, which the collectives inside the evaluations
+// require.
+//
+// Cancellation: L-BFGS-B runs under a context that is never cancelled (a
+// rank stopping on its own would leave the others in a collective); every
+// evaluation carries each rank's cancellation flag, and once any rank is
+// cancelled every rank's evaluation returns NaN, the solve ends on every
+// rank, and the run returns the last completed iteration.
+
+// Cost bounds of the re-solves: those of boost (correctiveMaxIter and
+// correctiveFinalIter in algos/boost/corrective.go; the equality tests
+// check them).
+const (
+	correctiveMaxIter   = 5
+	correctiveFinalIter = 2000
+)
+
+// errCancelledEval marks an evaluation abandoned because a rank was
+// cancelled.
+var errCancelledEval = errors.New("dist: cancelled during a corrective re-solve")
+
+// corrective evaluates the objective of the term weights over all ranks.
+type corrective struct {
+	lp   *local
+	rd   *reducer
+	loss boost.Loss
+	nu   float64
+	vs   [][]float64   // the terms, replicated
+	xm   *mat.SymDense // X = Σ_j w_j v_j v_jᵀ
+	tri  []float64     // packed upper triangle of this rank's Â(p)
+	p    []float64     // this rank's triplet weights
+}
+
+func newCorrective(lp *local, rd *reducer, loss boost.Loss, nu float64) *corrective {
+	return &corrective{lp: lp, rd: rd, loss: loss, nu: nu, xm: mat.NewSymDense(lp.d, nil),
+		tri: make([]float64, lp.d*(lp.d+1)/2), p: make([]float64, lp.m)}
+}
+
+// marginsOf writes the margins ⟨A_r, X⟩ of this rank's triplets for the
+// weights w into rho and returns 1ᵀw.
+func (c *corrective) marginsOf(rho, w []float64) (float64, error) {
+	lp, d := c.lp, c.lp.d
+	raw := c.xm.RawSymmetric()
+	clear(raw.Data)
+	var tr float64
+	for j, v := range c.vs {
+		wj := w[j]
+		tr += wj
+		if wj == 0 {
+			continue
+		}
+		for a := 0; a < d; a++ {
+			s := wj * v[a]
+			row := raw.Data[a*raw.Stride:]
+			for b := a; b < d; b++ {
+				row[b] += s * v[b]
+			}
+		}
+	}
+	if lp.m == 0 {
+		return tr, nil
+	}
+	if err := lp.b.PairQuadForms(lp.pairs, lp.x, c.xm, lp.ts.Pairs); err != nil {
+		return 0, fmt.Errorf("dist: margins: %w", err)
+	}
+	lp.ts.Margins(rho, lp.pairs)
+	return tr, nil
+}
+
+// separated reports, over all ranks, whether every margin exceeds ν·tr > 0
+// (boost's separates); one AllreduceMax.
+func (c *corrective) separated(rho []float64, tr float64) (bool, error) {
+	bad := 0.0
+	if !(tr > 0) {
+		bad = 1
+	}
+	for _, v := range rho {
+		if !(v > c.nu*tr) {
+			bad = 1
+			break
+		}
+	}
+	f := []float64{bad}
+	if err := c.rd.comm.AllreduceMax(f); err != nil {
+		return false, fmt.Errorf("dist: separation test: %w", err)
+	}
+	return f[0] == 0, nil
+}
+
+// eval returns the objective at w and its gradient, the margins of w in
+// rho, and whether they separate the triplets (exponential loss). cancel
+// is this rank's cancellation flag; when any rank raised it, eval returns
+// errCancelledEval on every rank.
+func (c *corrective) eval(w, grad, rho []float64, cancel bool) (val float64, sep bool, err error) {
+	tr, err := c.marginsOf(rho, w)
+	if err != nil {
+		return 0, false, err
+	}
+	flag, notSep := 0.0, 0.0
+	if cancel {
+		flag = 1
+	}
+	if c.loss == boost.Exp {
+		if !(tr > 0) {
+			notSep = 1
+		}
+		for _, v := range rho {
+			if !(v > c.nu*tr) {
+				notSep = 1
+				break
+			}
+		}
+	}
+	st := []float64{flag, notSep}
+	if err := c.rd.comm.AllreduceMax(st); err != nil {
+		return 0, false, fmt.Errorf("dist: corrective step: %w", err)
+	}
+	if st[0] != 0 {
+		return 0, false, errCancelledEval
+	}
+	sep = c.loss == boost.Exp && st[1] == 0
+	switch c.loss {
+	case boost.Exp:
+		t, err := c.rd.expSums(rho, nil, 0)
+		if err != nil {
+			return 0, false, err
+		}
+		lse := t.LogSum()
+		for r, q := range rho {
+			c.p[r] = math.Exp(-q - lse)
+		}
+		val = lse
+	default:
+		var s float64
+		for r, q := range rho {
+			c.p[r] = sigmoidNeg(q)
+			s += softplus(-q)
+		}
+		all, err := c.rd.sums(s)
+		if err != nil {
+			return 0, false, err
+		}
+		val = all[0]
+	}
+	if err := c.lp.gramInto(c.tri, c.p); err != nil {
+		return 0, false, err
+	}
+	g, err := c.rd.sums(c.tri...)
+	if err != nil {
+		return 0, false, err
+	}
+	d := c.lp.d
+	for j, v := range c.vs {
+		// vᵀ G v from the packed upper triangle, as boost's metricTerms.
+		var s float64
+		k := 0
+		for a := 0; a < d; a++ {
+			row := g[k : k+d-a] // G[a, a:]
+			var off float64
+			for b := 1; b < len(row); b++ {
+				off += row[b] * v[a+b]
+			}
+			s += v[a] * (row[0]*v[a] + 2*off)
+			k += d - a
+		}
+		grad[j] = c.nu - s
+	}
+	return val + c.nu*tr, sep, nil
+}
+
+// correct is boost's correct over the ranks: it minimises the objective of
+// the term weights from w0 with at most maxIter L-BFGS-B iterations,
+// writes the margins of the solution into rho and returns the weights.
+func (c *corrective) correct(ctx context.Context, w0, rho []float64, maxIter int) (w []float64, unbounded bool, err error) {
+	var (
+		evalErr error
+		lastW   []float64
+		lastSep bool
+	)
+	f := func(w, grad []float64) float64 {
+		if evalErr != nil {
+			return math.NaN()
+		}
+		val, sep, err := c.eval(w, grad, rho, ctx.Err() != nil)
+		if err != nil {
+			evalErr = err
+			return math.NaN()
+		}
+		lastW = append(lastW[:0], w...)
+		lastSep = sep
+		return val
+	}
+	lower := make([]float64, len(w0))
+	grad := make([]float64, len(w0))
+	f0 := f(w0, grad)
+	if evalErr != nil {
+		return nil, false, evalErr
+	}
+	settings := engine.MinimizeSettings{Factr: 1e4, Pgtol: 1e-10, MaxIter: maxIter}
+	if maxIter >= correctiveFinalIter {
+		settings.Factr = -1
+	}
+	if c.loss == boost.Exp {
+		g := make([]float64, len(rho))
+		settings.Callback = func(it engine.MinimizeIteration) bool {
+			if evalErr != nil {
+				return false
+			}
+			if slices.Equal(it.X, lastW) {
+				unbounded = lastSep
+				return !unbounded
+			}
+			tr, err := c.marginsOf(g, it.X)
+			if err == nil {
+				unbounded, err = c.separated(g, tr)
+			}
+			if err != nil {
+				evalErr = err
+				return false
+			}
+			return !unbounded
+		}
+	}
+	// Never cancelled: every rank must take the same steps (see above).
+	res, err := c.lp.b.Minimize(context.Background(), engine.Problem{Func: f, Lower: lower}, w0, settings)
+	if evalErr != nil {
+		return nil, false, evalErr
+	}
+	if err != nil {
+		var nc *engine.MinimizeNotConvergedError
+		if !errors.As(err, &nc) || res.X == nil || !(res.F <= f0) {
+			return nil, false, fmt.Errorf("dist: totally corrective step: %w", err)
+		}
+	}
+	w = res.X
+	for j := range w {
+		w[j] = math.Max(w[j], 0)
+	}
+	f(w, grad) // leaves the margins of w in rho
+	if evalErr != nil {
+		return nil, false, evalErr
+	}
+	return w, unbounded, nil
+}
