@@ -9,6 +9,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/internal/f64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -149,9 +150,7 @@ func (c *corrective) eval(w, grad, rho []float64, cancel bool) (val float64, sep
 			return 0, false, err
 		}
 		lse := t.LogSum()
-		for r, q := range rho {
-			c.p[r] = math.Exp(-q - lse)
-		}
+		f64.ExpNeg(c.p, rho, lse) // boost's exponentials
 		val = lse
 	default:
 		var s float64

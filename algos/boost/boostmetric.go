@@ -417,9 +417,9 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, ts terms, w0 []fl
 		switch loss {
 		case Exp:
 			lse := logSumExpNeg(rho)
-			for r, q := range rho {
-				p[r] = math.Exp(-q - lse)
-			}
+			forChunks(len(rho), func(_, lo, hi int) {
+				f64.ExpNeg(p[lo:hi], rho[lo:hi], lse)
+			})
 			val = lse
 		default:
 			for r, q := range rho {
