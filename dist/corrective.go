@@ -10,6 +10,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/internal/f64"
+	"github.com/psdlearn/psdlearn/internal/rankone"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -63,24 +64,8 @@ func newCorrective(lp *local, rd *reducer, loss boost.Loss, nu float64) *correct
 // marginsOf writes the margins ⟨A_r, X⟩ of this rank's triplets for the
 // weights w into rho and returns 1ᵀw.
 func (c *corrective) marginsOf(rho, w []float64) (float64, error) {
-	lp, d := c.lp, c.lp.d
-	raw := c.xm.RawSymmetric()
-	clear(raw.Data)
-	var tr float64
-	for j, v := range c.vs {
-		wj := w[j]
-		tr += wj
-		if wj == 0 {
-			continue
-		}
-		for a := 0; a < d; a++ {
-			s := wj * v[a]
-			row := raw.Data[a*raw.Stride:]
-			for b := a; b < d; b++ {
-				row[b] += s * v[b]
-			}
-		}
-	}
+	lp := c.lp
+	tr := rankone.Sum(c.xm, c.vs, w)
 	if lp.m == 0 {
 		return tr, nil
 	}
@@ -94,21 +79,25 @@ func (c *corrective) marginsOf(rho, w []float64) (float64, error) {
 // separated reports, over all ranks, whether every margin exceeds ν·tr > 0
 // (boost's separates); one AllreduceMax.
 func (c *corrective) separated(rho []float64, tr float64) (bool, error) {
-	bad := 0.0
-	if !(tr > 0) {
-		bad = 1
-	}
-	for _, v := range rho {
-		if !(v > c.nu*tr) {
-			bad = 1
-			break
-		}
-	}
-	f := []float64{bad}
+	f := []float64{c.notSeparated(rho, tr)}
 	if err := c.rd.comm.AllreduceMax(f); err != nil {
 		return false, fmt.Errorf("dist: separation test: %w", err)
 	}
 	return f[0] == 0, nil
+}
+
+// notSeparated is 1 unless every margin of this rank exceeds ν·tr > 0,
+// else 0: the local part of boost's separates, reduced by max.
+func (c *corrective) notSeparated(rho []float64, tr float64) float64 {
+	if !(tr > 0) {
+		return 1
+	}
+	for _, v := range rho {
+		if !(v > c.nu*tr) {
+			return 1
+		}
+	}
+	return 0
 }
 
 // eval returns the objective at w and its gradient, the margins of w in
@@ -125,15 +114,7 @@ func (c *corrective) eval(w, grad, rho []float64, cancel bool) (val float64, sep
 		flag = 1
 	}
 	if c.loss == boost.Exp {
-		if !(tr > 0) {
-			notSep = 1
-		}
-		for _, v := range rho {
-			if !(v > c.nu*tr) {
-				notSep = 1
-				break
-			}
-		}
+		notSep = c.notSeparated(rho, tr)
 	}
 	st := []float64{flag, notSep}
 	if err := c.rd.comm.AllreduceMax(st); err != nil {
@@ -172,20 +153,13 @@ func (c *corrective) eval(w, grad, rho []float64, cancel bool) (val float64, sep
 		return 0, false, err
 	}
 	d := c.lp.d
-	for j, v := range c.vs {
-		// vᵀ G v from the packed upper triangle, as boost's metricTerms.
-		var s float64
-		k := 0
-		for a := 0; a < d; a++ {
-			row := g[k : k+d-a] // G[a, a:]
-			var off float64
-			for b := 1; b < len(row); b++ {
-				off += row[b] * v[a+b]
-			}
-			s += v[a] * (row[0]*v[a] + 2*off)
-			k += d - a
-		}
-		grad[j] = c.nu - s
+	rows := make([]int, d) // start of row a of the packed upper triangle
+	for a := 1; a < d; a++ {
+		rows[a] = rows[a-1] + d - a + 1
+	}
+	rankone.QuadForms(grad, c.vs, d, func(a int) []float64 { return g[rows[a] : rows[a]+d-a] })
+	for j := range grad {
+		grad[j] = c.nu - grad[j]
 	}
 	return val + c.nu*tr, sep, nil
 }

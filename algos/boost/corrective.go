@@ -3,6 +3,8 @@ package boost
 import (
 	"fmt"
 
+	"github.com/psdlearn/psdlearn/internal/rankone"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -78,26 +80,7 @@ func (t *metricTerms) add(v, _ []float64) { t.vs = append(t.vs, v) }
 func (t *metricTerms) truncate(j int)     { t.vs = t.vs[:j] }
 
 func (t *metricTerms) margins(rho, w []float64) (float64, error) {
-	d := t.pr.d
-	raw := t.xm.RawSymmetric()
-	for i := range raw.Data {
-		raw.Data[i] = 0
-	}
-	var tr float64
-	for j, v := range t.vs {
-		wj := w[j]
-		tr += wj
-		if wj == 0 {
-			continue
-		}
-		for a := 0; a < d; a++ {
-			s := wj * v[a]
-			row := raw.Data[a*raw.Stride:]
-			for b := a; b < d; b++ {
-				row[b] += s * v[b]
-			}
-		}
-	}
+	tr := rankone.Sum(t.xm, t.vs, w)
 	if err := t.pr.b.PairQuadForms(t.pairs, t.pr.x, t.xm, t.pr.ts.Pairs); err != nil {
 		return 0, fmt.Errorf("boost: margins: %w", err)
 	}
@@ -114,20 +97,7 @@ func (t *metricTerms) dots(g, p []float64) error {
 	if err := t.pr.b.WeightedGram(t.gram, t.pr.x, gr); err != nil {
 		return fmt.Errorf("boost: %w", err)
 	}
-	d := t.pr.d
 	raw := t.gram.RawSymmetric()
-	for j, v := range t.vs {
-		// vᵀ G v from the upper triangle.
-		var s float64
-		for a := 0; a < d; a++ {
-			row := raw.Data[a*raw.Stride:]
-			var off float64
-			for b := a + 1; b < d; b++ {
-				off += row[b] * v[b]
-			}
-			s += v[a] * (row[a]*v[a] + 2*off)
-		}
-		g[j] = s
-	}
+	rankone.QuadForms(g, t.vs, t.pr.d, func(a int) []float64 { return raw.Data[a*raw.Stride+a : a*raw.Stride+t.pr.d] })
 	return nil
 }
