@@ -195,6 +195,29 @@ func TestBoostMetric(t *testing.T) {
 	}
 }
 
+// oneProcess runs boost.BoostMetric on x with the protocol's triplets
+// (k = 3) and returns its result and how far one ulp on the data
+// (x·(1 + 2⁻⁵²), rounding only) moves its metric, relative.
+func oneProcess(t *testing.T, x *mat.Dense, y []int, opt boost.Options) (*boost.Result, float64) {
+	t.Helper()
+	_, d := x.Dims()
+	ts, err := constraints.Triplets(x, y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := boost.BoostMetric(context.Background(), x, ts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xp := mat.DenseCopyOf(x)
+	xp.Scale(1+0x1p-52, xp)
+	pert, err := boost.BoostMetric(context.Background(), xp, ts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want, relDiff(pert.Matrix(d), want.Matrix(d))
+}
+
 // TestCorrective: distributed totally corrective BoostMetric on P = 1, 2,
 // 3 uneven shards learns the one-process model: the same iterations and
 // stop, the objective to 1e-9 relative, and the metric as closely as the
@@ -217,22 +240,8 @@ func TestCorrective(t *testing.T) {
 	} {
 		x, y := load(t, tc.name)
 		n, d := x.Dims()
-		ts, err := constraints.Triplets(x, y, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := boost.BoostMetric(context.Background(), x, ts, tc.opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		xp := mat.DenseCopyOf(x)
-		xp.Scale(1+0x1p-52, xp)
-		pert, err := boost.BoostMetric(context.Background(), xp, ts, tc.opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want, sens := oneProcess(t, x, y, tc.opt)
 		wantM := want.Matrix(d)
-		sens := relDiff(pert.Matrix(d), wantM)
 		tolM := math.Max(1e-9, 10*sens)
 		for _, p := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s/%v/P=%d", tc.name, tc.opt.Loss, p), func(t *testing.T) {
