@@ -196,8 +196,11 @@ func TestBoostMetric(t *testing.T) {
 }
 
 // oneProcess runs boost.BoostMetric on x with the protocol's triplets
-// (k = 3) and returns its result and how far one ulp on the data
-// (x·(1 + 2⁻⁵²), rounding only) moves its metric, relative.
+// (k = 3) and returns its result and how far rounding alone moves its
+// metric, relative: the largest change over three runs of the same problem
+// that round differently, the data times 1 + 2⁻⁵² and 1 − 2⁻⁵³ (one ulp)
+// and the triplets in reverse order (the sums taken in another order, as
+// the ranks' partial sums are).
 func oneProcess(t *testing.T, x *mat.Dense, y []int, opt boost.Options) (*boost.Result, float64) {
 	t.Helper()
 	_, d := x.Dims()
@@ -209,26 +212,45 @@ func oneProcess(t *testing.T, x *mat.Dense, y []int, opt boost.Options) (*boost.
 	if err != nil {
 		t.Fatal(err)
 	}
-	xp := mat.DenseCopyOf(x)
-	xp.Scale(1+0x1p-52, xp)
-	pert, err := boost.BoostMetric(context.Background(), xp, ts, opt)
+	wantM := want.Matrix(d)
+	rev := slices.Clone(ts.Triplets)
+	slices.Reverse(rev)
+	tsRev, err := constraints.NewTripletSet(ts.N, rev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return want, relDiff(pert.Matrix(d), want.Matrix(d))
+	sens := 0.0
+	for _, v := range []struct {
+		f  float64
+		ts *constraints.TripletSet
+	}{{1 + 0x1p-52, ts}, {1 - 0x1p-53, ts}, {1, tsRev}} {
+		xp := mat.DenseCopyOf(x)
+		xp.Scale(v.f, xp)
+		pert, err := boost.BoostMetric(context.Background(), xp, v.ts, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sens = math.Max(sens, relDiff(pert.Matrix(d), wantM))
+	}
+	return want, sens
 }
+
+// corrTol is the floor of the metric tolerance of the corrective tests.
+const corrTol = 1e-6
 
 // TestCorrective: distributed totally corrective BoostMetric on P = 1, 2,
 // 3 uneven shards learns the one-process model: the same iterations and
 // stop, the objective to 1e-9 relative, and the metric as closely as the
 // one-process run itself determines it. Its capped L-BFGS-B re-solves move
 // the weights along directions in which the objective is nearly flat, so
-// the one-process metric itself moves by 3e-8 to 4e-7 relative when the
-// data are multiplied by 1 + 2⁻⁵² (rounding only, as adding the ranks'
-// sums in another order is) while its objective moves by 1e-16 to 1e-10.
-// The metric is checked against ten times that measured sensitivity, or
-// 1e-9 if that is larger (distributed runs were measured within 2.1× of
-// it).
+// the one-process metric itself moves by up to 4e-7 relative when only the
+// rounding changes (oneProcess: measured 3e-8 to 4e-7 on iris and on 2,000
+// letters, 30 to 100 terms) while its objective moves by 1e-16 to 1e-10.
+// Which roundings excite it is erratic: on 2,000 letters with 20 terms the
+// probes of oneProcess move the metric by 4e-13 while the rank order of
+// Open MPI's Allreduce under mpirun moves it by 2e-8. The metric is
+// therefore held to 1e-6 (or ten times the measured sensitivity if that
+// is larger), the objective to 1e-9.
 func TestCorrective(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -242,7 +264,7 @@ func TestCorrective(t *testing.T) {
 		n, d := x.Dims()
 		want, sens := oneProcess(t, x, y, tc.opt)
 		wantM := want.Matrix(d)
-		tolM := math.Max(1e-9, 10*sens)
+		tolM := math.Max(corrTol, 10*sens)
 		for _, p := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s/%v/P=%d", tc.name, tc.opt.Loss, p), func(t *testing.T) {
 				for r, got := range distBoost(t, x, y, 3, split(n, p), tc.opt) {
@@ -250,9 +272,9 @@ func TestCorrective(t *testing.T) {
 						t.Errorf("rank %d: %d iterations (%v), want %d (%v)", r, got.Iterations, got.Stop, want.Iterations, want.Stop)
 					}
 					if e := relDiff(got.Matrix(d), wantM); !(e <= tolM) {
-						t.Errorf("rank %d: metric differs by %.3g relative; one ulp on the data moves the one-process metric by %.3g", r, e, sens)
+						t.Errorf("rank %d: metric differs by %.3g relative; rounding moves the one-process metric by %.3g", r, e, sens)
 					} else if r == 0 {
-						t.Logf("metric differs by %.2g relative (one-ulp sensitivity %.2g)", e, sens)
+						t.Logf("metric differs by %.2g relative (rounding sensitivity %.2g)", e, sens)
 					}
 					if e := math.Abs(got.Objective - want.Objective); e > 1e-9*math.Max(1, math.Abs(want.Objective)) {
 						t.Errorf("rank %d: objective %v, want %v", r, got.Objective, want.Objective)

@@ -99,8 +99,8 @@ func TestMpirun(t *testing.T) {
 // TestMpirunCorrective runs totally corrective BoostMetric (20 terms) under
 // mpirun with 3 processes on the first 2,000 rows of letters: the same
 // iterations and stop as one process, the objective to 1e-9 relative, and
-// the metric within ten times the one-process run's own sensitivity to a
-// one-ulp change of the data (TestCorrective explains why it is not held to
+// the metric to 1e-6 or ten times the one-process run's measured
+// sensitivity to rounding (TestCorrective explains why it is not held to
 // 1e-9).
 func TestMpirunCorrective(t *testing.T) {
 	bin := mpitest.MPIProgram(t, "./internal/distrun")
@@ -110,8 +110,8 @@ func TestMpirunCorrective(t *testing.T) {
 	wantM := want.Matrix(d)
 	for r, rep := range runDistrun(t, bin, 3, "-data", "letters", "-rows", "2000", "-mode", "corrective", "-iters", "20") {
 		got := mat.NewSymDense(d, rep.Matrix)
-		if e := relDiff(got, wantM); !(e <= math.Max(1e-9, 10*sens)) {
-			t.Errorf("rank %d: metric differs by %.3g relative (one-ulp sensitivity %.3g)", r, e, sens)
+		if e := relDiff(got, wantM); !(e <= math.Max(corrTol, 10*sens)) {
+			t.Errorf("rank %d: metric differs by %.3g relative (rounding sensitivity %.3g)", r, e, sens)
 		}
 		if rep.Iterations != want.Iterations || rep.Stop != want.Stop.String() {
 			t.Errorf("rank %d: %d iterations (%s), want %d (%v)", r, rep.Iterations, rep.Stop, want.Iterations, want.Stop)
