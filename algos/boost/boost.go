@@ -168,11 +168,6 @@ type Options struct {
 	// Objective, and for PSDBoost its Gap λmax − π).
 	Progress progress.Func
 
-	// start holds PSDBoost's warm-start terms (D×J, any non-zero columns):
-	// they enter the master with the first column. The trainer passes the
-	// terms learned at the previous C.
-	start *mat.Dense
-
 	// lp overrides the linear-programming solver chosen from the backend (tests).
 	lp engine.LPSolver
 }

@@ -174,28 +174,6 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		return nil, err
 	}
 	pending := []column{{v: vecs[0], h: h0}}
-	if opt.start != nil {
-		// Warm start: the terms of a related run (the trainer's previous C)
-		// enter with the first column.
-		seen := [][]float64{vecs[0]}
-		_, nj := opt.start.Dims()
-		for j := range nj {
-			v := mat.Col(nil, j, opt.start)
-			if len(v) != d {
-				return nil, fmt.Errorf("%w: start term of dimension %d for %d-dimensional data", ErrInvalid, len(v), d)
-			}
-			normalize(v)
-			if repeats(seen, v) {
-				continue
-			}
-			h := make([]float64, m)
-			if err := pr.margins(h, v); err != nil {
-				return nil, err
-			}
-			seen = append(seen, v)
-			pending = append(pending, column{v: v, h: h})
-		}
-	}
 	for it := 1; ; it++ {
 		if ctx.Err() != nil {
 			return cancelled(nil)

@@ -166,12 +166,6 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 		}
 		t0 := time.Now()
 		res, err := PSDBoost(ctx, in.Train.X, in.Triplets, opt)
-		if res != nil && res.V != nil {
-			// The next C starts from these terms: the optimum moves little
-			// from one C to the next, and re-finding its eigenvectors one
-			// pricing round at a time is most of a cold run's iterations.
-			opt.start = res.V
-		}
 		if res != nil {
 			out.Solves = append(out.Solves, train.Solve{C: c, Seconds: time.Since(t0).Seconds(), Iterations: res.Iterations, Converged: converged(res) && err == nil, Reason: res.Stop.String()})
 		}
