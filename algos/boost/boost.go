@@ -128,8 +128,9 @@ const (
 type Options struct {
 	Loss Loss
 	Mode Mode // exponential and logistic losses only
-	// Iters bounds the number of rank-one terms J. Zero selects 500 for
-	// BoostMetric and 1000 for PSDBoost.
+	// Iters bounds the number of iterations: of rank-one terms J for
+	// BoostMetric, of pricing rounds for PSDBoost (each may add up to
+	// Columns terms). Zero selects 500 for BoostMetric and 1000 for PSDBoost.
 	Iters int
 	// Nu is BoostMetric's trace regulariser ν (and stopping threshold
 	// λmax(Â) < ν). Zero selects 1e-7.
