@@ -128,8 +128,9 @@ const (
 type Options struct {
 	Loss Loss
 	Mode Mode // exponential and logistic losses only
-	// Iters bounds the number of rank-one terms J. Zero selects 500 for
-	// BoostMetric and 1000 for PSDBoost.
+	// Iters bounds the number of iterations: of rank-one terms J for
+	// BoostMetric, of pricing rounds for PSDBoost (each may add up to
+	// Columns terms). Zero selects 500 for BoostMetric and 1000 for PSDBoost.
 	Iters int
 	// Nu is BoostMetric's trace regulariser ν (and stopping threshold
 	// λmax(Â) < ν). Zero selects 1e-7.
@@ -147,6 +148,16 @@ type Options struct {
 	// Eps is PSDBoost's stopping tolerance: stop when λmax(Â(u)) ≤ π + Eps.
 	// Zero selects 1e-7.
 	Eps float64
+	// Columns is the number of eigenvectors of Â(u) PSDBoost offers the
+	// master per iteration on the dense eigensolver path (those with a
+	// positive reduced cost enter as columns; the Lanczos path offers the
+	// leading one). Zero selects 16; 1 is classic single-column pricing.
+	Columns int
+	// Stabilize is PSDBoost's dual smoothing weight α < 1: pricing at
+	// α·u_best + (1−α)·u, u_best the priced weights with the smallest bound
+	// λmax so far, with a fall-back to u on a mis-price. Zero selects 0.5; a
+	// negative value turns smoothing off (pricing at the LP's duals u).
+	Stabilize float64
 	// Eig selects the eigensolver; DenseMaxDim is the EigAuto threshold (zero selects 200).
 	Eig         EigMethod
 	DenseMaxDim int
@@ -216,13 +227,13 @@ type Result struct {
 	Stop       Stop
 	Objective  float64   // final primal objective (for PSDBoost: ρ − C Σ ξ = π)
 	Curve      []float64 // objective after every iteration (PSDBoost: π)
-	Lambda     []float64 // λmax(Â(u)) at every pricing step (BoostMetric: one per iteration, plus the final one that stopped a converged run; PSDBoost: one before every iteration and one after the last)
+	Lambda     []float64 // λmax(Â(u)) at every pricing step (BoostMetric: one per iteration, plus the final one that stopped a converged run; PSDBoost: one before the first iteration and one or two after every iteration, see Options.Stabilize)
 
 	// PSDBoost only (NaN otherwise).
 	Pi         float64   // optimum of the last restricted master LP
 	DualityGap float64   // LP duality gap D(u) − P(w) recomputed from the LP's duals u and weights w
-	SDPGap     float64   // λmax(Â(u)) − π at the last pricing step: bounds the SDP suboptimality
-	U          []float64 // final triplet weights (LP duals)
+	SDPGap     float64   // λmax(Â(U)) − π, the smallest over the pricing steps: bounds the SDP suboptimality
+	U          []float64 // the feasible triplet weights priced with the smallest λmax (the certificate; the last LP's own duals unless smoothing priced better)
 }
 
 // Dim returns D.

@@ -97,6 +97,40 @@ func (p *pricer) top(ctx context.Context, u []float64) (float64, []float64, erro
 	return e.Values[0], mat.Col(nil, 0, e.Vectors), nil
 }
 
+// topK returns up to k leading eigenpairs of Â(u), the largest first: on
+// the dense path from one eigendecomposition of the D×D Gram, on the
+// Lanczos path only the leading one (whatever k).
+func (p *pricer) topK(ctx context.Context, u []float64, k int) ([]float64, [][]float64, error) {
+	if !p.dense || k <= 1 {
+		lam, v, err := p.top(ctx, u)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []float64{lam}, [][]float64{v}, nil
+	}
+	k = min(k, p.d)
+	g, err := p.ts.GraphInto(p.graph, u)
+	if err != nil {
+		return nil, nil, fmt.Errorf("boost: triplet weights: %w", err)
+	}
+	p.graph = g
+	if err := p.b.WeightedGram(p.gram, p.x, g); err != nil {
+		return nil, nil, fmt.Errorf("boost: %w", err)
+	}
+	e, err := p.b.SymEig(p.gram, engine.TopK(p.d, k), true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("boost: leading eigenpairs: %w", err)
+	}
+	n := len(e.Values)
+	vals := make([]float64, n)
+	vecs := make([][]float64, n)
+	for i := range n {
+		vals[i] = e.Values[n-1-i] // ascending → largest first
+		vecs[i] = mat.Col(nil, n-1-i, e.Vectors)
+	}
+	return vals, vecs, nil
+}
+
 // topLanczos runs the sparse eigensolver on the matrix-free operator.
 func (p *pricer) topLanczos(ctx context.Context) (float64, []float64, error) {
 	p.calls++

@@ -22,31 +22,37 @@ import (
 //
 //	max ρ − C Σ_r ξ_r  s.t.  H_r w + ξ_r − ρ ≥ 0, 1ᵀw = 1, w, ξ ≥ 0,
 //
-// solved as a minimisation by the backend's LP solver (CLP for "native",
-// the pure-Go simplex for "go") by row generation: only a working set of
-// triplets (those with small margins) has rows, every triplet whose margin
-// falls below ρ is added before the master counts as solved, and the LP is
-// warm-started after each added column or batch of rows (see master). Its
-// row duals, zero outside the working set, are the triplet weights u
-// (0 ≤ u ≤ C, 1ᵀu = 1) of the LP over all triplets and its optimum is the
-// dual value π = max_j Σ_r u_r H_rj of (D1). Pricing is the leading
-// eigenpair (λ, v) of Â(u): if λ ≤ π + ε no rank-one term has a positive
-// reduced cost and X = Σ_j w_j v_j v_jᵀ solves the SDP to within ε;
-// otherwise v vᵀ becomes a new column. (The paper solves the dual (D1) and
-// reads w from its multipliers; solving the primal LP gives the same pair of
-// solutions and lets new terms enter as columns.)
+// solved by the backend's LP solver (CLP for "native", in its dual form
+// with one row per term and one bounded column per triplet; the pure-Go
+// simplex for "go", in the primal form above) over a working set of
+// triplets (those with small margins): every triplet whose margin falls
+// below ρ is added before the master counts as solved, and the LP is
+// warm-started after each added term or batch of triplets (see master). Its
+// triplet weights u, zero outside the working set, are feasible
+// (0 ≤ u ≤ C, 1ᵀu = 1) and optimal for the dual (D1) of the LP over all
+// triplets, and its optimum is the dual value π = max_j Σ_r u_r H_rj.
+// Pricing is an eigendecomposition of Â(u): if λmax ≤ π + ε no rank-one
+// term has a positive reduced cost and X = Σ_j w_j v_j v_jᵀ solves the SDP
+// to within ε; otherwise the eigenvectors with a positive reduced cost
+// (opt.Columns of them at most; on the Lanczos path the leading one) become
+// new columns, optionally priced at smoothed weights (opt.Stabilize; see
+// colGen).
 //
-// Result.Curve holds π after every iteration (it increases to the SDP
-// optimum), Result.DualityGap the duality gap of the last LP recomputed from
-// its solution over all triplets, and Result.SDPGap the final λ − π. It
-// stops when λ ≤ π + ε (the certificate: u is feasible for the dual over
-// all triplets, so the SDP optimum lies in [π, λ]), after opt.Iters
-// iterations, or when pricing repeats a column already in the master.
+// Bounds. π is the value of a feasible X, a lower bound on the SDP optimum;
+// for every feasible u that was priced λmax(Â(u)) is an upper bound (weak
+// duality for min_u λmax(Â(u))). Result.Curve holds π after every iteration
+// (it increases to the SDP optimum), Result.Lambda λmax at every weight
+// vector priced, Result.U the priced weights with the smallest λmax and
+// Result.SDPGap = λmax(Â(U)) − π, the certificate: the SDP optimum lies in
+// [π, π + SDPGap]. Result.DualityGap is the duality gap of the last LP
+// recomputed from its solution over all triplets. It stops when
+// SDPGap ≤ ε, after opt.Iters iterations, or when every improving
+// eigenvector is already a column of the master (the LP's tolerances).
 //
 // On cancellation PSDBoost returns the best iterate so far — the metric of
 // the last restricted master problem solved (π never decreases, so it is also
-// the best), with Stop = StopCancelled, SDPGap NaN if that iterate was not
-// priced yet, and no terms if no LP was solved — and an error wrapping
+// the best), with Stop = StopCancelled, SDPGap from the smallest bound priced
+// so far, and no terms if no LP was solved — and an error wrapping
 // ctx.Err(). The context is checked before every iteration and inside the
 // eigensolver and the LP solver, so it returns within one iteration (the
 // native LP solver, CLP, notices a cancellation only when its solve ends; a
@@ -90,21 +96,36 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		return nil, err
 	}
 	_, d := x.Dims()
+	cols := opt.Columns
+	if cols < 0 {
+		return nil, fmt.Errorf("%w: Columns = %d, want ≥ 0 (0 selects the default)", ErrInvalid, cols)
+	}
+	if cols == 0 {
+		cols = defaultColumns
+	}
+	alpha := opt.Stabilize
+	if !(alpha < 1) {
+		return nil, fmt.Errorf("%w: Stabilize = %g, want < 1 (0 selects the default, a negative value turns smoothing off)", ErrInvalid, alpha)
+	}
+	switch {
+	case alpha == 0:
+		alpha = defaultStabilize
+	case alpha < 0:
+		alpha = 0
+	}
 
 	u := make([]float64, m)
 	for r := range u {
 		u[r] = 1 / float64(m)
 	}
 	res := &Result{Stop: StopIterations, Pi: math.NaN(), DualityGap: math.NaN(), SDPGap: math.NaN()}
+	cg := &colGen{pr: pr, m: m, eps: eps, cols: cols, alpha: alpha, ub: math.Inf(1)}
 	var (
 		ms     *master
 		vs     [][]float64
 		sol    masterSolution // the last master solution
 		solved bool           // sol holds an optimal solution
 		pi     = math.Inf(-1)
-		lambda float64
-		v      []float64
-		priced bool // lambda, v price the duals u of sol
 	)
 	defer func() {
 		if ms != nil {
@@ -116,14 +137,12 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		if !solved {
 			return
 		}
-		w := sol.w // one weight per column of the LP (vs may hold one more)
-		res.U = append([]float64(nil), u...)
+		w := sol.w // one weight per column of the LP
+		res.U = append([]float64(nil), cg.uBest...)
 		res.Pi = pi
 		res.Objective = pi
-		if priced {
-			res.SDPGap = lambda - pi
-		}
-		res.DualityGap = lpGap(ms.hs[:len(w)], w, u, c)
+		res.SDPGap = cg.ub - pi
+		res.DualityGap = lpGap(ms.hs[:len(w)], w, sol.u, c)
 		var keepV [][]float64
 		var keepW []float64
 		for j, wj := range w {
@@ -139,32 +158,38 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		finish()
 		return res, ctxError(ctx, err)
 	}
-	lambda, v, err = pr.top(ctx, u)
+	// The first column: the leading eigenvector at uniform weights (there is
+	// no π yet to price the others against).
+	vals, vecs, err := pr.topK(ctx, u, 1)
 	if err != nil {
 		if ctx.Err() != nil {
 			return cancelled(err)
 		}
 		return nil, err
 	}
-	res.Lambda = append(res.Lambda, lambda)
+	cg.bound(vals[0], u)
+	res.Lambda = append(res.Lambda, vals[0])
+	h0 := make([]float64, m)
+	if err := pr.margins(h0, vecs[0]); err != nil {
+		return nil, err
+	}
+	pending := []column{{v: vecs[0], h: h0}}
 	for it := 1; ; it++ {
 		if ctx.Err() != nil {
 			return cancelled(nil)
 		}
-		// Add v vᵀ as a term of the master.
-		h := make([]float64, m)
-		if err := pr.margins(h, v); err != nil {
-			return nil, err
+		// Add the priced columns to the master.
+		for _, col := range pending {
+			if ms == nil {
+				ms, err = newMaster(solver, col.h, c)
+			} else {
+				err = ms.addTerm(col.h)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("boost: restricted master: %w", err)
+			}
+			vs = appendTerm(vs, col.v)
 		}
-		if ms == nil {
-			ms, err = newMaster(solver, h, c)
-		} else {
-			err = ms.addTerm(h)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("boost: restricted master: %w", err)
-		}
-		vs = appendTerm(vs, v)
 		next, err := ms.solve(ctx)
 		if err != nil {
 			err = fmt.Errorf("boost: restricted master (iteration %d): %w", it, err)
@@ -173,36 +198,36 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 			}
 			return nil, err
 		}
-		sol, solved, priced = next, true, false
+		sol, solved = next, true
 		pi = sol.pi
 		copy(u, sol.u)
 		res.Curve = append(res.Curve, pi)
 		res.Iterations = it
 
-		lambda, v, err = pr.top(ctx, u)
+		var lams []float64
+		pending, lams, err = cg.price(ctx, u, pi, vs)
+		res.Lambda = append(res.Lambda, lams...)
 		if err != nil {
 			if ctx.Err() != nil {
 				return cancelled(err)
 			}
 			return nil, err
 		}
-		priced = true
-		res.Lambda = append(res.Lambda, lambda)
 		if opt.Progress != nil {
-			opt.Progress(progress.Event{Algorithm: "psdboost", Iteration: it, Objective: pi, Gap: lambda - pi,
-				Message: fmt.Sprintf("iter %d  π %.10g  λmax %.10g  gap %.3g  w %.4g", it, pi, lambda, lambda-pi, sol.w[it-1])})
+			opt.Progress(progress.Event{Algorithm: "psdboost", Iteration: it, Objective: pi, Gap: cg.ub - pi,
+				Message: fmt.Sprintf("iter %d  π %.10g  λmax %.10g  gap %.3g  +%d columns (%d, %d triplets, %d LP pivots)", it, pi, cg.ub, cg.ub-pi, len(pending), len(vs), len(ms.rows), sol.pivots)})
 		}
-		if lambda <= pi+eps {
+		if cg.ub <= pi+eps {
 			res.Stop = StopConverged
 			break
 		}
 		if it >= iters {
 			break
 		}
-		if repeats(vs, v) {
-			// The LP already holds this column, so its duals priced it at
-			// λ > π + ε only through the solver's tolerances: more columns
-			// cannot help.
+		if len(pending) == 0 {
+			// Every eigenvector with a positive reduced cost is already a
+			// column of the LP, so its duals priced them above π + ε only
+			// through the solver's tolerances: more columns cannot help.
 			res.Stop = StopStalled
 			break
 		}
