@@ -137,22 +137,38 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 		prog.printf("train: MPI job of %d ranks, distributed BoostMetric (%s)", p, opt.Mode)
 	}
 
-	// Every rank parses the data and keeps its block: the class numbering
-	// is then the same on every rank.
+	// With one file per rank ("{rank}" in the spec) every rank reads only
+	// its file; otherwise every rank parses the data and keeps its block.
+	// Either way the class numbering is the same on every rank.
 	tLoad := time.Now()
-	d, err := loadMetricData(f.dataSpec, f.labelCol)
-	if err != nil {
-		return err
+	var (
+		x       *mat.Dense
+		y       []int
+		classes []string
+		n, dim  int
+		lo, hi  int
+	)
+	if strings.Contains(f.dataSpec, rankPlaceholder) {
+		sh, err := loadRankShard(comm, f.dataSpec, f.labelCol)
+		if err != nil {
+			return err
+		}
+		x, y, classes, n, lo = sh.x, sh.y, sh.classes, sh.n, sh.lo
+		_, dim = x.Dims()
+		hi = lo + len(y)
+	} else {
+		d, err := loadMetricData(f.dataSpec, f.labelCol)
+		if err != nil {
+			return err
+		}
+		n, dim = d.X.Dims()
+		lo, hi = r*n/p, (r+1)*n/p
+		if hi > lo {
+			x = mat.DenseCopyOf(d.X.Slice(lo, hi, 0, dim))
+		}
+		y = append([]int(nil), d.Y[lo:hi]...)
+		classes = d.Classes
 	}
-	n, dim := d.X.Dims()
-	lo, hi := r*n/p, (r+1)*n/p
-	var x *mat.Dense
-	if hi > lo {
-		x = mat.DenseCopyOf(d.X.Slice(lo, hi, 0, dim))
-	}
-	y := append([]int(nil), d.Y[lo:hi]...)
-	classes := d.Classes
-	d = nil
 	loadSeconds := time.Since(tLoad).Seconds()
 	prog.printf("train: %s: %d points, %d features; rank 0 has rows %d–%d", f.dataSpec, n, dim, lo, hi-1)
 

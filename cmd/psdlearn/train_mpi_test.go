@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
@@ -103,6 +105,41 @@ func TestTrainMPI(t *testing.T) {
 	_, err = run("train", "--algo", "boostmetric", "--data", "builtin:iris", "--standardize")
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
 		t.Errorf("--standardize under mpirun: %v, want a failed job", err)
+	}
+
+	// One file per rank ("{rank}"): iris split after row 100, so rank 1's
+	// file holds one class only; the ranks agree on the classes and learn
+	// the model of the whole set.
+	raw, err := os.ReadFile("../../datasets/iris.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	write := func(name string, rows []string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(append([]string{lines[0]}, rows...), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("part-0.csv", lines[1:101])
+	write("part-1.csv", lines[101:])
+	spath := filepath.Join(dir, "s.json")
+	out, err = run("train", "--algo", "boostmetric", "--data", filepath.Join(dir, "part-{rank}.csv"), "--json", "--quiet", "--out", spath)
+	if err != nil {
+		t.Fatalf("mpirun with one file per rank: %v\n%s", err, out)
+	}
+	sm, err := model.LoadFile(spath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff.Sub(sm.Metric.M, wm)
+	if e := mat.Norm(&diff, 2) / mat.Norm(wm, 2); !(e <= 1e-9) || len(sm.Classes) != 3 {
+		t.Errorf("one file per rank: the model differs from one-process BoostMetric by %.3g relative; classes %v", e, sm.Classes)
+	}
+	// A rank whose file is missing fails the job, with no rank left waiting.
+	write("only-0.csv", lines[1:])
+	out, err = run("train", "--algo", "boostmetric", "--data", filepath.Join(dir, "only-{rank}.csv"), "--quiet")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+		t.Errorf("a missing rank file: %v, want a failed job\n%s", err, out)
 	}
 
 	// FrobMetric with one C: certified, and within the certificates'

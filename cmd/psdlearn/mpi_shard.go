@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/mpi"
+	"gonum.org/v1/gonum/mat"
+)
+
+// rankPlaceholder in a --data spec under mpirun names one file per rank:
+// rank r reads the spec with the placeholder replaced by r, and no rank
+// reads another's rows.
+const rankPlaceholder = "{rank}"
+
+// rankShard is one rank's rows of a data set split into one file per rank.
+type rankShard struct {
+	x       *mat.Dense // this rank's rows
+	y       []int      // their labels, indices into classes
+	classes []string   // the union of every rank's classes
+	n, lo   int        // rows over all ranks; this rank's first row
+}
+
+// loadRankShard loads this rank's file of spec (see rankPlaceholder). The
+// ranks agree, before anything else is exchanged, that every file loaded
+// and that they have the same number of features (a rank whose file fails
+// returns its error, the others say that a rank failed), then on one class
+// list: the union of their label names, ordered as data.Load orders
+// classes, so that the rows, numbered rank by rank, carry the labels a
+// one-process run on the files concatenated in rank order would give them.
+func loadRankShard(comm mpi.Comm, spec, labelCol string) (*rankShard, error) {
+	r := comm.Rank()
+	path := strings.ReplaceAll(spec, rankPlaceholder, strconv.Itoa(r))
+	d, lerr := loadMetricData(path, labelCol)
+	rows, dim := 0, 0
+	if lerr == nil {
+		rows, dim = d.X.Dims()
+		if rows == 0 {
+			lerr = fmt.Errorf("train: %s has no rows: every rank needs at least one", path)
+		}
+	}
+	agree := []float64{0, float64(dim), -float64(dim)}
+	if lerr != nil {
+		agree = []float64{1, 0, 0}
+	}
+	if err := comm.AllreduceMax(agree); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	switch {
+	case lerr != nil:
+		return nil, fmt.Errorf("train: rank %d: %w", r, lerr)
+	case agree[0] != 0:
+		return nil, fmt.Errorf("train: another rank could not load its part of %s (rank %d loaded %s)", spec, r, path)
+	case agree[1] != -agree[2]:
+		return nil, fmt.Errorf("train: the ranks' files of %s have %g to %g features", spec, -agree[2], agree[1])
+	}
+	p := comm.Size()
+	// Rows and the length of the class names of every rank.
+	names := strings.Join(d.Classes, "\x00")
+	sizes := make([]float64, 2*p)
+	if err := comm.Allgatherv([]float64{float64(rows), float64(len(names))}, sizes, twos(p)); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	s := &rankShard{x: d.X, y: d.Y}
+	counts := make([]int, p)
+	total := 0
+	for q := 0; q < p; q++ {
+		if q < r {
+			s.lo += int(sizes[2*q])
+		}
+		s.n += int(sizes[2*q])
+		counts[q] = int(sizes[2*q+1])
+		total += counts[q]
+	}
+	// Every rank's class names, as bytes.
+	send := make([]float64, len(names))
+	for i := 0; i < len(names); i++ {
+		send[i] = float64(names[i])
+	}
+	recv := make([]float64, total)
+	if err := comm.Allgatherv(send, recv, counts); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	others := make([]*data.Dataset, 0, p)
+	off := 0
+	for q := 0; q < p; q++ {
+		b := make([]byte, counts[q])
+		for i := range b {
+			b[i] = byte(recv[off+i])
+		}
+		off += counts[q]
+		if q != r {
+			others = append(others, &data.Dataset{Classes: strings.Split(string(b), "\x00")})
+		}
+	}
+	if err := data.UnifyClasses(append([]*data.Dataset{d}, others...)...); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	s.y, s.classes = d.Y, d.Classes
+	return s, nil
+}
+
+// twos returns p counts of 2 (one pair of numbers per rank).
+func twos(p int) []int {
+	c := make([]int, p)
+	for i := range c {
+		c[i] = 2
+	}
+	return c
+}
