@@ -195,6 +195,11 @@ const (
 	// StopCancelled: the context was cancelled; the Result holds the
 	// iterations completed before it.
 	StopCancelled
+	// StopMemory: PSDBoost's master could not take the next columns within
+	// the memory limit (limits.MaxMemory): every term keeps m margins, and
+	// multiple pricing adds up to Options.Columns terms per iteration. The
+	// Result holds the last master solved, with its certificate.
+	StopMemory
 )
 
 // String describes s.
@@ -210,6 +215,8 @@ func (s Stop) String() string {
 		return "stalled (LP tolerance)"
 	case StopCancelled:
 		return "cancelled"
+	case StopMemory:
+		return "memory limit"
 	}
 	return fmt.Sprintf("Stop(%d)", int(s))
 }

@@ -48,3 +48,34 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPSDBoostTermBudget: multiple pricing adds several terms per
+// iteration, beyond the one per iteration the check before the run counts;
+// PSDBoost adds only the terms the memory limit leaves room for and stops
+// with StopMemory, its last master solved and certified by SDPGap, when
+// there is none.
+func TestPSDBoostTermBudget(t *testing.T) {
+	x, y := standardized(t, "wine")
+	ts, err := constraints.Triplets(x, y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, d := x.Dims()
+	m := ts.Len()
+	// Room for exactly 5 terms: what the check before the run needs for
+	// Iters = 5, while pricing offers up to 16 per iteration.
+	lim := Memory(n, d, m, 5, true)
+	defer limits.SetMaxMemory(limits.SetMaxMemory(int64(lim)))
+	// Iters = 50 is refused before the run: 50 terms do not fit.
+	if _, err := PSDBoost(context.Background(), x, ts, Options{Iters: 50, Columns: 16, Backend: goBackend(t)}); !errors.Is(err, limits.ErrMemory) {
+		t.Fatalf("Iters 50: error %v, want ErrMemory", err)
+	}
+	res, err := PSDBoost(context.Background(), x, ts, Options{Iters: 5, Columns: 16, Backend: goBackend(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != StopMemory || len(res.W) > 5 || !(res.SDPGap >= 0) {
+		t.Errorf("stop %v with %d terms, SDPGap %v; want %v, at most 5 terms, a certificate", res.Stop, len(res.W), res.SDPGap, StopMemory)
+	}
+	t.Logf("%v after %d iterations, %d terms, λmax − π = %.3g", res.Stop, res.Iterations, len(res.W), res.SDPGap)
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -178,7 +179,15 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		if ctx.Err() != nil {
 			return cancelled(nil)
 		}
-		// Add the priced columns to the master.
+		// Add the priced columns to the master, as many as the memory
+		// limit allows (the check before the run counted one per iteration).
+		if room := termRoom(pr, m, len(vs)); room < len(pending) {
+			if room <= 0 {
+				res.Stop = StopMemory
+				break
+			}
+			pending = pending[:room]
+		}
 		for _, col := range pending {
 			if ms == nil {
 				ms, err = newMaster(solver, col.h, c)
@@ -297,4 +306,18 @@ func primalValue(hs [][]float64, w []float64, c float64, m int) float64 {
 		}
 	}
 	return val
+}
+
+// termRoom returns how many more rank-one terms PSDBoost can hold, beyond
+// the have it holds, within the memory limit by the estimate of Memory
+// (each term: its direction and its m margins); math.MaxInt without a
+// limit.
+func termRoom(pr *pricer, m, have int) int {
+	lim, err := limits.MaxMemory()
+	if err != nil || lim == limits.Unlimited {
+		return math.MaxInt
+	}
+	per := Memory(pr.n, pr.d, m, 2, pr.dense) - Memory(pr.n, pr.d, m, 1, pr.dense)
+	base := Memory(pr.n, pr.d, m, 1, pr.dense) - per
+	return int((float64(lim)-base)/per) - have
 }
