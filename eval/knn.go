@@ -16,7 +16,6 @@ import (
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/sparse"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -103,25 +102,11 @@ func FactorKNNError(b engine.Backend, l *mat.Dense, trainX *mat.Dense, trainY []
 	if l == nil || trainX == nil || testX == nil {
 		return 0, fmt.Errorf("%w: nil factor or data", ErrInvalid)
 	}
-	b = engine.Or(b)
-	d, r := l.Dims()
-	if _, c := trainX.Dims(); c != d {
-		return 0, fmt.Errorf("%w: training data has %d features, the factor %d rows", ErrInvalid, c, d)
+	errs, err := FactorKNNErrors(b, l, trainX, trainY, k, Queries{X: testX, Y: testY})
+	if err != nil {
+		return 0, err
 	}
-	if _, c := testX.Dims(); c != d {
-		return 0, fmt.Errorf("%w: test data has %d features, the factor %d rows", ErrInvalid, c, d)
-	}
-	mul := func(x *mat.Dense) *mat.Dense {
-		n, _ := x.Dims()
-		z := mat.NewDense(max(n, 1), r, nil)
-		if n == 0 {
-			return z.Slice(0, 0, 0, r).(*mat.Dense)
-		}
-		xr, lr, zr := x.RawMatrix(), l.RawMatrix(), z.RawMatrix()
-		b.BLAS().Dgemm(blas.NoTrans, blas.NoTrans, n, r, d, 1, xr.Data, xr.Stride, lr.Data, lr.Stride, 0, zr.Data, zr.Stride)
-		return z
-	}
-	return KNNError(b, mul(trainX), trainY, mul(testX), testY, k)
+	return errs[0], nil
 }
 
 // LOOKNNError is the leave-one-out k-NN error on (x, y): every point is
