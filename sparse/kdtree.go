@@ -38,7 +38,7 @@ const (
 
 	// The pilot's cost model, in multiply-adds per query. The tree pays
 	// (distances + box distances)·(d + kdTreeOverhead): scalar loops,
-	// recursion and the heap. The screen pays nr·(d + kdScreenOverhead) at
+	// recursion and the candidate list. The screen pays nr·(d + kdScreenOverhead) at
 	// kdScreenSpeedup times the tree's rate: GEMM at full vector width,
 	// then the write, re-read and scan of every screened distance, which
 	// costs about as much as a 32-term dot product whatever d is. Calibrated
@@ -194,15 +194,15 @@ func (t *kdTree) boxDist(n int, q []float64) float64 {
 	return s * (1 - 1e-12)
 }
 
-// kdQuery holds the state of one query: a max-heap of the best k (distance,
+// kdQuery holds the state of one query: a candList of the best k (distance,
 // reference index) pairs and the count of distances computed.
 type kdQuery struct {
 	q     []float64
 	self  int // reference index to skip, or −1
 	k     int
-	heap  candHeap
-	evals int // distances computed
-	boxes int // box distances computed
+	heap  candList // the best k so far, worst first
+	evals int      // distances computed
+	boxes int      // box distances computed
 }
 
 func (s *kdQuery) worst() float64 {
@@ -287,7 +287,7 @@ func tryKDTree(qr, rr blas64.General, nq, nr, d, k int, self bool, out *Neighbor
 		return -1
 	}
 	// Pilot: evenly spaced queries; their answers are kept.
-	s := &kdQuery{k: k, heap: make(candHeap, 0, k)}
+	s := &kdQuery{k: k, heap: make(candList, 0, k)}
 	cost, budget := 0, kdPilot*nr*(d+kdScreenOverhead)/kdScreenSpeedup
 	step := nq / kdPilot
 	for p := 0; p < kdPilot; p++ {
@@ -298,7 +298,7 @@ func tryKDTree(qr, rr blas64.General, nq, nr, d, k int, self bool, out *Neighbor
 		}
 	}
 	ParallelRows(nq, nq*cost/kdPilot, func(lo, hi int) {
-		s := &kdQuery{k: k, heap: make(candHeap, 0, k)}
+		s := &kdQuery{k: k, heap: make(candList, 0, k)}
 		for i := lo; i < hi; i++ {
 			if i%step == 0 && i/step < kdPilot {
 				continue // answered by the pilot

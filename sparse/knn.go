@@ -149,8 +149,9 @@ func rowSqNorms(r blas64.General, n, d int) []float64 {
 	return out
 }
 
-// cand2 is a candidate neighbour; candHeap is a max-heap on (dist, idx) so its
-// root is the worst candidate kept (see push and replaceTop).
+// cand2 is a candidate neighbour; candList keeps candidates sorted by
+// (dist, idx) from the worst down, so its first entry is the worst kept
+// (see push and replaceTop).
 type cand2 struct {
 	dist float64
 	idx  int
@@ -170,4 +171,4 @@ func (a cand2) compare(b cand2) int {
 	return 0
 }
 
-type candHeap []cand2
+type candList []cand2

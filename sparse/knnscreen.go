@@ -12,7 +12,8 @@ import (
 // The GEMM screen of the exact k-NN search. Every query block is compared
 // with every reference panel through one GEMM (‖q‖² + ‖r‖² − 2 q·r); the
 // best cand = k + knnSlack candidates of each query by this screened
-// distance are kept in a heap and re-ranked by exactly computed distances.
+// distance are kept in a short sorted list and re-ranked by exactly
+// computed distances.
 //
 // The screen runs in single precision when the BLAS has SGEMM and the data's
 // magnitudes allow it: half the memory traffic and twice the GEMM rate. It
@@ -31,34 +32,34 @@ import (
 type float interface{ ~float32 | ~float64 }
 
 // screenPanels runs the screen for query blocks [blo, bhi) and calls
-// done(i, heap, worst) for every query with its candidates (dist holds the
-// screened distance) and whether the heap is full.
+// done(i, list) for every query with its candidates (dist holds the
+// screened distance).
 //
 // next(row, rv, qv, worst, from) is nextBelow, or a faster equivalent.
 func screenPanels[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, c []T, ldc int),
 	next func(row, rv []T, qv, worst T, from int) int,
 	qd []T, qs int, rd []T, rs int, qn, rn []T, nq, nr, cand int, self bool,
-	blo, bhi int, done func(qi int, h candHeap)) {
+	blo, bhi int, done func(qi int, h candList)) {
 	prod := make([]T, knnQueryBlock*knnRefBlock)
-	heaps := make([]candHeap, knnQueryBlock)
+	lists := make([]candList, knnQueryBlock)
 	for b := blo; b < bhi; b++ {
 		q0 := b * knnQueryBlock
 		q1 := min(q0+knnQueryBlock, nq)
 		m := q1 - q0
-		for i := range heaps[:m] {
-			heaps[i] = heaps[i][:0]
+		for i := range lists[:m] {
+			lists[i] = lists[i][:0]
 		}
 		for r0 := 0; r0 < nr; r0 += knnRefBlock {
 			r1 := min(r0+knnRefBlock, nr)
 			nc := r1 - r0
 			gemm(m, nc, qd[q0*qs:], qs, rd[r0*rs:], rs, prod, nc)
 			for i := 0; i < m; i++ {
-				h := &heaps[i]
+				h := &lists[i]
 				qi := q0 + i
 				qv := qn[qi]
 				row := prod[i*nc : i*nc+nc]
 				rv := rn[r0:r1]
-				// worst is the largest candidate distance once the heap
+				// worst is the largest candidate distance once the list
 				// is full: next skips the farther references (most of
 				// them) without a call per reference. worst is a value of
 				// T (or +Inf), so comparing in T is comparing in float64.
@@ -86,7 +87,7 @@ func screenPanels[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, 
 			}
 		}
 		for i := 0; i < m; i++ {
-			done(q0+i, heaps[i])
+			done(q0+i, lists[i])
 		}
 	}
 }
@@ -106,7 +107,7 @@ func nextBelow[T float](row, rv []T, qv, worst T, from int) int {
 
 // rerank replaces the candidates' screened distances by exact ones, sorts
 // them by (distance, index) and writes the first k into out.
-func rerank(qr, rr blas64.General, d, k, qi int, c candHeap, out *Neighbors) {
+func rerank(qr, rr blas64.General, d, k, qi int, c candList, out *Neighbors) {
 	xq := qr.Data[qi*qr.Stride : qi*qr.Stride+d]
 	for t := range c {
 		c[t].dist = exactSqDist(xq, rr.Data[c[t].idx*rr.Stride:c[t].idx*rr.Stride+d])
@@ -141,7 +142,7 @@ func screen64(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k, cand int, 
 	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
 	ParallelRows(nblocks, nq*nr*d, func(blo, bhi int) {
 		screenPanels(gemm, nextBelow[float64], qr.Data, qr.Stride, rr.Data, rr.Stride, qnorm, rnorm, nq, nr, cand, self, blo, bhi,
-			func(qi int, h candHeap) { rerank(qr, rr, d, k, qi, h, out) })
+			func(qi int, h candList) { rerank(qr, rr, d, k, qi, h, out) })
 	})
 }
 
@@ -188,9 +189,9 @@ func screen32(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k, cand int, 
 	}
 	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
 	ParallelRows(nblocks, nq*nr*d/2, func(blo, bhi int) {
-		var all candHeap // scratch of the exact fallback
+		var all candList // scratch of the exact fallback
 		screenPanels(gemm, nextBelow32, q32, d, r32, d, qn32, rn32, nq, nr, cand, self, blo, bhi,
-			func(qi int, h candHeap) {
+			func(qi int, h candList) {
 				full := len(h) == cand && cand < nr-boolInt(self)
 				w := 0.0
 				if full {
@@ -208,7 +209,7 @@ func screen32(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k, cand int, 
 }
 
 // exactKNN answers query qi by exact distances to every reference.
-func exactKNN(qr, rr blas64.General, nr, d, k, qi int, self bool, buf candHeap, out *Neighbors) candHeap {
+func exactKNN(qr, rr blas64.General, nr, d, k, qi int, self bool, buf candList, out *Neighbors) candList {
 	xq := qr.Data[qi*qr.Stride : qi*qr.Stride+d]
 	h := buf[:0]
 	for j := 0; j < nr; j++ {
@@ -259,37 +260,30 @@ func rowSqNorms32(x []float32, n, d int) []float32 {
 	return out
 }
 
-// push and replaceTop maintain the max-heap on (dist, idx) without
-// container/heap's interface calls.
-func (h *candHeap) push(c cand2) {
+// push and replaceTop keep the candidates sorted from the worst down (by
+// (dist, idx), descending), so h[0] is the worst, as a max-heap's root
+// would be: with the dozen candidates of a search, an insertion that
+// shifts a few entries costs less than a heap's sift with its unpredictable
+// branches.
+func (h *candList) push(c cand2) {
 	s := append(*h, c)
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s[p].less(s[i]) {
-			break
-		}
-		s[p], s[i] = s[i], s[p]
-		i = p
+	i := len(s) - 1
+	for i > 0 && s[i-1].less(c) {
+		s[i] = s[i-1]
+		i--
 	}
+	s[i] = c
 	*h = s
 }
 
-func (h candHeap) replaceTop(c cand2) {
-	h[0] = c
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h[m].less(h[l]) {
-			m = l
-		}
-		if r < len(h) && h[m].less(h[r]) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
+// replaceTop replaces the worst candidate h[0] by c, which must not be worse.
+func (h candList) replaceTop(c cand2) {
+	i := 0
+	for i+1 < len(h) && c.less(h[i+1]) {
+		h[i] = h[i+1]
+		i++
 	}
+	h[i] = c
 }
 
 // screenFallbacks counts the queries the single-precision screen could not
