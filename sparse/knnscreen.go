@@ -3,6 +3,7 @@ package sparse
 import (
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
@@ -40,8 +41,9 @@ func screenPanels[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, 
 	next func(row, rv []T, qv, worst T, from int) int,
 	qd []T, qs int, rd []T, rs int, qn, rn []T, nq, nr, cand int, self bool,
 	blo, bhi int, done func(qi int, h candList)) {
-	prod := make([]T, knnQueryBlock*knnRefBlock)
-	lists := make([]candList, knnQueryBlock)
+	ws := getScreenWork[T]()
+	defer screenWork.Put(ws)
+	prod, lists := ws.prod, ws.lists
 	for b := blo; b < bhi; b++ {
 		q0 := b * knnQueryBlock
 		q1 := min(q0+knnQueryBlock, nq)
@@ -90,6 +92,32 @@ func screenPanels[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, 
 			done(q0+i, lists[i])
 		}
 	}
+}
+
+// screenBuffers is a goroutine's scratch for screenPanels: the GEMM's
+// product panel (1 MB in float64) and the candidate lists. They are pooled:
+// letters' triplet generation alone runs 78 searches, and allocating (and
+// zeroing) the panels anew took about 80 MB per run.
+type screenBuffers[T float] struct {
+	prod  []T
+	lists []candList
+}
+
+var screenWork sync.Pool // *screenBuffers[float32] or *screenBuffers[float64]
+
+func getScreenWork[T float]() *screenBuffers[T] {
+	for {
+		v := screenWork.Get()
+		if v == nil {
+			break
+		}
+		if ws, ok := v.(*screenBuffers[T]); ok {
+			return ws
+		}
+		// The other precision's buffers: let them go (rare: one search
+		// falls back to float64).
+	}
+	return &screenBuffers[T]{prod: make([]T, knnQueryBlock*knnRefBlock), lists: make([]candList, knnQueryBlock)}
 }
 
 // nextBelow returns the first j ≥ from with qv + rv[j] − 2·row[j] not above
