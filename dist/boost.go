@@ -398,11 +398,11 @@ func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters 
 		vs     [][]float64
 		ws     []float64
 		stopAt float64
-		tm     *corrective // corrective mode
+		tm     *corrector // corrective mode
 		rough  bool        // the weights come from a bounded corrective re-solve
 	)
 	if opt.Mode == boost.Corrective {
-		tm = newCorrective(lp, red, loss, nu)
+		tm = newCorrector(lp, red, loss, nu)
 	}
 	finish := func() error {
 		var keepV [][]float64

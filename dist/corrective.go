@@ -9,8 +9,8 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/internal/corrective"
 	"github.com/psdlearn/psdlearn/internal/f64"
-	"github.com/psdlearn/psdlearn/internal/rankone"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,20 +32,18 @@ import (
 // cancelled every rank's evaluation returns NaN, the solve ends on every
 // rank, and the run returns the last completed iteration.
 
-// Cost bounds of the re-solves: those of boost (correctiveMaxIter and
-// correctiveFinalIter in algos/boost/corrective.go; the equality tests
-// check them).
+// Cost bounds of the re-solves: boost's (internal/corrective).
 const (
-	correctiveMaxIter   = 5
-	correctiveFinalIter = 2000
+	correctiveMaxIter   = corrective.MaxIter
+	correctiveFinalIter = corrective.FinalIter
 )
 
 // errCancelledEval marks an evaluation abandoned because a rank was
 // cancelled.
 var errCancelledEval = errors.New("dist: cancelled during a corrective re-solve")
 
-// corrective evaluates the objective of the term weights over all ranks.
-type corrective struct {
+// corrector evaluates the objective of the term weights over all ranks.
+type corrector struct {
 	lp   *local
 	rd   *reducer
 	loss boost.Loss
@@ -56,16 +54,16 @@ type corrective struct {
 	p    []float64     // this rank's triplet weights
 }
 
-func newCorrective(lp *local, rd *reducer, loss boost.Loss, nu float64) *corrective {
-	return &corrective{lp: lp, rd: rd, loss: loss, nu: nu, xm: mat.NewSymDense(lp.d, nil),
+func newCorrector(lp *local, rd *reducer, loss boost.Loss, nu float64) *corrector {
+	return &corrector{lp: lp, rd: rd, loss: loss, nu: nu, xm: mat.NewSymDense(lp.d, nil),
 		tri: make([]float64, lp.d*(lp.d+1)/2), p: make([]float64, lp.m)}
 }
 
 // marginsOf writes the margins ⟨A_r, X⟩ of this rank's triplets for the
 // weights w into rho and returns 1ᵀw.
-func (c *corrective) marginsOf(rho, w []float64) (float64, error) {
+func (c *corrector) marginsOf(rho, w []float64) (float64, error) {
 	lp := c.lp
-	tr := rankone.Sum(c.xm, c.vs, w)
+	tr := corrective.Sum(c.xm, c.vs, w)
 	if lp.m == 0 {
 		return tr, nil
 	}
@@ -78,7 +76,7 @@ func (c *corrective) marginsOf(rho, w []float64) (float64, error) {
 
 // separated reports, over all ranks, whether every margin exceeds ν·tr > 0
 // (boost's separates); one AllreduceMax.
-func (c *corrective) separated(rho []float64, tr float64) (bool, error) {
+func (c *corrector) separated(rho []float64, tr float64) (bool, error) {
 	f := []float64{c.notSeparated(rho, tr)}
 	if err := c.rd.comm.AllreduceMax(f); err != nil {
 		return false, fmt.Errorf("dist: separation test: %w", err)
@@ -88,7 +86,7 @@ func (c *corrective) separated(rho []float64, tr float64) (bool, error) {
 
 // notSeparated is 1 unless every margin of this rank exceeds ν·tr > 0,
 // else 0: the local part of boost's separates, reduced by max.
-func (c *corrective) notSeparated(rho []float64, tr float64) float64 {
+func (c *corrector) notSeparated(rho []float64, tr float64) float64 {
 	if !(tr > 0) {
 		return 1
 	}
@@ -104,7 +102,7 @@ func (c *corrective) notSeparated(rho []float64, tr float64) float64 {
 // rho, and whether they separate the triplets (exponential loss). cancel
 // is this rank's cancellation flag; when any rank raised it, eval returns
 // errCancelledEval on every rank.
-func (c *corrective) eval(w, grad, rho []float64, cancel bool) (val float64, sep bool, err error) {
+func (c *corrector) eval(w, grad, rho []float64, cancel bool) (val float64, sep bool, err error) {
 	tr, err := c.marginsOf(rho, w)
 	if err != nil {
 		return 0, false, err
@@ -157,7 +155,7 @@ func (c *corrective) eval(w, grad, rho []float64, cancel bool) (val float64, sep
 	for a := 1; a < d; a++ {
 		rows[a] = rows[a-1] + d - a + 1
 	}
-	rankone.QuadForms(grad, c.vs, d, func(a int) []float64 { return g[rows[a] : rows[a]+d-a] })
+	corrective.QuadForms(grad, c.vs, d, func(a int) []float64 { return g[rows[a] : rows[a]+d-a] })
 	for j := range grad {
 		grad[j] = c.nu - grad[j]
 	}
@@ -167,7 +165,7 @@ func (c *corrective) eval(w, grad, rho []float64, cancel bool) (val float64, sep
 // correct is boost's correct over the ranks: it minimises the objective of
 // the term weights from w0 with at most maxIter L-BFGS-B iterations,
 // writes the margins of the solution into rho and returns the weights.
-func (c *corrective) correct(ctx context.Context, w0, rho []float64, maxIter int) (w []float64, unbounded bool, err error) {
+func (c *corrector) correct(ctx context.Context, w0, rho []float64, maxIter int) (w []float64, unbounded bool, err error) {
 	var (
 		evalErr error
 		lastW   []float64
@@ -192,10 +190,7 @@ func (c *corrective) correct(ctx context.Context, w0, rho []float64, maxIter int
 	if evalErr != nil {
 		return nil, false, evalErr
 	}
-	settings := engine.MinimizeSettings{Factr: 1e4, Pgtol: 1e-10, MaxIter: maxIter}
-	if maxIter >= correctiveFinalIter {
-		settings.Factr = -1
-	}
+	settings := corrective.Settings(maxIter)
 	if c.loss == boost.Exp {
 		g := make([]float64, len(rho))
 		settings.Callback = func(it engine.MinimizeIteration) bool {
@@ -222,15 +217,8 @@ func (c *corrective) correct(ctx context.Context, w0, rho []float64, maxIter int
 	if evalErr != nil {
 		return nil, false, evalErr
 	}
-	if err != nil {
-		var nc *engine.MinimizeNotConvergedError
-		if !errors.As(err, &nc) || res.X == nil || !(res.F <= f0) {
-			return nil, false, fmt.Errorf("dist: totally corrective step: %w", err)
-		}
-	}
-	w = res.X
-	for j := range w {
-		w[j] = math.Max(w[j], 0)
+	if w, err = corrective.Accept(res, err, f0); err != nil {
+		return nil, false, fmt.Errorf("dist: totally corrective step: %w", err)
 	}
 	f(w, grad) // leaves the margins of w in rho
 	if evalErr != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/internal/corrective"
 	"github.com/psdlearn/psdlearn/internal/f64"
 	"github.com/psdlearn/psdlearn/internal/linesearch"
 	"github.com/psdlearn/psdlearn/progress"
@@ -442,13 +443,7 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, ts terms, w0 []fl
 	if evalErr != nil {
 		return nil, false, evalErr
 	}
-	settings := engine.MinimizeSettings{Factr: 1e4, Pgtol: 1e-10, MaxIter: maxIter}
-	if maxIter >= correctiveFinalIter {
-		// The final solve starts from weights refined only by capped
-		// re-solves: stop it on the projected gradient, not on a small
-		// relative decrease of F.
-		settings.Factr = -1
-	}
+	settings := corrective.Settings(maxIter)
 	if loss == Exp {
 		g := make([]float64, m)
 		settings.Callback = func(it engine.MinimizeIteration) bool {
@@ -469,18 +464,11 @@ func correct(ctx context.Context, b engine.Backend, loss Loss, ts terms, w0 []fl
 	if evalErr != nil {
 		return nil, false, evalErr
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, false, fmt.Errorf("boost: totally corrective step: %w", ctx.Err())
-		}
-		var nc *engine.MinimizeNotConvergedError
-		if !errors.As(err, &nc) || res.X == nil || !(res.F <= f0) {
-			return nil, false, fmt.Errorf("boost: totally corrective step: %w", err)
-		}
+	if err != nil && ctx.Err() != nil {
+		return nil, false, fmt.Errorf("boost: totally corrective step: %w", ctx.Err())
 	}
-	w = res.X
-	for j := range w {
-		w[j] = math.Max(w[j], 0)
+	if w, err = corrective.Accept(res, err, f0); err != nil {
+		return nil, false, fmt.Errorf("boost: totally corrective step: %w", err)
 	}
 	f(w, grad) // leaves the margins of w in rho
 	if evalErr != nil {

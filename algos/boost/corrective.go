@@ -3,22 +3,15 @@ package boost
 import (
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/internal/rankone"
+	"github.com/psdlearn/psdlearn/internal/corrective"
 
 	"gonum.org/v1/gonum/mat"
 )
 
-// Cost bounds of the totally corrective re-solves.
+// Cost bounds of the totally corrective re-solves (internal/corrective).
 const (
-	// correctiveMaxIter bounds the L-BFGS-B iterations of each re-solve
-	// between two pricing steps. Each re-solve starts from the previous
-	// weights with the new term at its exact line-search weight, so it never
-	// does worse than the stage-wise step; the cap only stops it refining
-	// weights that the next pricing step will move again. The re-solve after
-	// the last term is run to full accuracy (correctiveFinalIter).
-	correctiveMaxIter = 5
-	// correctiveFinalIter bounds the final full-accuracy re-solve.
-	correctiveFinalIter = 2000
+	correctiveMaxIter   = corrective.MaxIter
+	correctiveFinalIter = corrective.FinalIter
 )
 
 // terms evaluates the margins ρ = H w of the weights w of the rank-one terms
@@ -80,7 +73,7 @@ func (t *metricTerms) add(v, _ []float64) { t.vs = append(t.vs, v) }
 func (t *metricTerms) truncate(j int)     { t.vs = t.vs[:j] }
 
 func (t *metricTerms) margins(rho, w []float64) (float64, error) {
-	tr := rankone.Sum(t.xm, t.vs, w)
+	tr := corrective.Sum(t.xm, t.vs, w)
 	if err := t.pr.b.PairQuadForms(t.pairs, t.pr.x, t.xm, t.pr.ts.Pairs); err != nil {
 		return 0, fmt.Errorf("boost: margins: %w", err)
 	}
@@ -98,6 +91,6 @@ func (t *metricTerms) dots(g, p []float64) error {
 		return fmt.Errorf("boost: %w", err)
 	}
 	raw := t.gram.RawSymmetric()
-	rankone.QuadForms(g, t.vs, t.pr.d, func(a int) []float64 { return raw.Data[a*raw.Stride+a : a*raw.Stride+t.pr.d] })
+	corrective.QuadForms(g, t.vs, t.pr.d, func(a int) []float64 { return raw.Data[a*raw.Stride+a : a*raw.Stride+t.pr.d] })
 	return nil
 }

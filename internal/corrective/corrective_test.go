@@ -1,6 +1,9 @@
-package rankone
+package corrective
 
 import (
+	"errors"
+
+	"github.com/psdlearn/psdlearn/engine"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -48,6 +51,47 @@ func TestSumAndQuadForms(t *testing.T) {
 			if math.Abs(out[j]-want) > 1e-12*math.Max(1, math.Abs(want)) {
 				t.Errorf("d=%d: vᵀGv[%d] = %v, want %v", tc.d, j, out[j], want)
 			}
+		}
+	}
+}
+
+// TestSettings: capped re-solves stop on a relative decrease, the final one
+// only on the projected gradient.
+func TestSettings(t *testing.T) {
+	for _, tc := range []struct {
+		maxIter int
+		factr   float64
+	}{{MaxIter, 1e4}, {FinalIter - 1, 1e4}, {FinalIter, -1}} {
+		s := Settings(tc.maxIter)
+		if s.MaxIter != tc.maxIter || s.Factr != tc.factr || s.Pgtol != 1e-10 {
+			t.Errorf("Settings(%d) = %+v, want Factr %g", tc.maxIter, s, tc.factr)
+		}
+	}
+}
+
+// TestAccept: a converged solve and a capped one that did not increase the
+// objective are accepted (weights clamped to ≥ 0); a capped one that did,
+// and any other error, are not.
+func TestAccept(t *testing.T) {
+	capped := &engine.MinimizeNotConvergedError{}
+	other := errors.New("boom")
+	for _, tc := range []struct {
+		name string
+		f    float64
+		err  error
+		ok   bool
+	}{{"converged", 2, nil, true}, {"capped, decreased", 0.5, capped, true}, {"capped, equal", 1, capped, true},
+		{"capped, increased", 1.5, capped, false}, {"failed", 0.5, other, false}} {
+		w, err := Accept(engine.MinimizeResult{X: []float64{0.3, -1e-17, 2}, F: tc.f}, tc.err, 1)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: error %v", tc.name, err)
+			continue
+		}
+		if tc.ok && (w[0] != 0.3 || w[1] != 0 || w[2] != 2) {
+			t.Errorf("%s: weights %v, want [0.3 0 2]", tc.name, w)
+		}
+		if !tc.ok && !errors.Is(err, tc.err) {
+			t.Errorf("%s: error %v does not wrap %v", tc.name, err, tc.err)
 		}
 	}
 }
