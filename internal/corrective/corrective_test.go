@@ -2,12 +2,11 @@ package corrective
 
 import (
 	"errors"
-
-	"github.com/psdlearn/psdlearn/engine"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/engine"
 	"gonum.org/v1/gonum/mat"
 )
 
