@@ -15,11 +15,13 @@ import (
 // nearest same-class points (targets j, excluding i itself) crossed with its
 // k nearest points of any other class (impostors l), giving k² triplets
 // (i, j, l) per point — 9 with k = 3. Neighbours are exact squared Euclidean
-// nearest neighbours (sparse.KNN, BLAS-blocked, never an N×N matrix; one
-// class-grouped copy of x, no per-class copies). Equidistant targets are taken by lower row index;
-// equidistant impostors by lower row index too, except that exact ties
-// between two points of different other classes on the same side of the
-// point's class (in label order) are resolved by label first.
+// nearest neighbours from one class-grouped search over all pairs
+// (sparse.KNNByClass: BLAS-blocked, never an N×N matrix), or, for data of
+// low intrinsic dimension with classes of 2,048 points or more, from
+// per-class k-d tree searches. Equidistant targets and impostors are taken by
+// lower row index; on the per-class path only, exact ties between two points
+// of different other classes on the same side of the point's class (in label
+// order) are resolved by label first.
 //
 // Order is deterministic: by i ascending, then target by ascending distance,
 // then impostor by ascending distance.
@@ -77,37 +79,24 @@ func TripletsBLAS(impl BLAS, x *mat.Dense, y []int, k int) (*TripletSet, error) 
 	xs := subRows(x, order)
 	targets := make([][]int, n)   // per point, ascending distance
 	impostors := make([][]int, n) // per point, ascending distance
-	for c := range members {
-		lo, hi := starts[c], starts[c+1]
-		in := xs.Slice(lo, hi, 0, d).(*mat.Dense)
-		if kt := min(k, hi-lo-1); kt > 0 {
-			nb, err := knn(impl, in, in, kt, true)
-			if err != nil {
-				return nil, fmt.Errorf("constraints: targets: %w", err)
-			}
-			for a := 0; a < hi-lo; a++ {
-				row, _ := nb.Row(a)
-				t := make([]int, kt)
-				for q, r := range row {
-					t[q] = order[lo+r]
-				}
-				targets[order[lo+a]] = t
-			}
+	largest := 0
+	for _, m := range members {
+		largest = max(largest, len(m))
+	}
+	if largest >= kdMinClass && sparse.KDTreePays(xs, k) {
+		if err := perClassNeighbors(impl, xs, order, starts, k, targets, impostors); err != nil {
+			return nil, err
 		}
-		ki := min(k, n-(hi-lo))
-		var before, after *sparse.Neighbors
-		if kb := min(ki, lo); kb > 0 {
-			if before, err = knn(impl, in, xs.Slice(0, lo, 0, d).(*mat.Dense), kb, false); err != nil {
-				return nil, fmt.Errorf("constraints: impostors: %w", err)
-			}
+	} else {
+		// One class-grouped search over all pairs (the usual case: high or
+		// intrinsically high dimension, or small classes).
+		same, other, err := sparse.KNNByClass(impl, xs, starts, order, k, k)
+		if err != nil {
+			return nil, fmt.Errorf("constraints: targets and impostors: %w", err)
 		}
-		if ka := min(ki, n-hi); ka > 0 {
-			if after, err = knn(impl, in, xs.Slice(hi, n, 0, d).(*mat.Dense), ka, false); err != nil {
-				return nil, fmt.Errorf("constraints: impostors: %w", err)
-			}
-		}
-		for a := 0; a < hi-lo; a++ {
-			impostors[order[lo+a]] = mergeNearest(ki, before, a, order[:lo], after, a, order[hi:])
+		for a, i := range order {
+			targets[i] = validNeighbors(same, a)
+			impostors[i] = validNeighbors(other, a)
 		}
 	}
 	var ts []Triplet
@@ -122,6 +111,67 @@ func TripletsBLAS(impl BLAS, x *mat.Dense, y []int, k int) (*TripletSet, error) 
 		return nil, fmt.Errorf("%w: no triplets: every class has a single point", ErrInvalid)
 	}
 	return NewTripletSet(n, ts)
+}
+
+// kdMinClass is the class size below which per-class k-d tree searches do
+// not pay (sparse's kdMinQuery: a smaller class is searched by the screen
+// anyway).
+const kdMinClass = 2048
+
+// perClassNeighbors fills targets and impostors (indexed by original row)
+// with one search per class and side, each of which may take a k-d tree:
+// for data of low intrinsic dimension with large classes (sparse.KDTreePays)
+// this costs far less than the N² screen of KNNByClass.
+func perClassNeighbors(impl BLAS, xs *mat.Dense, order, starts []int, k int, targets, impostors [][]int) error {
+	n, d := xs.Dims()
+	for c := 0; c+1 < len(starts); c++ {
+		lo, hi := starts[c], starts[c+1]
+		in := xs.Slice(lo, hi, 0, d).(*mat.Dense)
+		if kt := min(k, hi-lo-1); kt > 0 {
+			nb, err := knn(impl, in, in, kt, true)
+			if err != nil {
+				return fmt.Errorf("constraints: targets: %w", err)
+			}
+			for a := 0; a < hi-lo; a++ {
+				row, _ := nb.Row(a)
+				t := make([]int, kt)
+				for q, r := range row {
+					t[q] = order[lo+r]
+				}
+				targets[order[lo+a]] = t
+			}
+		}
+		ki := min(k, n-(hi-lo))
+		var before, after *sparse.Neighbors
+		var err error
+		if kb := min(ki, lo); kb > 0 {
+			if before, err = knn(impl, in, xs.Slice(0, lo, 0, d).(*mat.Dense), kb, false); err != nil {
+				return fmt.Errorf("constraints: impostors: %w", err)
+			}
+		}
+		if ka := min(ki, n-hi); ka > 0 {
+			if after, err = knn(impl, in, xs.Slice(hi, n, 0, d).(*mat.Dense), ka, false); err != nil {
+				return fmt.Errorf("constraints: impostors: %w", err)
+			}
+		}
+		for a := 0; a < hi-lo; a++ {
+			impostors[order[lo+a]] = mergeNearest(ki, before, a, order[:lo], after, a, order[hi:])
+		}
+	}
+	return nil
+}
+
+// validNeighbors returns row a's neighbour identifiers, without the padding
+// of a class too small to give them all.
+func validNeighbors(nb *sparse.Neighbors, a int) []int {
+	idx, _ := nb.Row(a)
+	out := make([]int, 0, len(idx))
+	for _, j := range idx {
+		if j >= 0 {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // BLAS is the level-3 BLAS used for the neighbour searches, such as

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/lapack"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -69,14 +70,19 @@ func TestTripletsMatchBruteForce(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
 		n, d, classes, k int
+		integer          bool // round the data: many exact ties, broken by row index
 	}{
-		{"3 classes k=3", 120, 4, 3, 3},
-		{"2 classes k=1", 50, 3, 2, 1},
-		{"many classes k=5", 300, 6, 7, 5},
-		{"blocked (> one KNN block)", 700, 5, 4, 3},
+		{"3 classes k=3", 120, 4, 3, 3, false},
+		{"2 classes k=1", 50, 3, 2, 1, false},
+		{"many classes k=5", 300, 6, 7, 5, false},
+		{"blocked (> one KNN block)", 700, 5, 4, 3, false},
+		{"integer ties", 600, 3, 5, 3, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x, y := randPoints(uint64(tc.n), tc.n, tc.d, tc.classes)
+			if tc.integer {
+				x.Apply(func(_, _ int, v float64) float64 { return math.Round(v) }, x)
+			}
 			for _, impl := range []BLAS{nil, lapack.NativeBLAS} {
 				s, err := TripletsBLAS(impl, x, y, tc.k)
 				if err != nil {
@@ -149,5 +155,51 @@ func TestTripletsErrors(t *testing.T) {
 		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want ErrInvalid with %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestTripletsTreePath checks the per-class search that low-dimensional data
+// with large classes take (k-d trees) against the class-grouped screen: on
+// continuous data (no exact ties) both give the same triplets.
+func TestTripletsTreePath(t *testing.T) {
+	x, y := randPoints(11, 4400, 2, 2)
+	if !sparse.KDTreePays(x, 3) {
+		t.Fatal("the k-d tree does not pay on 2-D data: the per-class path is not exercised")
+	}
+	got, err := TripletsBLAS(lapack.NativeBLAS, x, y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	members, _ := classMembers(y)
+	if len(members[0]) < kdMinClass || len(members[1]) < kdMinClass {
+		t.Fatalf("classes of %d and %d points: below %d, the per-class path is not taken", len(members[0]), len(members[1]), kdMinClass)
+	}
+	var order []int
+	starts := []int{0}
+	for _, m := range members {
+		order = append(order, m...)
+		starts = append(starts, len(order))
+	}
+	same, other, err := sparse.KNNByClass(lapack.NativeBLAS, subRows(x, order), starts, order, 3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets, impostors := make([][]int, len(y)), make([][]int, len(y))
+	for a, i := range order {
+		targets[i], impostors[i] = validNeighbors(same, a), validNeighbors(other, a)
+	}
+	r := 0
+	for i := range y {
+		for _, j := range targets[i] {
+			for _, l := range impostors[i] {
+				if want := (Triplet{I: i, J: j, K: l}); got.Triplets[r] != want {
+					t.Fatalf("triplet %d = %v, class-grouped screen %v", r, got.Triplets[r], want)
+				}
+				r++
+			}
+		}
+	}
+	if r != got.Len() {
+		t.Fatalf("%d triplets, class-grouped screen %d", got.Len(), r)
 	}
 }

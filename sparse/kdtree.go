@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 )
 
 // The exact k-NN search has two strategies with the same result:
@@ -286,17 +287,11 @@ func tryKDTree(qr, rr blas64.General, nq, nr, d, k int, self bool, out *Neighbor
 		}
 		return -1
 	}
-	// Pilot: evenly spaced queries; their answers are kept.
-	s := &kdQuery{k: k, heap: make(candList, 0, k)}
-	cost, budget := 0, kdPilot*nr*(d+kdScreenOverhead)/kdScreenSpeedup
-	step := nq / kdPilot
-	for p := 0; p < kdPilot; p++ {
-		i := p * step
-		cost += t.knn(s, qr.Data[i*qr.Stride:i*qr.Stride+d], selfIdx(i), out.Index[i*k:(i+1)*k], out.Dist[i*k:(i+1)*k])
-		if cost > budget {
-			return false // stop the pilot as soon as the tree has lost
-		}
+	cost, ok := t.pilot(qr, nq, nr, d, k, self, out)
+	if !ok {
+		return false
 	}
+	step := nq / kdPilot
 	ParallelRows(nq, nq*cost/kdPilot, func(lo, hi int) {
 		s := &kdQuery{k: k, heap: make(candList, 0, k)}
 		for i := lo; i < hi; i++ {
@@ -307,4 +302,41 @@ func tryKDTree(qr, rr blas64.General, nq, nr, d, k int, self bool, out *Neighbor
 		}
 	})
 	return true
+}
+
+// pilot answers kdPilot evenly spaced queries with the tree, writing their
+// answers into out, and reports the distances and box tests they took and
+// whether the tree costs less than the screen by the cost model above.
+func (t *kdTree) pilot(qr blas64.General, nq, nr, d, k int, self bool, out *Neighbors) (cost int, ok bool) {
+	s := &kdQuery{k: k, heap: make(candList, 0, k)}
+	budget := kdPilot * nr * (d + kdScreenOverhead) / kdScreenSpeedup
+	step := nq / kdPilot
+	for p := 0; p < kdPilot; p++ {
+		i := p * step
+		selfIdx := -1
+		if self {
+			selfIdx = i
+		}
+		cost += t.knn(s, qr.Data[i*qr.Stride:i*qr.Stride+d], selfIdx, out.Index[i*k:(i+1)*k], out.Dist[i*k:(i+1)*k])
+		if cost > budget {
+			return cost, false // stop the pilot as soon as the tree has lost
+		}
+	}
+	return cost, true
+}
+
+// KDTreePays reports whether KNNBLAS would answer a k-nearest-neighbour
+// self-search of x's rows from a k-d tree rather than the GEMM screen (the
+// same size limits and pilot). Searches that restrict the references, such
+// as labelled triplets' per-class searches, use it to choose between a tree
+// per class and one class-grouped screen (KNNByClass).
+func KDTreePays(x *mat.Dense, k int) bool {
+	n, d := x.Dims()
+	if d > kdMaxDim || n < kdMinRef || n < kdMinQuery || k <= 0 || k >= n {
+		return false
+	}
+	xr := x.RawMatrix()
+	out := &Neighbors{K: k, Index: make([]int, n*k), Dist: make([]float64, n*k)}
+	_, ok := buildKDTree(xr, n, d).pilot(xr, n, n, d, k, true, out)
+	return ok
 }

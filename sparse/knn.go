@@ -130,9 +130,10 @@ func knnBLAS(impl blas.Float64, q, ref *mat.Dense, k int, self, tree bool) (*Nei
 	if tree && tryKDTree(qr, rr, nq, nr, d, k, self, out) {
 		return out, nil
 	}
-	cand := min(k+knnSlack, avail)
-	if !screen32(impl, qr, rr, nq, nr, d, k, cand, self, out) {
-		screen64(impl, qr, rr, nq, nr, d, k, cand, self, out)
+	plan := &searchPlan{self: self, kOther: k}
+	res := &screenResult{other: out}
+	if !screen32(impl, qr, rr, nq, nr, d, plan, res) {
+		screen64(impl, qr, rr, nq, nr, d, plan, res)
 	}
 	return out, nil
 }

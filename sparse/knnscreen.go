@@ -32,64 +32,118 @@ import (
 // float is the element type of a screen.
 type float interface{ ~float32 | ~float64 }
 
+// searchPlan says which candidate lists a screen keeps. A plain search keeps
+// one list per query (other) of kOther + knnSlack candidates. A class-grouped self-search
+// (KNNByClass) keeps two: the nearest rows of the query's own class, which
+// occupies rows [start[c], start[c+1]), and the nearest rows outside it.
+type searchPlan struct {
+	self          bool
+	kSame, kOther int     // neighbours wanted (a plain search: kOther)
+	start         []int   // class-grouped: class boundaries (nil: a plain search)
+	class         []int32 // class-grouped: class of each row
+}
+
+// sameRange returns the rows of query qi's class ([0, 0) in a plain search).
+func (p *searchPlan) sameRange(qi int) (lo, hi int) {
+	if p.start == nil {
+		return 0, 0
+	}
+	c := p.class[qi]
+	return p.start[c], p.start[c+1]
+}
+
+// want returns the neighbours wanted for query qi in its own class and
+// outside it, each at most what there is.
+func (p *searchPlan) want(qi, nr int) (same, other int) {
+	if p.start == nil {
+		return 0, p.kOther
+	}
+	lo, hi := p.sameRange(qi)
+	return min(p.kSame, hi-lo-1), min(p.kOther, nr-(hi-lo))
+}
+
+// caps returns the sizes of query qi's candidate lists and how many
+// references each could hold at most.
+func (p *searchPlan) caps(qi, nr int) (same, other, availSame, availOther int) {
+	if p.start == nil {
+		avail := nr - boolInt(p.self)
+		return 0, min(p.kOther+knnSlack, avail), 0, avail
+	}
+	lo, hi := p.sameRange(qi)
+	availSame, availOther = hi-lo-1, nr-(hi-lo)
+	return min(p.kSame+knnSlack, availSame), min(p.kOther+knnSlack, availOther), availSame, availOther
+}
+
 // screenPanels runs the screen for query blocks [blo, bhi) and calls
-// done(i, list) for every query with its candidates (dist holds the
-// screened distance).
+// done(i, same, other) for every query with its candidates (dist holds the
+// screened distance; same is empty in a plain search).
 //
 // next(row, rv, qv, worst, from) is nextBelow, or a faster equivalent.
 func screenPanels[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, c []T, ldc int),
 	next func(row, rv []T, qv, worst T, from int) int,
-	qd []T, qs int, rd []T, rs int, qn, rn []T, nq, nr, cand int, self bool,
-	blo, bhi int, done func(qi int, h candList)) {
+	qd []T, qs int, rd []T, rs int, qn, rn []T, nq, nr int, plan *searchPlan,
+	blo, bhi int, done func(qi int, same, other candList)) {
 	ws := getScreenWork[T]()
 	defer screenWork.Put(ws)
-	prod, lists := ws.prod, ws.lists
+	prod, same, other := ws.prod, ws.same, ws.other
 	for b := blo; b < bhi; b++ {
 		q0 := b * knnQueryBlock
 		q1 := min(q0+knnQueryBlock, nq)
 		m := q1 - q0
-		for i := range lists[:m] {
-			lists[i] = lists[i][:0]
+		for i := range m {
+			same[i], other[i] = same[i][:0], other[i][:0]
 		}
 		for r0 := 0; r0 < nr; r0 += knnRefBlock {
 			r1 := min(r0+knnRefBlock, nr)
 			nc := r1 - r0
 			gemm(m, nc, qd[q0*qs:], qs, rd[r0*rs:], rs, prod, nc)
 			for i := 0; i < m; i++ {
-				h := &lists[i]
 				qi := q0 + i
-				qv := qn[qi]
-				row := prod[i*nc : i*nc+nc]
-				rv := rn[r0:r1]
-				// worst is the largest candidate distance once the list
-				// is full: next skips the farther references (most of
-				// them) without a call per reference. worst is a value of
-				// T (or +Inf), so comparing in T is comparing in float64.
-				worst := math.Inf(1)
-				if len(*h) == cand {
-					worst = (*h)[0].dist
-				}
-				for j := next(row, rv, qv, T(worst), 0); j < nc; j = next(row, rv, qv, T(worst), j+1) {
-					dist := float64(qv + rv[j] - 2*row[j])
-					rj := r0 + j
-					if self && rj == qi {
-						continue
-					}
-					c := cand2{dist, rj}
-					if len(*h) < cand {
-						h.push(c)
-						if len(*h) == cand {
-							worst = (*h)[0].dist
-						}
-					} else if c.less((*h)[0]) {
-						h.replaceTop(c)
-						worst = (*h)[0].dist
-					}
-				}
+				cs, co, _, _ := plan.caps(qi, nr)
+				lo, hi := plan.sameRange(qi)
+				a, z := min(max(lo-r0, 0), nc), min(max(hi-r0, 0), nc)
+				row, rv, qv := prod[i*nc:i*nc+nc], rn[r0:r1], qn[qi]
+				scanSegment(next, row, rv, qv, 0, a, r0, qi, plan.self, &other[i], co)
+				scanSegment(next, row, rv, qv, a, z, r0, qi, plan.self, &same[i], cs)
+				scanSegment(next, row, rv, qv, z, nc, r0, qi, plan.self, &other[i], co)
 			}
 		}
 		for i := 0; i < m; i++ {
-			done(q0+i, lists[i])
+			done(q0+i, same[i], other[i])
+		}
+	}
+}
+
+// scanSegment offers the references r0+lo … r0+hi−1 of one product row to
+// the candidate list h of at most capacity entries.
+func scanSegment[T float](next func(row, rv []T, qv, worst T, from int) int,
+	row, rv []T, qv T, lo, hi, r0, qi int, self bool, h *candList, capacity int) {
+	if capacity == 0 || lo >= hi {
+		return
+	}
+	// worst is the largest candidate distance once the list is full: next
+	// skips the farther references (most of them) without a call per
+	// reference. worst is a value of T (or +Inf), so comparing in T is
+	// comparing in float64.
+	worst := math.Inf(1)
+	if len(*h) == capacity {
+		worst = (*h)[0].dist
+	}
+	row, rv = row[:hi], rv[:hi]
+	for j := next(row, rv, qv, T(worst), lo); j < hi; j = next(row, rv, qv, T(worst), j+1) {
+		rj := r0 + j
+		if self && rj == qi {
+			continue
+		}
+		c := cand2{float64(qv + rv[j] - 2*row[j]), rj}
+		if len(*h) < capacity {
+			h.push(c)
+			if len(*h) == capacity {
+				worst = (*h)[0].dist
+			}
+		} else if c.less((*h)[0]) {
+			h.replaceTop(c)
+			worst = (*h)[0].dist
 		}
 	}
 }
@@ -99,8 +153,8 @@ func screenPanels[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, 
 // letters' triplet generation alone runs 78 searches, and allocating (and
 // zeroing) the panels anew took about 80 MB per run.
 type screenBuffers[T float] struct {
-	prod  []T
-	lists []candList
+	prod        []T
+	same, other []candList
 }
 
 var screenWork sync.Pool // *screenBuffers[float32] or *screenBuffers[float64]
@@ -117,12 +171,14 @@ func getScreenWork[T float]() *screenBuffers[T] {
 		// The other precision's buffers: let them go (rare: one search
 		// falls back to float64).
 	}
-	return &screenBuffers[T]{prod: make([]T, knnQueryBlock*knnRefBlock), lists: make([]candList, knnQueryBlock)}
+	return &screenBuffers[T]{prod: make([]T, knnQueryBlock*knnRefBlock),
+		same: make([]candList, knnQueryBlock), other: make([]candList, knnQueryBlock)}
 }
 
 // nextBelow returns the first j ≥ from with qv + rv[j] − 2·row[j] not above
 // worst (the screened distance of reference j may enter the candidates), or
-// len(row) if there is none.
+// len(row) if there is none. NaN passes: data so large that the screened
+// distances overflow are then still ranked by their exact distances.
 func nextBelow[T float](row, rv []T, qv, worst T, from int) int {
 	rv = rv[:len(row)]
 	for j := from; j < len(row); j++ {
@@ -134,16 +190,31 @@ func nextBelow[T float](row, rv []T, qv, worst T, from int) int {
 }
 
 // rerank replaces the candidates' screened distances by exact ones, sorts
-// them by (distance, index) and writes the first k into out.
-func rerank(qr, rr blas64.General, d, k, qi int, c candList, out *Neighbors) {
+// them by (distance, identifier) and writes the first k into row qi of out,
+// padding it with −1 and +Inf up to out.K. id maps a reference row to its
+// identifier (nil: the row itself).
+func rerank(qr, rr blas64.General, d, k, qi int, c candList, id []int, out *Neighbors) {
 	xq := qr.Data[qi*qr.Stride : qi*qr.Stride+d]
 	for t := range c {
 		c[t].dist = exactSqDist(xq, rr.Data[c[t].idx*rr.Stride:c[t].idx*rr.Stride+d])
+		if id != nil {
+			c[t].idx = id[c[t].idx]
+		}
 	}
 	slices.SortFunc(c, cand2.compare)
-	for t := 0; t < k; t++ {
-		out.Index[qi*k+t] = c[t].idx
-		out.Dist[qi*k+t] = c[t].dist
+	writeRow(out, qi, k, c)
+}
+
+// writeRow writes the first k of the sorted candidates c into row qi of
+// out and pads the row.
+func writeRow(out *Neighbors, qi, k int, c candList) {
+	K := out.K
+	for t := 0; t < K; t++ {
+		if t < k {
+			out.Index[qi*K+t], out.Dist[qi*K+t] = c[t].idx, c[t].dist
+		} else {
+			out.Index[qi*K+t], out.Dist[qi*K+t] = -1, math.Inf(1)
+		}
 	}
 }
 
@@ -158,10 +229,10 @@ func exactSqDist(a, b []float64) float64 {
 }
 
 // screen64 is the double-precision screen.
-func screen64(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k, cand int, self bool, out *Neighbors) {
+func screen64(impl blas.Float64, qr, rr blas64.General, nq, nr, d int, plan *searchPlan, res *screenResult) {
 	rnorm := rowSqNorms(rr, nr, d)
 	qnorm := rnorm
-	if !self {
+	if !plan.self {
 		qnorm = rowSqNorms(qr, nq, d)
 	}
 	gemm := func(m, nc int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
@@ -169,22 +240,36 @@ func screen64(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k, cand int, 
 	}
 	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
 	ParallelRows(nblocks, nq*nr*d, func(blo, bhi int) {
-		screenPanels(gemm, nextBelow[float64], qr.Data, qr.Stride, rr.Data, rr.Stride, qnorm, rnorm, nq, nr, cand, self, blo, bhi,
-			func(qi int, h candList) { rerank(qr, rr, d, k, qi, h, out) })
+		screenPanels(gemm, nextBelow[float64], qr.Data, qr.Stride, rr.Data, rr.Stride, qnorm, rnorm, nq, nr, plan, blo, bhi,
+			func(qi int, same, other candList) {
+				ks, ko := plan.want(qi, nr)
+				if res.same != nil {
+					rerank(qr, rr, d, ks, qi, same, res.id, res.same)
+				}
+				rerank(qr, rr, d, ko, qi, other, res.id, res.other)
+			})
 	})
+}
+
+// screenResult is where a screen writes its answers: other for a plain
+// search; same and other for a class-grouped one, whose neighbours are
+// identified by id (nil: the row index).
+type screenResult struct {
+	same, other *Neighbors
+	id          []int
 }
 
 // screen32 is the single-precision screen with its certificate; it reports
 // false, doing nothing, when impl has no SGEMM or the data's magnitudes are
 // outside what float32 represents with the error bound above.
-func screen32(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k, cand int, self bool, out *Neighbors) bool {
+func screen32(impl blas.Float64, qr, rr blas64.General, nq, nr, d int, plan *searchPlan, res *screenResult) bool {
 	s32, ok := impl.(blas.Float32)
 	if !ok {
 		return false
 	}
 	rnorm := rowSqNorms(rr, nr, d)
 	qnorm := rnorm
-	if !self {
+	if !plan.self {
 		qnorm = rowSqNorms(qr, nq, d)
 	}
 	rmax := 0.0
@@ -203,12 +288,12 @@ func screen32(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k, cand int, 
 	}
 	q32 := toFloat32(qr, nq, d)
 	r32 := q32
-	if !self {
+	if !plan.self {
 		r32 = toFloat32(rr, nr, d)
 	}
 	qn32 := rowSqNorms32(q32, nq, d)
 	rn32 := qn32
-	if !self {
+	if !plan.self {
 		rn32 = rowSqNorms32(r32, nr, d)
 	}
 	kappa := float64(d+32) * 0x1p-23
@@ -218,44 +303,76 @@ func screen32(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k, cand int, 
 	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
 	ParallelRows(nblocks, nq*nr*d/2, func(blo, bhi int) {
 		var all candList // scratch of the exact fallback
-		screenPanels(gemm, nextBelow32, q32, d, r32, d, qn32, rn32, nq, nr, cand, self, blo, bhi,
-			func(qi int, h candList) {
-				full := len(h) == cand && cand < nr-boolInt(self)
-				w := 0.0
-				if full {
-					w = h[0].dist // the largest screened distance kept
+		// finish re-ranks one list of query qi, kept from the references
+		// in [lo, hi) (outside it when outside is set), and answers the
+		// query again exactly when the screen cannot certify it.
+		finish := func(qi int, h candList, k, capacity, avail, lo, hi int, outside bool, out *Neighbors) {
+			full := len(h) == capacity && capacity < avail
+			w := 0.0
+			if full {
+				w = h[0].dist // the largest screened distance kept
+			}
+			rerank(qr, rr, d, k, qi, h, res.id, out)
+			if !full || out.Dist[qi*out.K+k-1] < w-(kappa*(qnorm[qi]+rmax)+1e-36) {
+				return
+			}
+			screenFallbacks.Add(1)
+			all = exactKNN(qr, rr, d, k, qi, lo, hi, outside, plan.self, res.id, all, out)
+		}
+		screenPanels(gemm, nextBelow32, q32, d, r32, d, qn32, rn32, nq, nr, plan, blo, bhi,
+			func(qi int, same, other candList) {
+				ks, ko := plan.want(qi, nr)
+				cs, co, as, ao := plan.caps(qi, nr)
+				lo, hi := plan.sameRange(qi)
+				if res.same != nil && ks > 0 {
+					finish(qi, same, ks, cs, as, lo, hi, false, res.same)
+				} else if res.same != nil {
+					writeRow(res.same, qi, 0, nil)
 				}
-				rerank(qr, rr, d, k, qi, h, out)
-				if !full || out.Dist[qi*k+k-1] < w-(kappa*(qnorm[qi]+rmax)+1e-36) {
-					return
+				if ko > 0 {
+					finish(qi, other, ko, co, ao, lo, hi, true, res.other)
+				} else {
+					writeRow(res.other, qi, 0, nil)
 				}
-				screenFallbacks.Add(1)
-				all = exactKNN(qr, rr, nr, d, k, qi, self, all, out)
 			})
 	})
 	return true
 }
 
-// exactKNN answers query qi by exact distances to every reference.
-func exactKNN(qr, rr blas64.General, nr, d, k, qi int, self bool, buf candList, out *Neighbors) candList {
+// exactKNN answers query qi by exact distances to every reference in
+// [lo, hi) (outside it when outside is set), identified by id.
+func exactKNN(qr, rr blas64.General, d, k, qi, lo, hi int, outside, self bool, id []int, buf candList, out *Neighbors) candList {
 	xq := qr.Data[qi*qr.Stride : qi*qr.Stride+d]
 	h := buf[:0]
-	for j := 0; j < nr; j++ {
+	offer := func(j int) {
 		if self && j == qi {
-			continue
+			return
 		}
-		c := cand2{exactSqDist(xq, rr.Data[j*rr.Stride:j*rr.Stride+d]), j}
+		ident := j
+		if id != nil {
+			ident = id[j]
+		}
+		c := cand2{exactSqDist(xq, rr.Data[j*rr.Stride:j*rr.Stride+d]), ident}
 		if len(h) < k {
 			h.push(c)
 		} else if c.less(h[0]) {
 			h.replaceTop(c)
 		}
 	}
-	slices.SortFunc(h, cand2.compare)
-	for t := 0; t < k; t++ {
-		out.Index[qi*k+t] = h[t].idx
-		out.Dist[qi*k+t] = h[t].dist
+	if outside {
+		for j := 0; j < lo; j++ {
+			offer(j)
+		}
+		for j := hi; j < rr.Rows; j++ {
+			offer(j)
+		}
+	} else {
+		for j := lo; j < hi; j++ {
+			offer(j)
+		}
 	}
+	slices.SortFunc(h, cand2.compare)
+	writeRow(out, qi, k, h)
 	return h
 }
 
