@@ -399,7 +399,7 @@ func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters 
 		ws     []float64
 		stopAt float64
 		tm     *corrector // corrective mode
-		rough  bool        // the weights come from a bounded corrective re-solve
+		rough  bool       // the weights come from a bounded corrective re-solve
 	)
 	if opt.Mode == boost.Corrective {
 		tm = newCorrector(lp, red, loss, nu)
