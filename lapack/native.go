@@ -7,6 +7,7 @@ package lapack
 #include <lapacke.h>
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
+int blas_thread_shutdown_(void);
 */
 import "C"
 
@@ -34,9 +35,17 @@ var NativeBLAS BLAS = netlib.Implementation{}
 // single-threaded unless the user asked for threads through the environment:
 // on a loaded 2-core machine its thread pool made dsyevd 3× slower at n ≤ 32
 // and 1.2–2.5× slower up to n = 1000 (third_party/README.md).
+//
+// The pthread build of OpenBLAS starts its thread pool when it is loaded,
+// before this init runs, and the idle workers poll with sched_yield for about
+// 0.1 s: on two cores that stole CPU time from the first phases of every
+// command (11% of the samples of a letters run). Shutting the pool down
+// stops them; OpenBLAS rebuilds it on demand if SetBLASThreads asks for
+// more threads (the lazy re-initialisation its exec_blas does after fork).
 func init() {
 	if os.Getenv("OPENBLAS_NUM_THREADS") == "" && os.Getenv("OMP_NUM_THREADS") == "" {
 		C.openblas_set_num_threads(1)
+		C.blas_thread_shutdown_()
 	}
 }
 
