@@ -94,7 +94,7 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 	}
 	maxEl := opt.maxElements()
 
-	var vals []float64
+	var vals chunkedValues
 	var enc labelEncoder
 	n := 0
 	row := func(rec []string, line int) error {
@@ -115,7 +115,7 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 			if err != nil {
 				return errAt(name, line, j+1, header[j], "%v", err)
 			}
-			vals = append(vals, v)
+			vals.add(v)
 		}
 		if lab >= 0 {
 			enc.add(rec[lab])
@@ -148,7 +148,7 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 			// data: the first row's class occurs again
 		case othersNumeric:
 			// a header naming the label column above numeric labels
-			vals = vals[dim:]
+			vals.skip = dim
 			enc.dropFirst()
 			n--
 		default:
@@ -160,7 +160,7 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 	if n == 0 {
 		return nil, errAt(name, line, 0, "", "no data rows after the header")
 	}
-	d := &Dataset{Name: baseName(name), X: mat.NewDense(n, dim, vals)}
+	d := &Dataset{Name: baseName(name), X: mat.NewDense(n, dim, vals.join(n*dim))}
 	if lab >= 0 {
 		d.Y, d.Classes = enc.finish()
 	} else {
@@ -274,4 +274,36 @@ func labelColumn(header []string, spec string) (int, error) {
 		return i, nil
 	}
 	return 0, fmt.Errorf("no column named %q for the label (columns: %s)", spec, strings.Join(header, ", "))
+}
+
+// chunkedValues collects parsed values in chunks that are never moved, and
+// joins them once: appending to one slice re-copied the data at every
+// doubling (a third of the time to load letters' 340,000 values).
+type chunkedValues struct {
+	full [][]float64
+	cur  []float64
+	skip int // leading values to drop (a header row parsed as data)
+}
+
+func (c *chunkedValues) add(v float64) {
+	if len(c.cur) == cap(c.cur) {
+		if c.cur != nil {
+			c.full = append(c.full, c.cur)
+		}
+		c.cur = make([]float64, 0, min(max(2*cap(c.cur), 1024), 1<<20))
+	}
+	c.cur = append(c.cur, v)
+}
+
+// join returns the values collected after the skipped ones in one slice
+// (n is its expected length).
+func (c *chunkedValues) join(n int) []float64 {
+	out := make([]float64, 0, n)
+	skip := c.skip
+	for _, ch := range append(c.full, c.cur) {
+		drop := min(skip, len(ch))
+		skip -= drop
+		out = append(out, ch[drop:]...)
+	}
+	return out
 }
