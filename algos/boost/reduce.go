@@ -1,9 +1,7 @@
 package boost
 
 import (
-	"runtime"
-	"sync"
-
+	"github.com/psdlearn/psdlearn/internal/chunked"
 	"github.com/psdlearn/psdlearn/internal/linesearch"
 )
 
@@ -14,49 +12,15 @@ import (
 // sums, and the order in which they are combined, are the same for any
 // GOMAXPROCS: results are reproducible bit for bit on any machine.
 
-const (
-	reduceChunkMin = 1 << 15 // below this many triplets, one chunk
-	reduceChunks   = 8
-)
+// reduceChunkMin is the number of triplets from which a pass is split.
+const reduceChunkMin = 1 << 15
 
 // chunks returns the chunk bounds of m items.
-func chunks(m int) []int {
-	nc := 1
-	if m >= reduceChunkMin {
-		nc = reduceChunks
-	}
-	b := make([]int, nc+1)
-	for c := 0; c <= nc; c++ {
-		b[c] = c * m / nc
-	}
-	return b
-}
+func chunks(m int) []int { return chunked.Bounds(m, reduceChunkMin) }
 
 // forChunks runs f on every chunk of m items, on up to GOMAXPROCS
 // goroutines, and returns the chunk bounds.
-func forChunks(m int, f func(c, lo, hi int)) []int {
-	b := chunks(m)
-	nc := len(b) - 1
-	p := min(runtime.GOMAXPROCS(0), nc)
-	if p <= 1 {
-		for c := 0; c < nc; c++ {
-			f(c, b[c], b[c+1])
-		}
-		return b
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < p; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for c := w; c < nc; c += p {
-				f(c, b[c], b[c+1])
-			}
-		}(w)
-	}
-	wg.Wait()
-	return b
-}
+func forChunks(m int, f func(c, lo, hi int)) []int { return chunked.For(m, reduceChunkMin, f) }
 
 // expSums returns the linesearch.Sums of e_r = exp(−ρ_r − w·h_r) over all
 // triplets (h may be nil for w = 0), chunk by chunk in parallel and

@@ -73,7 +73,15 @@ func TestPrimalScale(t *testing.T) {
 				}
 			}
 			var buf []float64
-			got, p := primalScale(margin, tc.half, tc.cm, &buf)
+			got, p := primalScale(margin, tc.half, tc.cm, 0, &buf)
+			// A hint (the previous call's minimiser in a dual solve) only
+			// narrows the search: from any hint, the same minimum.
+			for _, hint := range []float64{got, got * 0.9, got * 1.1, got * (1 + 1e-9), 1e-3, 1e3, math.Inf(1), math.NaN()} {
+				ht, hp := primalScale(margin, tc.half, tc.cm, hint, &buf)
+				if math.Abs(hp-p) > 1e-13*math.Max(1, math.Abs(p)) || math.Abs(ht-got) > 1e-12*math.Max(1, got) {
+					t.Fatalf("hint %v: t = %v, P = %.17g; without a hint t = %v, P = %.17g", hint, ht, hp, got, p)
+				}
+			}
 			if !math.IsNaN(tc.wantScale) {
 				if got != tc.wantScale {
 					t.Fatalf("t = %v, want %v", got, tc.wantScale)
@@ -140,7 +148,13 @@ func TestPrimalScaleFixed(t *testing.T) {
 			return t*t*half + cm*h + cm*(n-t*lin)
 		}
 		var buf []float64
-		got, p := primalScaleFixed(margin, half, cm, lin, n, &buf)
+		got, p := primalScaleFixed(margin, half, cm, lin, n, 0, &buf)
+		for _, hint := range []float64{got, got * 0.7, got * 1.3, 1e-4, 50} {
+			ht, hp := primalScaleFixed(margin, half, cm, lin, n, hint, &buf)
+			if math.Abs(hp-p) > 1e-13*math.Max(1, math.Abs(p)) || math.Abs(ht-got) > 1e-12*math.Max(1, got) {
+				t.Fatalf("lin %g hint %v: t = %v, P = %.17g; without a hint t = %v, P = %.17g", lin, hint, ht, hp, got, p)
+			}
+		}
 		if math.Abs(p-value(got)) > 1e-12*math.Max(1, math.Abs(p)) {
 			t.Fatalf("lin %g: reported P = %v, P(t) = %v", lin, p, value(got))
 		}
