@@ -32,29 +32,15 @@ type Shard struct {
 	Halo      *mat.Dense
 }
 
-// cand is a neighbour candidate: its squared distance, its label (the tie
-// rule of impostors) and its global row number.
+// cand is a neighbour candidate: its squared distance and its global row
+// number.
 type cand struct {
-	d     float64
-	label int
-	g     int
+	d float64
+	g int
 }
 
-// lessIdx orders targets: by distance, then by row.
+// lessIdx orders targets and impostors: by distance, then by row.
 func lessIdx(a, b cand) bool { return a.d < b.d || (a.d == b.d && a.g < b.g) }
-
-// lessLabel orders the impostors of one side (classes below or above the
-// point's): by distance, then by label, then by row, which is the order
-// constraints.Triplets' class-grouped k-NN searches break ties in.
-func lessLabel(a, b cand) bool {
-	if a.d != b.d {
-		return a.d < b.d
-	}
-	if a.label != b.label {
-		return a.label < b.label
-	}
-	return a.g < b.g
-}
 
 // insert adds c to the list l kept sorted by less and bounded by k.
 func insert(l []cand, c cand, k int, less func(a, b cand) bool) []cand {
@@ -143,10 +129,11 @@ func passBlocks(comm mpi.Comm, sizes []int, fill func(buf []float64), visit func
 // (rank q broadcasts its rows and labels, every rank updates the running
 // neighbour lists of its points with them, and copies the rows of the
 // block's points that are still candidates into its halo), so a rank holds
-// its own block, one visiting block and at most 3k candidate rows per
-// point (2k after the search). Each visiting block is searched with
-// sparse.KNN, class by class, on the layout constraints.Triplets uses: an
-// exact search, O(Rows·N·D) per rank with the GEMM screen.
+// its own block, one visiting block and at most 2k candidate rows per
+// point. Each visiting block is searched with one sparse.KNNSplit of the
+// rank's rows against it (a point's range being its class there), which
+// ranks ties by global row as constraints.Triplets does: an exact search,
+// O(Rows·N·D) per rank with the GEMM screen.
 //
 // Every rank must call it with the same k and the same number of columns;
 // a rank may have no rows.
@@ -221,30 +208,23 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 		return nil, fmt.Errorf("dist: class sizes: %w", err)
 	}
 	classes := 0
-	below := make([]int, nLabels+1) // points in classes < c
-	for c, s := range sizes {
+	for _, s := range sizes {
 		if s > 0 {
 			classes++
 		}
-		below[c+1] = below[c] + int(s)
 	}
 	if classes < 2 {
 		return nil, fmt.Errorf("%w: triplets need at least two classes, the labels have %d", ErrInvalid, classes)
 	}
 	kt := make([]int, rows) // targets per point
-	kb := make([]int, rows) // impostors from classes below (at most)
-	ka := make([]int, rows) // and above
 	ki := make([]int, rows) // impostors per point
 	for i, c := range yLocal {
 		sz := int(sizes[c])
 		kt[i] = min(k, sz-1)
 		ki[i] = min(k, n-sz)
-		kb[i] = min(ki[i], below[c])
-		ka[i] = min(ki[i], n-below[c+1])
 	}
 	tgt := make([][]cand, rows)
-	bef := make([][]cand, rows)
-	aft := make([][]cand, rows)
+	imp := make([][]cand, rows)
 	halo := map[int][]float64{}
 	var xr mat.RawMatrixer
 	var local *classBlocks // this rank's rows grouped by class
@@ -284,25 +264,34 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 			}
 			bs = groupByClass(block, d, lab)
 		}
-		for c, qr := range local.ranges {
-			if qr[1] == qr[0] {
-				continue
-			}
-			i0 := local.order[qr[0]]
-			if err := searchBlock(local, bs, c, q == me, kt[i0], kb[i0], ka[i0], func(a int, nb candAt) {
-				i := local.order[qr[0]+a]
-				gj := offsets[q] + bs.order[nb.pos]
-				c := cand{nb.d, bs.labels[nb.pos], gj}
-				switch {
-				case c.label == yLocal[i]:
-					tgt[i] = insert(tgt[i], c, kt[i], lessIdx)
-				case c.label < yLocal[i]:
-					bef[i] = insert(bef[i], c, kb[i], lessLabel)
-				default:
-					aft[i] = insert(aft[i], c, ka[i], lessLabel)
+		// One split search of the local rows (grouped by class) against the
+		// block: the range of a point is its class in the block.
+		ranges := make([][2]int, rows)
+		for a := range ranges {
+			lo, hi := bs.rangeOf(local.labels[a])
+			ranges[a] = [2]int{lo, hi}
+		}
+		id := make([]int, nq)
+		for pos, j := range bs.order {
+			id[pos] = offsets[q] + j
+		}
+		same, other, err := sparse.KNNSplit(nil, local.x, bs.x, ranges, id, k, k, q == me)
+		if err != nil {
+			return fmt.Errorf("dist: triplets: %w", err)
+		}
+		for a := 0; a < rows; a++ {
+			i := local.order[a]
+			for _, side := range []struct {
+				nb   *sparse.Neighbors
+				list *[]cand
+				k    int
+			}{{same, &tgt[i], kt[i]}, {other, &imp[i], ki[i]}} {
+				idx, dd := side.nb.Row(a)
+				for t, g := range idx {
+					if g >= 0 {
+						*side.list = insert(*side.list, cand{dd[t], g}, side.k, lessIdx)
+					}
 				}
-			}); err != nil {
-				return err
 			}
 		}
 		if q == me {
@@ -312,7 +301,7 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 		// the halo rows no list refers to any more.
 		used := map[int]bool{}
 		for i := 0; i < rows; i++ {
-			for _, l := range [][]cand{tgt[i], bef[i], aft[i]} {
+			for _, l := range [][]cand{tgt[i], imp[i]} {
 				for _, c := range l {
 					if c.g < offsets[me] || c.g >= offsets[me+1] {
 						used[c.g] = true
@@ -340,17 +329,15 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 	}
 	sh := &Shard{N: n, Offset: offsets[me], Rows: rows}
 	for i := 0; i < rows; i++ {
-		imp := mergeSides(ki[i], bef[i], aft[i])
 		gi := offsets[me] + i
 		for _, t := range tgt[i] {
-			for _, l := range imp {
-				sh.Triplets = append(sh.Triplets, constraints.Triplet{I: gi, J: t.g, K: l})
+			for _, l := range imp[i] {
+				sh.Triplets = append(sh.Triplets, constraints.Triplet{I: gi, J: t.g, K: l.g})
 			}
 		}
 	}
 	// The halo rows the final lists use (candidates evicted by a later
-	// block were pruned when it came, but the final merge of the two
-	// impostor sides may drop some more).
+	// block were pruned when it came).
 	need := map[int]bool{}
 	for _, t := range sh.Triplets {
 		for _, g := range []int{t.J, t.K} {
@@ -437,76 +424,3 @@ func (cb *classBlocks) rangeOf(c int) (int, int) {
 	return n, n
 }
 
-// candAt is a neighbour found in a block: its sorted position there and its
-// squared distance.
-type candAt struct {
-	pos int
-	d   float64
-}
-
-// searchBlock finds, for the local points of class c, their nearest rows of
-// the block bs among the same class (up to kt, excluding the point itself
-// when bs is the local block), the classes below (up to kb) and above (up
-// to ka), with sparse.KNN — the search constraints.Triplets makes, on the
-// same layout, so distances and ties come out the same — and calls found
-// for every (query a of the class, neighbour).
-func searchBlock(local, bs *classBlocks, c int, self bool, kt, kb, ka int, found func(a int, nb candAt)) error {
-	qlo, qhi := local.rangeOf(c)
-	q := local.x.Slice(qlo, qhi, 0, local.x.RawMatrix().Cols).(*mat.Dense)
-	nb, _ := bs.x.Dims()
-	blo, bhi := bs.rangeOf(c)
-	search := func(lo, hi, k int, self bool) error {
-		if self {
-			k = min(k, hi-lo-1)
-		} else {
-			k = min(k, hi-lo)
-		}
-		if k <= 0 {
-			return nil
-		}
-		ref := q
-		if !self {
-			ref = bs.x.Slice(lo, hi, 0, bs.x.RawMatrix().Cols).(*mat.Dense)
-		}
-		res, err := sparse.KNN(q, ref, k, self)
-		if err != nil {
-			return fmt.Errorf("dist: triplets: %w", err)
-		}
-		for a := 0; a < qhi-qlo; a++ {
-			idx, dd := res.Row(a)
-			for t, j := range idx {
-				found(a, candAt{lo + j, dd[t]})
-			}
-		}
-		return nil
-	}
-	if err := search(blo, bhi, kt, self); err != nil {
-		return err
-	}
-	if err := search(0, blo, kb, false); err != nil {
-		return err
-	}
-	return search(bhi, nb, ka, false)
-}
-
-// mergeSides merges the impostors of the classes below and above the
-// point's, as constraints.Triplets' mergeNearest does: by distance, ties
-// by row number, k at most.
-func mergeSides(k int, a, b []cand) []int {
-	out := make([]int, 0, k)
-	p, q := 0, 0
-	for len(out) < k && (p < len(a) || q < len(b)) {
-		takeA := q >= len(b)
-		if p < len(a) && q < len(b) {
-			takeA = a[p].d < b[q].d || (a[p].d == b[q].d && a[p].g < b[q].g)
-		}
-		if takeA {
-			out = append(out, a[p].g)
-			p++
-		} else {
-			out = append(out, b[q].g)
-			q++
-		}
-	}
-	return out
-}

@@ -2,7 +2,6 @@ package sparse
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/blas"
@@ -110,20 +109,12 @@ func knnBLAS(impl blas.Float64, q, ref *mat.Dense, k int, self, tree bool) (*Nei
 		return &Neighbors{K: k}, nil
 	}
 	qr, rr := q.RawMatrix(), ref.RawMatrix()
-	for i := 0; i < nq; i++ {
-		for _, v := range qr.Data[i*qr.Stride : i*qr.Stride+d] {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("sparse: KNN: query row %d has NaN or Inf", i)
-			}
-		}
+	if err := checkFiniteRows("query", qr.Data, qr.Stride, nq, d); err != nil {
+		return nil, err
 	}
 	if !self {
-		for i := 0; i < nr; i++ {
-			for _, v := range rr.Data[i*rr.Stride : i*rr.Stride+d] {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("sparse: KNN: reference row %d has NaN or Inf", i)
-				}
-			}
+		if err := checkFiniteRows("reference", rr.Data, rr.Stride, nr, d); err != nil {
+			return nil, err
 		}
 	}
 	out := &Neighbors{K: k, Index: make([]int, nq*k), Dist: make([]float64, nq*k)}

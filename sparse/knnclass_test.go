@@ -127,3 +127,60 @@ func TestKNNByClassErrors(t *testing.T) {
 		t.Error("NaN: no error")
 	}
 }
+
+// TestKNNSplitMatchesBruteForce checks a split search of separate queries
+// and references (ranges of any position and size, empty ones included)
+// against sorting every distance, with integer data (ties) and identifiers.
+func TestKNNSplitMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	const nq, nr, d = 300, 700, 3
+	q, ref := mat.NewDense(nq, d, nil), mat.NewDense(nr, d, nil)
+	for _, m := range []*mat.Dense{q, ref} {
+		r, c := m.Dims()
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				m.Set(i, j, float64(rng.IntN(5)))
+			}
+		}
+	}
+	ranges := make([][2]int, nq)
+	for i := range ranges {
+		lo := rng.IntN(nr + 1)
+		ranges[i] = [2]int{lo, lo + rng.IntN(min(nr-lo, 60)+1)}
+	}
+	id := rng.Perm(nr)
+	for name, impl := range map[string]blas.Float64{"go": gonum.Implementation{}, "native": nativeBLAS} {
+		in, out, err := KNNSplit(impl, q, ref, ranges, id, 3, 4, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < nq; i++ {
+			var wantIn, wantOut []cand2
+			for j := 0; j < nr; j++ {
+				c := cand2{exactSqDist(q.RawRowView(i), ref.RawRowView(j)), id[j]}
+				if j >= ranges[i][0] && j < ranges[i][1] {
+					wantIn = append(wantIn, c)
+				} else {
+					wantOut = append(wantOut, c)
+				}
+			}
+			slices.SortFunc(wantIn, cand2.compare)
+			slices.SortFunc(wantOut, cand2.compare)
+			for _, side := range []struct {
+				nb   *Neighbors
+				want []cand2
+			}{{in, wantIn}, {out, wantOut}} {
+				idx, dist := side.nb.Row(i)
+				for s := range idx {
+					if s >= len(side.want) {
+						if idx[s] != -1 || !math.IsInf(dist[s], 1) {
+							t.Fatalf("%s: query %d entry %d = %d, want padding", name, i, s, idx[s])
+						}
+					} else if idx[s] != side.want[s].idx || dist[s] != side.want[s].dist {
+						t.Fatalf("%s: query %d entry %d = %d (%v), brute force %d (%v)", name, i, s, idx[s], dist[s], side.want[s].idx, side.want[s].dist)
+					}
+				}
+			}
+		}
+	}
+}

@@ -33,44 +33,49 @@ import (
 type float interface{ ~float32 | ~float64 }
 
 // searchPlan says which candidate lists a screen keeps. A plain search keeps
-// one list per query (other) of kOther + knnSlack candidates. A class-grouped self-search
-// (KNNByClass) keeps two: the nearest rows of the query's own class, which
-// occupies rows [start[c], start[c+1]), and the nearest rows outside it.
+// one list per query (other) of kOther + knnSlack candidates. A split search
+// (KNNSplit, KNNByClass) keeps two: the nearest references in the query's
+// range [ranges[qi][0], ranges[qi][1]) and the nearest outside it.
 type searchPlan struct {
 	self          bool
-	kSame, kOther int     // neighbours wanted (a plain search: kOther)
-	start         []int   // class-grouped: class boundaries (nil: a plain search)
-	class         []int32 // class-grouped: class of each row
+	kSame, kOther int      // neighbours wanted (a plain search: kOther)
+	ranges        [][2]int // split search: each query's range (nil: a plain search)
 }
 
-// sameRange returns the rows of query qi's class ([0, 0) in a plain search).
+// sameRange returns query qi's range ([0, 0) in a plain search).
 func (p *searchPlan) sameRange(qi int) (lo, hi int) {
-	if p.start == nil {
+	if p.ranges == nil {
 		return 0, 0
 	}
-	c := p.class[qi]
-	return p.start[c], p.start[c+1]
+	return p.ranges[qi][0], p.ranges[qi][1]
 }
 
-// want returns the neighbours wanted for query qi in its own class and
-// outside it, each at most what there is.
-func (p *searchPlan) want(qi, nr int) (same, other int) {
-	if p.start == nil {
-		return 0, p.kOther
-	}
+// avail returns how many references query qi has in its range and outside
+// it (itself excluded in a self-search).
+func (p *searchPlan) avail(qi, nr int) (same, other int) {
 	lo, hi := p.sameRange(qi)
-	return min(p.kSame, hi-lo-1), min(p.kOther, nr-(hi-lo))
+	same, other = hi-lo, nr-(hi-lo)
+	if p.self {
+		if qi >= lo && qi < hi {
+			same--
+		} else {
+			other--
+		}
+	}
+	return same, other
+}
+
+// want returns the neighbours wanted for query qi in its range and outside
+// it, each at most what there is.
+func (p *searchPlan) want(qi, nr int) (same, other int) {
+	as, ao := p.avail(qi, nr)
+	return min(p.kSame, as), min(p.kOther, ao)
 }
 
 // caps returns the sizes of query qi's candidate lists and how many
 // references each could hold at most.
 func (p *searchPlan) caps(qi, nr int) (same, other, availSame, availOther int) {
-	if p.start == nil {
-		avail := nr - boolInt(p.self)
-		return 0, min(p.kOther+knnSlack, avail), 0, avail
-	}
-	lo, hi := p.sameRange(qi)
-	availSame, availOther = hi-lo-1, nr-(hi-lo)
+	availSame, availOther = p.avail(qi, nr)
 	return min(p.kSame+knnSlack, availSame), min(p.kOther+knnSlack, availOther), availSame, availOther
 }
 
@@ -252,8 +257,8 @@ func screen64(impl blas.Float64, qr, rr blas64.General, nq, nr, d int, plan *sea
 }
 
 // screenResult is where a screen writes its answers: other for a plain
-// search; same and other for a class-grouped one, whose neighbours are
-// identified by id (nil: the row index).
+// search; same and other for a split one, whose neighbours are identified
+// by id (nil: the row index).
 type screenResult struct {
 	same, other *Neighbors
 	id          []int
