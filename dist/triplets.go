@@ -423,4 +423,3 @@ func (cb *classBlocks) rangeOf(c int) (int, int) {
 	n, _ := cb.x.Dims()
 	return n, n
 }
-
