@@ -45,7 +45,7 @@ func TestTripletSetIndex(t *testing.T) {
 		if k > 0 {
 			q := s.Pairs[k-1]
 			bq, bp := q.A/pairBlockRows, p.A/pairBlockRows
-			if bq > bp || (bq == bp && q.B > p.B) {
+			if bq > bp || (bq == bp && (q.B > p.B || (q.B == p.B && q.A > p.A))) {
 				t.Fatalf("pairs %d, %d = %v, %v out of block order", k-1, k, q, p)
 			}
 		}

@@ -1,11 +1,9 @@
 package sparse
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -144,24 +142,31 @@ func NewPairGraph(n int, pairs []Pair) (*PairGraph, error) {
 func (g *PairGraph) blockOrder() {
 	nb := (g.n + blockRows - 1) / blockRows
 	g.blkPtr = make([]int, nb+1)
-	g.blk = make([]blockEntry, 0, len(g.lap.Data))
+	g.blk = make([]blockEntry, len(g.lap.Data))
+	// A counting sort by column per block: rows are visited in increasing
+	// order, so entries of one column stay in row order, and (col, row) is
+	// sorted without comparisons (a comparison sort here took a quarter of
+	// building letters' triplet set).
+	next := make([]int, g.n+1)
 	for b := 0; b < nb; b++ {
 		lo, hi := b*blockRows, min((b+1)*blockRows, g.n)
-		start := len(g.blk)
+		start := g.lap.Indptr[lo]
+		clear(next)
+		for _, c := range g.lap.Ind[start:g.lap.Indptr[hi]] {
+			next[c+1]++
+		}
+		next[0] = start
+		for c := 1; c <= g.n; c++ {
+			next[c] += next[c-1]
+		}
 		for i := lo; i < hi; i++ {
 			for p := g.lap.Indptr[i]; p < g.lap.Indptr[i+1]; p++ {
-				g.blk = append(g.blk, blockEntry{int32(i), int32(g.lap.Ind[p]), int32(p)})
+				c := g.lap.Ind[p]
+				g.blk[next[c]] = blockEntry{int32(i), int32(c), int32(p)}
+				next[c]++
 			}
 		}
-		e := g.blk[start:]
-		// (col, row) is unique within a block: a strict order, no reflection.
-		slices.SortFunc(e, func(x, y blockEntry) int {
-			if c := cmp.Compare(x.col, y.col); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.row, y.row)
-		})
-		g.blkPtr[b+1] = len(g.blk)
+		g.blkPtr[b+1] = g.lap.Indptr[hi]
 	}
 }
 
