@@ -6,6 +6,7 @@ package constraints
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/sparse"
@@ -39,23 +40,10 @@ func NewTripletSet(n int, ts []Triplet) (*TripletSet, error) {
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("%w: empty triplet set", ErrInvalid)
 	}
-	s := &TripletSet{N: n, Triplets: ts, Imp: make([]int, len(ts)), Tgt: make([]int, len(ts))}
-	// Keyed by a·n + b (a < b < n): maps with integer keys take the
-	// runtime's fast path, twice as fast as [2]int keys here.
-	index := make(map[int64]int, len(ts))
-	id := func(a, b int) int {
-		if a > b {
-			a, b = b, a
-		}
-		key := int64(a)*int64(n) + int64(b)
-		k, ok := index[key]
-		if !ok {
-			k = len(s.Pairs)
-			index[key] = k
-			s.Pairs = append(s.Pairs, sparse.Pair{A: a, B: b})
-		}
-		return k
+	if n > math.MaxInt32 || len(ts) > math.MaxInt32/2 {
+		return nil, fmt.Errorf("%w: %d triplets on %d points: at most %d of each", ErrInvalid, len(ts), n, math.MaxInt32/2)
 	}
+	s := &TripletSet{N: n, Triplets: ts, Imp: make([]int, len(ts)), Tgt: make([]int, len(ts))}
 	for r, t := range ts {
 		if t.I < 0 || t.I >= n || t.J < 0 || t.J >= n || t.K < 0 || t.K >= n {
 			return nil, fmt.Errorf("%w: triplet %d = %v outside [0,%d)", ErrInvalid, r, t, n)
@@ -63,10 +51,8 @@ func NewTripletSet(n int, ts []Triplet) (*TripletSet, error) {
 		if t.I == t.J || t.I == t.K || t.J == t.K {
 			return nil, fmt.Errorf("%w: triplet %d = %v repeats a point", ErrInvalid, r, t)
 		}
-		s.Imp[r] = id(t.I, t.K)
-		s.Tgt[r] = id(t.I, t.J)
 	}
-	s.orderPairs()
+	s.indexPairs()
 	g, err := sparse.NewPairGraph(n, s.Pairs)
 	if err != nil {
 		return nil, fmt.Errorf("constraints: %w", err)
@@ -80,55 +66,61 @@ func NewTripletSet(n int, ts []Triplet) (*TripletSet, error) {
 // well inside a last-level cache.
 const pairBlockRows = 4096
 
-// orderPairs sorts the distinct pairs by the block of their first point
-// (pairBlockRows points per block), then by their second point, and remaps
-// Imp and Tgt. Per-pair kernels (squared distances, quadratic forms) read
-// two data rows per pair; in this order the first rows of a stretch of
-// pairs stay in cache and the second rows are read in increasing address
-// order. At N = 50,000, D = 164 with 600,000 random pairs this halves the
-// time of a pass over the pairs, which is memory-bound in first-use order.
-// Every per-pair result is computed independently, so the order changes no
-// number.
-func (s *TripletSet) orderPairs() {
-	// A least-significant-digit radix sort: stable counting sorts by A, then
-	// by B, then by block give the order (block, B, A) in O(pairs + N) per
-	// pass (a comparison sort here took a sixth of building letters'
-	// triplet set).
-	order := make([]int, len(s.Pairs))
-	for i := range order {
-		order[i] = i
+// indexPairs lists the distinct pairs of the triplets in Pairs, ordered by
+// the block of their first point (pairBlockRows points per block), then by
+// their second point, then by their first, and points every triplet at its
+// two pairs (Imp, Tgt). Per-pair kernels (squared distances, quadratic
+// forms) read two data rows per pair; in this order the first rows of a
+// stretch of pairs stay in cache and the second rows are read in increasing
+// address order. At N = 50,000, D = 164 with 600,000 random pairs this
+// halves the time of a pass over the pairs, which is memory-bound in
+// first-use order. Every per-pair result is computed independently, so the
+// order changes no number.
+//
+// The two pair references of every triplet are sorted by (block, B, A)
+// with a least-significant-digit radix sort (stable counting sorts by A,
+// then B, then block: O(triplets + N) per pass), so repeated pairs end up
+// adjacent; a hash map and a comparison sort took two thirds of building
+// letters' triplet set.
+func (s *TripletSet) indexPairs() {
+	type ref struct{ a, b, slot int32 } // slot 2r: the impostor pair of triplet r, 2r+1 its target pair
+	src := make([]ref, 2*len(s.Triplets))
+	for r, t := range s.Triplets {
+		src[2*r] = ref{int32(min(t.I, t.K)), int32(max(t.I, t.K)), int32(2 * r)}
+		src[2*r+1] = ref{int32(min(t.I, t.J)), int32(max(t.I, t.J)), int32(2*r + 1)}
 	}
-	tmp := make([]int, len(order))
+	dst := make([]ref, len(src))
 	count := make([]int, s.N+1)
-	for _, digit := range []func(p sparse.Pair) int{
-		func(p sparse.Pair) int { return p.A },
-		func(p sparse.Pair) int { return p.B },
-		func(p sparse.Pair) int { return p.A / pairBlockRows },
+	for _, digit := range []func(p ref) int{
+		func(p ref) int { return int(p.a) },
+		func(p ref) int { return int(p.b) },
+		func(p ref) int { return int(p.a) / pairBlockRows },
 	} {
 		clear(count)
-		for _, i := range order {
-			count[digit(s.Pairs[i])+1]++
+		for _, p := range src {
+			count[digit(p)+1]++
 		}
 		for c := 1; c < len(count); c++ {
 			count[c] += count[c-1]
 		}
-		for _, i := range order {
-			d := digit(s.Pairs[i])
-			tmp[count[d]] = i
+		for _, p := range src {
+			d := digit(p)
+			dst[count[d]] = p
 			count[d]++
 		}
-		order, tmp = tmp, order
+		src, dst = dst, src
 	}
-	pos := make([]int, len(order))
-	pairs := make([]sparse.Pair, len(order))
-	for newIdx, old := range order {
-		pos[old] = newIdx
-		pairs[newIdx] = s.Pairs[old]
-	}
-	s.Pairs = pairs
-	for r := range s.Imp {
-		s.Imp[r] = pos[s.Imp[r]]
-		s.Tgt[r] = pos[s.Tgt[r]]
+	s.Pairs = s.Pairs[:0]
+	for t, p := range src {
+		if t == 0 || p.a != src[t-1].a || p.b != src[t-1].b {
+			s.Pairs = append(s.Pairs, sparse.Pair{A: int(p.a), B: int(p.b)})
+		}
+		k := len(s.Pairs) - 1
+		if p.slot%2 == 0 {
+			s.Imp[p.slot/2] = k
+		} else {
+			s.Tgt[p.slot/2] = k
+		}
 	}
 }
 

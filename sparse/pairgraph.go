@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -72,7 +71,9 @@ func NewPairGraph(n int, pairs []Pair) (*PairGraph, error) {
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("%w: no pairs", ErrInvalidGraph)
 	}
-	deg := make([]int, n)
+	if n > math.MaxInt32/2 || len(pairs) > math.MaxInt32/4 {
+		return nil, fmt.Errorf("%w: %d pairs on %d points: the pattern indexes its entries with 32 bits", ErrInvalidGraph, len(pairs), n)
+	}
 	for k, p := range pairs {
 		if p.A < 0 || p.A >= n || p.B < 0 || p.B >= n {
 			return nil, fmt.Errorf("%w: pair %d = (%d,%d) outside [0,%d)", ErrInvalidGraph, k, p.A, p.B, n)
@@ -80,58 +81,77 @@ func NewPairGraph(n int, pairs []Pair) (*PairGraph, error) {
 		if p.A == p.B {
 			return nil, fmt.Errorf("%w: pair %d joins point %d to itself", ErrInvalidGraph, k, p.A)
 		}
-		deg[p.A]++
-		deg[p.B]++
 	}
-	// Column lists per row, with the diagonal, sorted and deduplicated.
-	cols := make([][]int, n)
-	for i := range cols {
-		cols[i] = make([]int, 0, deg[i]+1)
-		cols[i] = append(cols[i], i)
+	// Every stored entry of the Laplacian, (A,B) and (B,A) per pair and the
+	// diagonal, sorted by (row, column) with two stable counting sorts (by
+	// column, then by row): entries of repeated pairs end up adjacent, in
+	// pair order. No per-row lists or comparison sorts: this runs once per
+	// triplet set, serially.
+	type entry struct {
+		row, col int32
+		pair     int32 // −1 for the diagonal
+		sideB    bool  // the (B,A) entry of its pair
 	}
-	for _, p := range pairs {
-		cols[p.A] = append(cols[p.A], p.B)
-		cols[p.B] = append(cols[p.B], p.A)
+	ne := 2*len(pairs) + n
+	src := make([]entry, 0, ne)
+	for i := 0; i < n; i++ {
+		src = append(src, entry{int32(i), int32(i), -1, false})
+	}
+	for k, p := range pairs {
+		src = append(src, entry{int32(p.A), int32(p.B), int32(k), false}, entry{int32(p.B), int32(p.A), int32(k), true})
+	}
+	dst := make([]entry, ne)
+	count := make([]int, n+1)
+	for _, byRow := range []bool{false, true} {
+		clear(count)
+		key := func(e entry) int {
+			if byRow {
+				return int(e.row)
+			}
+			return int(e.col)
+		}
+		for _, e := range src {
+			count[key(e)+1]++
+		}
+		for c := 1; c <= n; c++ {
+			count[c] += count[c-1]
+		}
+		for _, e := range src {
+			c := key(e)
+			dst[count[c]] = e
+			count[c]++
+		}
+		src, dst = dst, src
 	}
 	g := &PairGraph{n: n, pairs: append([]Pair(nil), pairs...), diag: make([]int, n), rowNZ: make([]bool, n)}
 	g.lap = CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
-	for i, c := range cols {
-		sort.Ints(c)
-		u := c[:0]
-		for k, v := range c {
-			if k == 0 || v != c[k-1] {
-				u = append(u, v)
-			}
-		}
-		cols[i] = u
-		g.lap.Indptr[i+1] = g.lap.Indptr[i] + len(u)
-	}
-	g.lap.Ind = make([]int, g.lap.Indptr[n])
-	g.lap.Data = make([]float64, g.lap.Indptr[n])
-	for i, c := range cols {
-		copy(g.lap.Ind[g.lap.Indptr[i]:], c)
-		g.diag[i] = g.slot(i, i)
-	}
 	g.slotA = make([]int, len(pairs))
 	g.slotB = make([]int, len(pairs))
-	g.slotPtr = make([]int, len(g.lap.Data)+1)
-	for k, p := range pairs {
-		g.slotA[k] = g.slot(p.A, p.B)
-		g.slotB[k] = g.slot(p.B, p.A)
-		g.slotPtr[g.slotA[k]+1]++
-		g.slotPtr[g.slotB[k]+1]++
-	}
-	for i := 1; i < len(g.slotPtr); i++ {
-		g.slotPtr[i] += g.slotPtr[i-1]
-	}
-	g.slotPairs = make([]int32, g.slotPtr[len(g.slotPtr)-1])
-	fill := append([]int(nil), g.slotPtr[:len(g.slotPtr)-1]...)
-	for k := range pairs {
-		for _, sl := range [2]int{g.slotA[k], g.slotB[k]} {
-			g.slotPairs[fill[sl]] = int32(k)
-			fill[sl]++
+	g.slotPairs = make([]int32, 0, 2*len(pairs))
+	g.slotPtr = make([]int, 1, ne+1)
+	ind := make([]int, 0, ne)
+	for t, e := range src {
+		if t == 0 || e.row != src[t-1].row || e.col != src[t-1].col {
+			ind = append(ind, int(e.col)) // a new stored entry
+			g.slotPtr = append(g.slotPtr, len(g.slotPairs))
+			g.lap.Indptr[e.row+1] = len(ind)
+		}
+		sl := len(ind) - 1
+		switch {
+		case e.pair < 0:
+			g.diag[e.row] = sl
+		case e.sideB:
+			g.slotB[e.pair] = sl
+		default:
+			g.slotA[e.pair] = sl
+		}
+		if e.pair >= 0 {
+			g.slotPairs = append(g.slotPairs, e.pair)
+			g.slotPtr[len(g.slotPtr)-1] = len(g.slotPairs)
 		}
 	}
+	g.lap.Ind = ind
+	g.lap.Data = make([]float64, len(ind))
 	g.blockOrder()
 	return g, nil
 }
@@ -168,12 +188,6 @@ func (g *PairGraph) blockOrder() {
 		}
 		g.blkPtr[b+1] = g.lap.Indptr[hi]
 	}
-}
-
-func (g *PairGraph) slot(i, j int) int {
-	ind := g.lap.Ind[g.lap.Indptr[i]:g.lap.Indptr[i+1]]
-	k := sort.SearchInts(ind, j)
-	return g.lap.Indptr[i] + k
 }
 
 // N returns the number of points.
