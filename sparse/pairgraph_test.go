@@ -63,6 +63,34 @@ func TestLaplacianMulDense(t *testing.T) {
 				}
 			}
 		}
+		// Single precision: the same order of float32 operations as a
+		// row-by-row float32 product, so again exactly equal.
+		x32 := make([]float32, tc.n*tc.cols)
+		for i := range x32 {
+			x32[i] = float32(x.RawMatrix().Data[i])
+		}
+		got32 := make([]float32, len(x32))
+		for i := range got32 {
+			got32[i] = 7 // must be overwritten
+		}
+		g.LaplacianMulDense32(got32, x32, tc.cols)
+		want32 := make([]float32, tc.cols)
+		for i := 0; i < tc.n; i++ {
+			clear(want32)
+			for p := lap.Indptr[i]; p < lap.Indptr[i+1]; p++ {
+				if lap.Data[p] == 0 {
+					continue
+				}
+				for k := range want32 {
+					want32[k] += float32(float32(lap.Data[p]) * x32[lap.Ind[p]*tc.cols+k])
+				}
+			}
+			for k, v := range want32 {
+				if got32[i*tc.cols+k] != v {
+					t.Fatalf("n=%d: float32 (L x)[%d,%d] = %v, row-by-row %v", tc.n, i, k, got32[i*tc.cols+k], v)
+				}
+			}
+		}
 		// The Laplacian itself: rows sum to zero, off-diagonals are −Σ w.
 		for i := 0; i < tc.n; i++ {
 			var s float64

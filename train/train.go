@@ -22,9 +22,12 @@ import (
 // Options are the algorithm flags of `psdlearn train`. Zero values mean "the
 // algorithm's default".
 type Options struct {
-	Loss   string // exp | logistic | hinge
-	Mode   string // stagewise | corrective
-	Passes int    // multi-pass BoostMetric
+	Loss string // exp | logistic | hinge
+	Mode string // stagewise | corrective
+	// Precision is BoostMetric's Gram arithmetic: "" or "auto", "double"
+	// or "mixed" (see boost.Precision).
+	Precision string
+	Passes    int // multi-pass BoostMetric
 	// Iters bounds the iterations of every phase of a solve (rank-one
 	// terms, L-BFGS-B iterations, Newton polish steps). Zero selects the
 	// algorithm's default; a negative value is an error.
@@ -97,6 +100,9 @@ type Solve struct {
 	Iterations int     `json:"iterations"`
 	Converged  bool    `json:"converged"`
 	Reason     string  `json:"reason,omitempty"`
+	// SingleIterations counts the iterations priced in single precision
+	// (BoostMetric's mixed precision, see boost.Precision).
+	SingleIterations int `json:"single_precision_iterations,omitempty"`
 }
 
 // Candidate is one regularisation value tried during model selection and

@@ -111,6 +111,48 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("%w: unknown mode %q (want stagewise or corrective)", ErrInvalid, s)
 }
 
+// ParsePrecision parses auto, double or mixed.
+func ParsePrecision(s string) (Precision, error) {
+	switch strings.ToLower(s) {
+	case "", "auto":
+		return PrecisionAuto, nil
+	case "double":
+		return PrecisionDouble, nil
+	case "mixed":
+		return PrecisionMixed, nil
+	}
+	return 0, fmt.Errorf("%w: unknown precision %q (want auto, double or mixed)", ErrInvalid, s)
+}
+
+// Precision selects the arithmetic of BoostMetric's weighted Gram.
+//
+// In mixed precision the Gram Â(u) = Xᵀ L_W X whose leading eigenvector
+// becomes the next term is computed in single precision: the Laplacian
+// product and the GEMM read and write half the bytes and the GEMM runs at
+// about twice the rate. Only the choice of the direction v is affected: its
+// margins, the line search and the model are computed in double precision
+// from v. Every stopping decision is made in double precision: an iteration
+// keeps the single-precision direction only when its exact Rayleigh quotient
+// vᵀÂ(u)v (Σ_r u_r H_r, from the double-precision margins) is at least the
+// stopping threshold, which proves λmax(Â(u)) is too; otherwise, and when the
+// direction is poor (the quotient below 0.9 of the single-precision λmax),
+// that iteration and every later one price in double precision. The first
+// iteration, which sets the threshold, is always double.
+type Precision int
+
+const (
+	// PrecisionAuto is mixed precision when one Gram costs at least
+	// mixedMinFlops (2·N·D² ≥ 10⁹: Fashion-MNIST's 50,000 × 164, not
+	// letters' 10,500 × 16) and the backend has single-precision BLAS; else
+	// double.
+	PrecisionAuto Precision = iota
+	// PrecisionDouble computes every Gram in double precision.
+	PrecisionDouble
+	// PrecisionMixed prices in single precision as described above whatever
+	// the size (when the backend has single-precision BLAS).
+	PrecisionMixed
+)
+
 // EigMethod selects how the leading eigenpair of Â(u) is computed.
 type EigMethod int
 
@@ -161,6 +203,10 @@ type Options struct {
 	// Eig selects the eigensolver; DenseMaxDim is the EigAuto threshold (zero selects 200).
 	Eig         EigMethod
 	DenseMaxDim int
+	// Precision selects the arithmetic of BoostMetric's weighted Gram Â(u)
+	// on the dense eigensolver path (see Precision). PSDBoost always prices
+	// in double precision.
+	Precision Precision
 	// Backend runs the numerical kernels; nil means engine.Default().
 	Backend engine.Backend
 	// Seed fixes the Lanczos start vectors.
@@ -235,6 +281,10 @@ type Result struct {
 	Objective  float64   // final primal objective (for PSDBoost: ρ − C Σ ξ = π)
 	Curve      []float64 // objective after every iteration (PSDBoost: π)
 	Lambda     []float64 // λmax(Â(u)) at every pricing step (BoostMetric: one per iteration, plus the final one that stopped a converged run; PSDBoost: one before the first iteration and one or two after every iteration, see Options.Stabilize)
+	// SingleIterations counts the BoostMetric iterations whose direction
+	// came from a single-precision Gram (Options.Precision); their Lambda
+	// entries are that Gram's λmax. The stopping λmax is always double.
+	SingleIterations int
 
 	// PSDBoost only (NaN otherwise).
 	Pi         float64   // optimum of the last restricted master LP

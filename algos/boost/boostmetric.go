@@ -104,6 +104,10 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 	if opt.Mode == Corrective {
 		tm = newTerms(pr)
 	}
+	mixed, err := pr.useMixed(opt.Precision)
+	if err != nil {
+		return nil, err
+	}
 	// finish stores the terms of the last completed iteration in res.
 	finish := func() {
 		// Drop terms whose weight ended at zero (corrective mode): X is unchanged.
@@ -127,7 +131,17 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		if ctx.Err() != nil {
 			return cancelled(nil)
 		}
-		lambda, v, err := pr.top(ctx, u)
+		var h []float64 // the margins of v, when pricing computed them
+		var lambda float64
+		var v []float64
+		if mixed && it > 1 && !pr.double {
+			lambda, v, h, err = priceSingle(ctx, pr, u, stopAt)
+			if err == nil && h != nil {
+				res.SingleIterations++
+			}
+		} else {
+			lambda, v, err = pr.top(ctx, u)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return cancelled(err)
@@ -162,15 +176,18 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 				}
 				return nil, err
 			}
+			h = nil // v changed
 			res.Lambda[len(res.Lambda)-1] = lambda
 		}
 		if lambda < stopAt {
 			res.Stop = StopConverged
 			break
 		}
-		h := make([]float64, m)
-		if err := pr.margins(h, v); err != nil {
-			return nil, err
+		if h == nil {
+			h = make([]float64, m)
+			if err := pr.margins(h, v); err != nil {
+				return nil, err
+			}
 		}
 		vs = appendTerm(vs, v)
 		var weight float64
@@ -231,6 +248,27 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 	}
 	finish()
 	return res, nil
+}
+
+// priceSingle prices in single precision (see Precision) and returns the
+// direction with its double-precision margins h, or, when the direction
+// cannot be kept (its exact Rayleigh quotient Σ_r u_r h_r is below stopAt
+// or below mixedEdgeRatio of the single-precision λmax), the double-precision
+// pricing with h nil, after which the pricer stays in double.
+func priceSingle(ctx context.Context, pr *pricer, u []float64, stopAt float64) (lambda float64, v, h []float64, err error) {
+	if lambda, v, err = pr.topSingle(ctx, u); err != nil {
+		return 0, nil, nil, err
+	}
+	h = make([]float64, len(u))
+	if err := pr.margins(h, v); err != nil {
+		return 0, nil, nil, err
+	}
+	if e := edge(u, h); e >= stopAt && e >= mixedEdgeRatio*lambda {
+		return lambda, v, h, nil
+	}
+	pr.double = true
+	lambda, v, err = pr.top(ctx, u)
+	return lambda, v, nil, err
 }
 
 // ctxError returns the error of a run stopped because ctx is done: err when it

@@ -85,6 +85,7 @@ func MultiPass(ctx context.Context, x *mat.Dense, y []int, k, passes int, ts *co
 		}
 		if total != nil {
 			res.Iterations += total.Iterations
+			res.SingleIterations += total.SingleIterations
 			res.Curve = append(total.Curve, res.Curve...)
 			res.Lambda = append(total.Lambda, res.Lambda...)
 		}

@@ -30,6 +30,9 @@ type pricer struct {
 	seed  uint64
 	calls uint64
 
+	single *single // mixed precision (mixed.go); nil in double
+	double bool    // mixed precision has fallen back to double for good
+
 	// margins workspace
 	z     *mat.Dense // n×1
 	pairs []float64

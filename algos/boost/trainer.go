@@ -52,6 +52,9 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 			return out, err
 		}
 	}
+	if opt.Precision, err = ParsePrecision(o.Precision); err != nil {
+		return out, err
+	}
 	if len(o.C) > 0 {
 		return out, fmt.Errorf("%w: --C applies to the hinge loss (psdboost) only", ErrInvalid)
 	}
@@ -67,7 +70,7 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 		res, err = BoostMetric(ctx, in.Train.X, in.Triplets, opt)
 	}
 	if res != nil {
-		out.Solves = append(out.Solves, train.Solve{C: math.NaN(), Seconds: time.Since(t0).Seconds(), Iterations: res.Iterations, Converged: converged(res) && err == nil, Reason: res.Stop.String()})
+		out.Solves = append(out.Solves, train.Solve{C: math.NaN(), Seconds: time.Since(t0).Seconds(), Iterations: res.Iterations, Converged: converged(res) && err == nil, Reason: res.Stop.String(), SingleIterations: res.SingleIterations})
 	}
 	if err != nil {
 		if ctx.Err() != nil && res != nil {

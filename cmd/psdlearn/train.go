@@ -135,6 +135,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&f.out, "out", "", "write the model (metric and preprocessing) to this JSON file")
 	fs.StringVar(&f.opts.Loss, "loss", "", "loss: exp|logistic|hinge (algorithm default if empty)")
 	fs.StringVar(&f.opts.Mode, "mode", "", "mode: stagewise|corrective")
+	fs.StringVar(&f.opts.Precision, "precision", "", "boostmetric's Gram arithmetic: auto (single precision for the direction when 2·N·D² ≥ 1e9, every stopping test in double) | double | mixed")
 	fs.IntVar(&f.opts.Passes, "passes", 0, "number of passes (multi-pass BoostMetric)")
 	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included; LMNN's descent steps (> 0; default: the algorithm's)")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
@@ -329,6 +330,7 @@ func trainFlagRules(f *trainFlags) []flagRule {
 	return []flagRule{
 		{"loss", "boostmetric, psdboost", func() bool { return oneOf(f.algo, "boostmetric", "psdboost") }},
 		{"mode", smooth, boostSmooth},
+		{"precision", smooth, boostSmooth},
 		{"passes", smooth, boostSmooth},
 		{"nu", smooth, boostSmooth},
 		{"working-set", "frobmetric", func() bool { return f.algo == "frobmetric" }},

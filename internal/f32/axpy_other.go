@@ -1,0 +1,7 @@
+//go:build !amd64 || noasm
+
+package f32
+
+const useAVX2 = false
+
+func axpyAVX2(alpha float32, x, y []float32) { axpyGeneric(alpha, x, y) }
