@@ -253,7 +253,7 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 	for r := range upper {
 		upper[r] = cm
 		if opt.U0 != nil {
-			u0[r] = math.Min(math.Max(opt.U0[r], 0), cm)
+			u0[r] = min(max(opt.U0[r], 0), cm)
 		}
 	}
 	target := cmp.Or(opt.GapTol, DefaultGapTol)
@@ -287,7 +287,7 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 	toU := func(v []float64) []float64 {
 		u := make([]float64, m)
 		for r := range u {
-			u[r] = math.Min(math.Max(v[r]/sc[r], 0), cm) // no rounding past the box
+			u[r] = min(max(v[r]/sc[r], 0), cm) // no rounding past the box
 		}
 		return u
 	}
@@ -295,8 +295,10 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 		upper[r] *= sc[r]
 	}
 	evalV := func(v, grad []float64) (float64, error) {
+		// The builtins, not math.Min and math.Max (calls that are not
+		// inlined): this clamp runs over every triplet at every evaluation.
 		for r := range v {
-			ubuf[r] = math.Min(math.Max(v[r]/sc[r], 0), cm)
+			ubuf[r] = min(max(v[r]/sc[r], 0), cm)
 		}
 		f, err := ev.eval(ubuf, grad)
 		for r := range grad {

@@ -204,7 +204,7 @@ func (e *metricEval) polish(ctx context.Context, u []float64, cfg dualsolve.Poli
 func maxAbs(x []float64) float64 {
 	var m float64
 	for _, v := range x {
-		m = math.Max(m, math.Abs(v))
+		m = max(m, math.Abs(v))
 	}
 	return m
 }

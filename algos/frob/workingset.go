@@ -342,7 +342,7 @@ func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 			}
 		}
 		for k, r := range idx {
-			u[r] = math.Min(res.U[k], cm)
+			u[r] = min(res.U[k], cm)
 		}
 	}
 	return res, err

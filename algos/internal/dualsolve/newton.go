@@ -67,7 +67,7 @@ func ProjectedNewton(ctx context.Context, p NewtonProblem, u, lower, upper []flo
 		// pushes them onto it are fixed there.
 		var pgmax float64
 		for i, g := range grad {
-			pgmax = math.Max(pgmax, math.Abs(u[i]-math.Min(math.Max(u[i]-g, lower[i]), upper[i])))
+			pgmax = max(pgmax, math.Abs(u[i]-min(max(u[i]-g, lower[i]), upper[i])))
 		}
 		for i, g := range grad {
 			eps := p.ActiveEps(i, pgmax)
@@ -107,7 +107,7 @@ func ProjectedNewton(ctx context.Context, p NewtonProblem, u, lower, upper []flo
 		for t := 1.0; t > p.MinStep; t *= 0.5 {
 			var slope float64
 			for i := range trial {
-				trial[i] = math.Min(math.Max(u[i]+t*d[i], lower[i]), upper[i])
+				trial[i] = min(max(u[i]+t*d[i], lower[i]), upper[i])
 				slope += grad[i] * (trial[i] - u[i])
 			}
 			ft, err := p.Eval(trial, tgrad)
