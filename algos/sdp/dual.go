@@ -173,7 +173,7 @@ func (e *dualEval) eval(u, grad []float64) (float64, error) {
 			if c.Equality {
 				viol = math.Abs(viol)
 			}
-			e.maxViol = math.Max(e.maxViol, viol/(1+math.Abs(c.B)))
+			e.maxViol = max(e.maxViol, viol/(1+math.Abs(c.B))) // builtin: math.Max is a call per constraint
 		}
 	}
 	return e.half + e.bu, nil
