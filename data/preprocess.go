@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/internal/chunked"
 	"github.com/psdlearn/psdlearn/preprocess"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -108,15 +109,35 @@ func FitPCA(b engine.Backend, x *mat.Dense, d int) (*PCA, error) {
 	}
 	mean := columnMeans(x)
 	raw := x.RawMatrix()
-	xc := make([]float64, n*dim)
-	for i := 0; i < n; i++ {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+dim] {
-			xc[i*dim+j] = v - mean[j]
+	// The covariance Σ_c X_cᵀX_c/n over fixed row chunks, each centred into
+	// its own buffer and reduced by one DSYRK on its own goroutine, the
+	// partial products added in chunk order: both cores (a single DSYRK ran
+	// on one; 0.9 s of Fashion-MNIST's 50,000 × 784), no n×dim centred copy,
+	// and the same bits for any GOMAXPROCS.
+	impl := b.BLAS()
+	parts := make([][]float64, chunked.Chunks)
+	bounds := chunked.For(n, pcaChunkRows, func(c, lo, hi int) {
+		xc := make([]float64, (hi-lo)*dim)
+		for i := lo; i < hi; i++ {
+			row := xc[(i-lo)*dim : (i-lo+1)*dim]
+			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+dim] {
+				row[j] = v - mean[j]
+			}
 		}
-	}
+		part := make([]float64, dim*dim)
+		impl.Dsyrk(blas.Upper, blas.Trans, dim, hi-lo, 1/float64(n), xc, dim, 0, part, dim)
+		parts[c] = part
+	})
 	cov := mat.NewSymDense(dim, nil)
 	cr := cov.RawSymmetric()
-	b.BLAS().Dsyrk(blas.Upper, blas.Trans, dim, n, 1/float64(n), xc, dim, 0, cr.Data, cr.Stride)
+	for c := 0; c+1 < len(bounds); c++ {
+		for i := 0; i < dim; i++ {
+			row, prow := cr.Data[i*cr.Stride+i:i*cr.Stride+dim], parts[c][i*dim+i:i*dim+dim]
+			for j, v := range prow {
+				row[j] += v
+			}
+		}
+	}
 	if err := checkCovariance(cov); err != nil {
 		return nil, err
 	}
@@ -144,6 +165,10 @@ func FitPCA(b engine.Backend, x *mat.Dense, d int) (*PCA, error) {
 	}
 	return p, nil
 }
+
+// pcaChunkRows is the number of rows from which FitPCA splits the
+// covariance over the cores.
+const pcaChunkRows = 4096
 
 // FitPipeline fits standardisation (if standardize) and then PCA to pcaDims
 // dimensions (if pcaDims > 0) on the training matrix x.

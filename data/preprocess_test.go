@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/engine"
@@ -246,5 +247,47 @@ func TestStandardizeSplits(t *testing.T) {
 	}
 	if _, err := Standardize(tr, &Dataset{X: randData(4, 5, 2)}); err == nil {
 		t.Error("dimension mismatch: no error")
+	}
+}
+
+// TestPCAChunked checks the covariance reduced over row chunks (from 4,096
+// rows) against gonum's one-pass covariance: the same leading variances to
+// 1e-10 relative, on every backend, and the same bits for any GOMAXPROCS.
+func TestPCAChunked(t *testing.T) {
+	x := randData(3, 9000, 5)
+	n, dim := x.Dims()
+	mean := make([]float64, dim)
+	for j := range mean {
+		mean[j] = mat.Sum(x.ColView(j)) / float64(n)
+	}
+	xc := mat.NewDense(n, dim, nil)
+	xc.Apply(func(i, j int, v float64) float64 { return v - mean[j] }, x)
+	cov := mat.NewSymDense(dim, nil)
+	cov.SymOuterK(1/float64(n), xc.T())
+	var es mat.EigenSym
+	if !es.Factorize(cov, false) {
+		t.Fatal("reference eigen failed")
+	}
+	ref := es.Values(nil)
+	for _, name := range engine.Names() {
+		b, _ := engine.Get(name)
+		p, err := FitPCA(b, x, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := 0; c < 3; c++ {
+			if want := ref[dim-1-c]; math.Abs(p.Variances[c]-want) > 1e-10*want {
+				t.Errorf("%s: variance %d = %v, want %v", name, c, p.Variances[c], want)
+			}
+		}
+		prev := runtime.GOMAXPROCS(1)
+		q, err := FitPCA(b, x, 3)
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(p.Components, q.Components) {
+			t.Errorf("%s: the components depend on GOMAXPROCS", name)
+		}
 	}
 }
