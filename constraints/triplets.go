@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/internal/countsort"
 	"github.com/psdlearn/psdlearn/sparse"
 )
 
@@ -90,24 +91,13 @@ func (s *TripletSet) indexPairs() {
 		src[2*r+1] = ref{int32(min(t.I, t.J)), int32(max(t.I, t.J)), int32(2*r + 1)}
 	}
 	dst := make([]ref, len(src))
-	count := make([]int, s.N+1)
+	var count []int
 	for _, digit := range []func(p ref) int{
 		func(p ref) int { return int(p.a) },
 		func(p ref) int { return int(p.b) },
 		func(p ref) int { return int(p.a) / pairBlockRows },
 	} {
-		clear(count)
-		for _, p := range src {
-			count[digit(p)+1]++
-		}
-		for c := 1; c < len(count); c++ {
-			count[c] += count[c-1]
-		}
-		for _, p := range src {
-			d := digit(p)
-			dst[count[d]] = p
-			count[d]++
-		}
+		count = countsort.Stable(dst, src, s.N, digit, count)
 		src, dst = dst, src
 	}
 	s.Pairs = s.Pairs[:0]

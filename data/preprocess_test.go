@@ -73,21 +73,8 @@ func TestStandardizer(t *testing.T) {
 
 func TestPCA(t *testing.T) {
 	x := randData(2, 80, 6)
-	// Reference: the full spectrum of the covariance from gonum.
 	n, dim := x.Dims()
-	mean := make([]float64, dim)
-	for j := range mean {
-		mean[j] = mat.Sum(x.ColView(j)) / float64(n)
-	}
-	xc := mat.NewDense(n, dim, nil)
-	xc.Apply(func(i, j int, v float64) float64 { return v - mean[j] }, x)
-	cov := mat.NewSymDense(dim, nil)
-	cov.SymOuterK(1/float64(n), xc.T())
-	var es mat.EigenSym
-	if !es.Factorize(cov, false) {
-		t.Fatal("reference eigen failed")
-	}
-	ref := es.Values(nil)
+	ref := covSpectrum(t, x)
 	for _, name := range engine.Names() {
 		b, _ := engine.Get(name)
 		t.Run(name, func(t *testing.T) {
@@ -255,20 +242,8 @@ func TestStandardizeSplits(t *testing.T) {
 // 1e-10 relative, on every backend, and the same bits for any GOMAXPROCS.
 func TestPCAChunked(t *testing.T) {
 	x := randData(3, 9000, 5)
-	n, dim := x.Dims()
-	mean := make([]float64, dim)
-	for j := range mean {
-		mean[j] = mat.Sum(x.ColView(j)) / float64(n)
-	}
-	xc := mat.NewDense(n, dim, nil)
-	xc.Apply(func(i, j int, v float64) float64 { return v - mean[j] }, x)
-	cov := mat.NewSymDense(dim, nil)
-	cov.SymOuterK(1/float64(n), xc.T())
-	var es mat.EigenSym
-	if !es.Factorize(cov, false) {
-		t.Fatal("reference eigen failed")
-	}
-	ref := es.Values(nil)
+	_, dim := x.Dims()
+	ref := covSpectrum(t, x)
 	for _, name := range engine.Names() {
 		b, _ := engine.Get(name)
 		p, err := FitPCA(b, x, 3)
@@ -290,4 +265,24 @@ func TestPCAChunked(t *testing.T) {
 			t.Errorf("%s: the components depend on GOMAXPROCS", name)
 		}
 	}
+}
+
+// covSpectrum is the reference: the ascending eigenvalues of x's covariance
+// from gonum, in one pass.
+func covSpectrum(t *testing.T, x *mat.Dense) []float64 {
+	t.Helper()
+	n, dim := x.Dims()
+	mean := make([]float64, dim)
+	for j := range mean {
+		mean[j] = mat.Sum(x.ColView(j)) / float64(n)
+	}
+	xc := mat.NewDense(n, dim, nil)
+	xc.Apply(func(i, j int, v float64) float64 { return v - mean[j] }, x)
+	cov := mat.NewSymDense(dim, nil)
+	cov.SymOuterK(1/float64(n), xc.T())
+	var es mat.EigenSym
+	if !es.Factorize(cov, false) {
+		t.Fatal("reference eigen failed")
+	}
+	return es.Values(nil)
 }

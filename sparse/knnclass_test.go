@@ -82,17 +82,12 @@ func TestKNNByClassMatchesBruteForce(t *testing.T) {
 // bruteByClass sorts row i's exact distances to its class [lo, hi) and to
 // the other rows by (distance, identifier).
 func bruteByClass(x *mat.Dense, lo, hi, i int, id []int) (same, other []cand2) {
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	for j := 0; j < n; j++ {
 		if j == i {
 			continue
 		}
-		var s float64
-		for l := 0; l < d; l++ {
-			e := x.At(i, l) - x.At(j, l)
-			s += e * e
-		}
-		c := cand2{s, id[j]}
+		c := cand2{exactSqDist(x.RawRowView(i), x.RawRowView(j)), id[j]}
 		if j >= lo && j < hi {
 			same = append(same, c)
 		} else {

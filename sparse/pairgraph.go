@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/internal/countsort"
 	"github.com/psdlearn/psdlearn/internal/f32"
 	"github.com/psdlearn/psdlearn/internal/f64"
 	"gonum.org/v1/gonum/mat"
@@ -102,28 +103,8 @@ func NewPairGraph(n int, pairs []Pair) (*PairGraph, error) {
 		src = append(src, entry{int32(p.A), int32(p.B), int32(k), false}, entry{int32(p.B), int32(p.A), int32(k), true})
 	}
 	dst := make([]entry, ne)
-	count := make([]int, n+1)
-	for _, byRow := range []bool{false, true} {
-		clear(count)
-		key := func(e entry) int {
-			if byRow {
-				return int(e.row)
-			}
-			return int(e.col)
-		}
-		for _, e := range src {
-			count[key(e)+1]++
-		}
-		for c := 1; c <= n; c++ {
-			count[c] += count[c-1]
-		}
-		for _, e := range src {
-			c := key(e)
-			dst[count[c]] = e
-			count[c]++
-		}
-		src, dst = dst, src
-	}
+	count := countsort.Stable(dst, src, n, func(e entry) int { return int(e.col) }, nil)
+	countsort.Stable(src, dst, n, func(e entry) int { return int(e.row) }, count)
 	g := &PairGraph{n: n, pairs: append([]Pair(nil), pairs...), diag: make([]int, n), rowNZ: make([]bool, n)}
 	g.lap = CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
 	g.slotA = make([]int, len(pairs))
