@@ -283,7 +283,8 @@ type Result struct {
 	Lambda     []float64 // λmax(Â(u)) at every pricing step (BoostMetric: one per iteration, plus the final one that stopped a converged run; PSDBoost: one before the first iteration and one or two after every iteration, see Options.Stabilize)
 	// SingleIterations counts the BoostMetric iterations whose direction
 	// came from a single-precision Gram (Options.Precision); their Lambda
-	// entries are that Gram's λmax. The stopping λmax is always double.
+	// entries are the larger of that Gram's λmax and the direction's exact
+	// Rayleigh quotient. The stopping λmax is always double.
 	SingleIterations int
 
 	// PSDBoost only (NaN otherwise).

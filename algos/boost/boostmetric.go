@@ -251,7 +251,9 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 }
 
 // priceSingle prices in single precision (see Precision) and returns the
-// direction with its double-precision margins h, or, when the direction
+// direction with its double-precision margins h and the larger of the
+// single-precision λmax and the direction's exact Rayleigh quotient (a lower
+// bound of λmax), or, when the direction
 // cannot be kept (its exact Rayleigh quotient Σ_r u_r h_r is below stopAt
 // or below mixedEdgeRatio of the single-precision λmax), the double-precision
 // pricing with h nil, after which the pricer stays in double.
@@ -264,7 +266,10 @@ func priceSingle(ctx context.Context, pr *pricer, u []float64, stopAt float64) (
 		return 0, nil, nil, err
 	}
 	if e := edge(u, h); e >= stopAt && e >= mixedEdgeRatio*lambda {
-		return lambda, v, h, nil
+		// λmax ≥ e ≥ stopAt: reporting at least e keeps the caller's
+		// stopping test (λ < stopAt) from firing on a single-precision λ
+		// that rounding put below the threshold.
+		return max(lambda, e), v, h, nil
 	}
 	pr.double = true
 	lambda, v, err = pr.top(ctx, u)
