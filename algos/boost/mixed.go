@@ -73,11 +73,10 @@ func (p *pricer) useMixed(prec Precision) (bool, error) {
 // topSingle returns the largest eigenvalue of the single-precision Gram of
 // Â(u) and a unit eigenvector (computed in double from that Gram).
 func (p *pricer) topSingle(ctx context.Context, u []float64) (float64, []float64, error) {
-	g, err := p.ts.GraphInto(p.graph, u)
+	g, err := p.weigh(u)
 	if err != nil {
-		return 0, nil, fmt.Errorf("boost: triplet weights: %w", err)
+		return 0, nil, err
 	}
-	p.graph = g
 	s, d := p.single, p.d
 	g.LaplacianMulDense32(s.y32, s.x32, d)
 	// Xᵀ(L_W X) = Σ_c X_cᵀ (L_W X)_c over fixed row chunks, each one SGEMM;

@@ -80,13 +80,22 @@ func newPricer(b engine.Backend, x *mat.Dense, ts *constraints.TripletSet, opt O
 	return p, nil
 }
 
-// top returns the largest eigenvalue of Â(u) and a unit eigenvector.
-func (p *pricer) top(ctx context.Context, u []float64) (float64, []float64, error) {
+// weigh sets the pricer's pair graph to the weights of Â(u).
+func (p *pricer) weigh(u []float64) (*sparse.PairGraph, error) {
 	g, err := p.ts.GraphInto(p.graph, u)
 	if err != nil {
-		return 0, nil, fmt.Errorf("boost: triplet weights: %w", err)
+		return nil, fmt.Errorf("boost: triplet weights: %w", err)
 	}
 	p.graph = g
+	return g, nil
+}
+
+// top returns the largest eigenvalue of Â(u) and a unit eigenvector.
+func (p *pricer) top(ctx context.Context, u []float64) (float64, []float64, error) {
+	g, err := p.weigh(u)
+	if err != nil {
+		return 0, nil, err
+	}
 	if !p.dense {
 		return p.topLanczos(ctx)
 	}
@@ -112,11 +121,10 @@ func (p *pricer) topK(ctx context.Context, u []float64, k int) ([]float64, [][]f
 		return []float64{lam}, [][]float64{v}, nil
 	}
 	k = min(k, p.d)
-	g, err := p.ts.GraphInto(p.graph, u)
+	g, err := p.weigh(u)
 	if err != nil {
-		return nil, nil, fmt.Errorf("boost: triplet weights: %w", err)
+		return nil, nil, err
 	}
-	p.graph = g
 	if err := p.b.WeightedGram(p.gram, p.x, g); err != nil {
 		return nil, nil, fmt.Errorf("boost: %w", err)
 	}
