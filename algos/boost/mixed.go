@@ -55,11 +55,24 @@ func (p *pricer) useMixed(prec Precision) (bool, error) {
 	if !p.dense || !ok {
 		return false, nil
 	}
+	// The copy is centred: L_W annihilates constant columns (its rows sum to
+	// zero), so Xᵀ L_W X = (X − 1μᵀ)ᵀ L_W (X − 1μᵀ), and an offset common
+	// to all rows, which float32 would keep at the expense of the
+	// differences between rows, drops out before the rounding.
 	raw := p.x.RawMatrix()
+	mean := make([]float64, p.d)
+	for i := 0; i < p.n; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+p.d] {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(p.n)
+	}
 	x32 := make([]float32, p.n*p.d)
 	for i := 0; i < p.n; i++ {
 		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+p.d] {
-			f := float32(v)
+			f := float32(v - mean[j])
 			if math.IsInf(float64(f), 0) {
 				return false, nil // beyond float32's range: stay in double
 			}

@@ -66,6 +66,25 @@ func TestMixedPrecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An offset common to every row (1e4 against unit spread) drops out of
+	// the centred single-precision copy: the directions stay single and the
+	// objective double's.
+	off := mat.DenseCopyOf(xtr)
+	off.Apply(func(_, _ int, v float64) float64 { return v + 1e4 }, off)
+	var objs [2]float64
+	for i, p := range []Precision{PrecisionDouble, PrecisionMixed} {
+		res, err := BoostMetric(context.Background(), off, ts, Options{Precision: p})
+		if err != nil || res.Stop != StopConverged {
+			t.Fatalf("offset data, precision %d: %v, stop %v", p, err, res.Stop)
+		}
+		if p == PrecisionMixed && res.SingleIterations < res.Iterations/2 {
+			t.Errorf("offset data: %d of %d iterations single", res.SingleIterations, res.Iterations)
+		}
+		objs[i] = res.Objective
+	}
+	if rel := math.Abs(objs[1]-objs[0]) / math.Abs(objs[0]); rel > 0.01 {
+		t.Errorf("offset data: objective %v, double precision %v", objs[1], objs[0])
+	}
 	if _, err := BoostMetric(context.Background(), xtr, ts, Options{Precision: 7}); err == nil || !strings.Contains(err.Error(), "precision") {
 		t.Errorf("unknown precision: error %v", err)
 	}
