@@ -104,7 +104,7 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 	if opt.Mode == Corrective {
 		tm = newTerms(pr)
 	}
-	mixed, err := pr.useMixed(opt.Precision)
+	mixed, err := pr.useMixed(opt.Precision, opt.Iters)
 	if err != nil {
 		return nil, err
 	}

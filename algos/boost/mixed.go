@@ -7,6 +7,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/internal/chunked"
+	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
@@ -37,9 +38,11 @@ type single struct {
 	part [][]float32
 }
 
-// useMixed decides Options.Precision for BoostMetric on pricer p and sets up
-// the single-precision copy of X when it is used.
-func (p *pricer) useMixed(prec Precision) (bool, error) {
+// useMixed decides Options.Precision for BoostMetric on pricer p (iters
+// terms at most) and sets up the single-precision copies of X and L_W X
+// when it is used: N·D words more, within the memory budget (limits.Check)
+// or not at all.
+func (p *pricer) useMixed(prec Precision, iters int) (bool, error) {
 	switch prec {
 	case PrecisionDouble:
 		return false, nil
@@ -54,6 +57,9 @@ func (p *pricer) useMixed(prec Precision) (bool, error) {
 	s32, ok := p.b.BLAS().(blas.Float32)
 	if !p.dense || !ok {
 		return false, nil
+	}
+	if limits.Check("", Memory(p.n, p.d, p.ts.Len(), iters, p.dense)+limits.Words(1, p.n, p.d)) != nil {
+		return false, nil // no room for the copies: double precision
 	}
 	// The copy is centred: L_W annihilates constant columns (its rows sum to
 	// zero), so Xᵀ L_W X = (X − 1μᵀ)ᵀ L_W (X − 1μᵀ), and an offset common

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -84,6 +85,18 @@ func TestMixedPrecision(t *testing.T) {
 	}
 	if rel := math.Abs(objs[1]-objs[0]) / math.Abs(objs[0]); rel > 0.01 {
 		t.Errorf("offset data: objective %v, double precision %v", objs[1], objs[0])
+	}
+	// A memory limit that admits the run but not the single-precision
+	// copies (N·D words more): double precision, no error.
+	need := Memory(3000, 16, ts.Len(), 0, true) // the check BoostMetric makes first
+	prev := limits.SetMaxMemory(int64(need + limits.Words(1, 3000, 16)/2))
+	res, err := BoostMetric(context.Background(), xtr, ts, Options{Precision: PrecisionMixed})
+	limits.SetMaxMemory(prev)
+	if err != nil {
+		t.Fatalf("memory for the run but not the copies: %v", err)
+	}
+	if res.SingleIterations != 0 {
+		t.Errorf("memory for the run but not the copies: %d single iterations", res.SingleIterations)
 	}
 	if _, err := BoostMetric(context.Background(), xtr, ts, Options{Precision: 7}); err == nil || !strings.Contains(err.Error(), "precision") {
 		t.Errorf("unknown precision: error %v", err)
