@@ -92,8 +92,9 @@ type LPSolution struct {
 	Iterations   int       // simplex iterations of this solve (0 when the implementation does not count them)
 }
 
-// LPModel is a linear program that grows by columns. The columns keep the order
-// in which they were given, so LPSolution.X[j] belongs to the j-th column.
+// LPModel is a linear program that grows by columns and rows and can shed
+// columns. The columns keep the order in which they were given (less the
+// deleted ones), so LPSolution.X[j] belongs to the j-th column.
 type LPModel interface {
 	// NumRows returns the number of rows.
 	NumRows() int
@@ -108,6 +109,17 @@ type LPModel interface {
 	// the new rows' logicals basic, which stays dual feasible, so dual
 	// simplex continues from it; the Go model solves from scratch.
 	AddRows(rows ...LPRow) error
+	// DeleteColumns removes the columns with the given indices (in any
+	// order, each at most once); the others keep their order. When every
+	// removed column is non-basic the next Solve starts from the previous
+	// basis, which stays optimal if the columns sat at their bounds with
+	// reduced costs of the right sign.
+	DeleteColumns(cols []int) error
+	// SetRowBounds sets the bounds of the given rows to lower[k] ≤ row
+	// rows[k] ≤ upper[k]. The next Solve of the native model starts from the
+	// previous basis, which stays dual feasible, with dual simplex; the Go
+	// model keeps the basis when it stays primal feasible.
+	SetRowBounds(rows []int, lower, upper []float64) error
 	// Solve optimises the current problem. When the status is not Optimal it
 	// returns the LPSolution with that status and an error (package lp:
 	// ErrInfeasible, ErrUnbounded or ErrNotSolved). On cancellation it returns an error

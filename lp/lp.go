@@ -283,3 +283,35 @@ func completeSolution(p *Problem, sol *Solution) {
 		sol.ReducedCosts[j] = d
 	}
 }
+
+// validateDelete checks the indices of DeleteColumns against ncols columns
+// and returns a mask of the deleted ones.
+func validateDelete(cols []int, ncols int) ([]bool, error) {
+	del := make([]bool, ncols)
+	for _, j := range cols {
+		if j < 0 || j >= ncols {
+			return nil, fmt.Errorf("%w: delete column %d outside [0,%d)", ErrInvalidArgument, j, ncols)
+		}
+		if del[j] {
+			return nil, fmt.Errorf("%w: delete column %d given twice", ErrInvalidArgument, j)
+		}
+		del[j] = true
+	}
+	return del, nil
+}
+
+// validateRowBounds checks the arguments of SetRowBounds against nrows rows.
+func validateRowBounds(rows []int, lo, hi []float64, nrows int) error {
+	if len(lo) != len(rows) || len(hi) != len(rows) {
+		return fmt.Errorf("%w: %d rows, %d lower bounds, %d upper bounds", ErrInvalidArgument, len(rows), len(lo), len(hi))
+	}
+	for k, i := range rows {
+		if i < 0 || i >= nrows {
+			return fmt.Errorf("%w: row index %d outside [0,%d)", ErrInvalidArgument, i, nrows)
+		}
+		if err := validateRows(lo[k:k+1], hi[k:k+1]); err != nil {
+			return fmt.Errorf("%w: row %d: bounds [%g, %g]", ErrInvalidArgument, i, lo[k], hi[k])
+		}
+	}
+	return nil
+}

@@ -116,7 +116,7 @@ type clpModel struct {
 	ncols   int     // columns passed to CLP so far
 	cleanup runtime.Cleanup
 	solved  bool // a basis from a previous solve exists
-	newRows bool // rows were added since that solve
+	newRows bool // rows were added or row bounds changed since that solve: dual simplex first
 }
 
 func (m *clpModel) NumRows() int { return len(m.p.RowLower) }
@@ -233,6 +233,57 @@ func (m *clpModel) AddRows(rows ...Row) error {
 	return nil
 }
 
+// DeleteColumns removes columns from CLP, which keeps the status of the
+// others (the basis, when every removed column was non-basic).
+func (m *clpModel) DeleteColumns(cols []int) error {
+	if m.closed() {
+		return ErrClosed
+	}
+	if _, err := validateDelete(cols, m.ncols); err != nil {
+		return fmt.Errorf("lp native: %w", err)
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	which := make([]C.int, len(cols))
+	for k, j := range cols {
+		which[k] = C.int(j)
+	}
+	C.Clp_deleteColumns(m.h.ptr, C.int(len(cols)), &which[0])
+	runtime.KeepAlive(which)
+	m.ncols -= len(cols)
+	return nil
+}
+
+// SetRowBounds passes the new row bounds to CLP; the basis is kept and the
+// next solve starts with dual simplex (new bounds leave it dual feasible).
+func (m *clpModel) SetRowBounds(rows []int, lower, upper []float64) error {
+	if m.closed() {
+		return ErrClosed
+	}
+	nr := len(m.p.RowLower)
+	if err := validateRowBounds(rows, lower, upper, nr); err != nil {
+		return fmt.Errorf("lp native: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	for k, i := range rows {
+		m.p.RowLower[i], m.p.RowUpper[i] = lower[k], upper[k]
+	}
+	rl := make([]C.double, nr)
+	ru := make([]C.double, nr)
+	for i := range nr {
+		rl[i], ru[i] = clpInf(m.p.RowLower[i]), clpInf(m.p.RowUpper[i])
+	}
+	C.Clp_chgRowLower(m.h.ptr, &rl[0])
+	C.Clp_chgRowUpper(m.h.ptr, &ru[0])
+	runtime.KeepAlive(rl)
+	runtime.KeepAlive(ru)
+	m.newRows = true
+	return nil
+}
+
 func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 	if m.closed() {
 		return Solution{}, ErrClosed
@@ -248,8 +299,9 @@ func (m *clpModel) Solve(ctx context.Context) (Solution, error) {
 	}
 	switch {
 	case m.solved && m.newRows:
-		// New rows with basic logicals keep the basis dual feasible (new
-		// columns may not be: then primal simplex finishes the job).
+		// New rows with basic logicals and new row bounds keep the basis
+		// dual feasible (new columns may not: then primal simplex finishes
+		// the job).
 		C.Clp_dual(ptr, 0)
 		if C.Clp_status(ptr) != 0 {
 			C.Clp_primal(ptr, 0)

@@ -109,6 +109,83 @@ func (m *goModel) AddRows(rows ...Row) error {
 	return nil
 }
 
+// DeleteColumns removes columns. The kept basis follows the remaining
+// columns when every removed one is non-basic in it (B and B⁻¹ are then
+// unchanged); otherwise the next solve starts from scratch.
+func (m *goModel) DeleteColumns(cols []int) error {
+	if m.closed {
+		return ErrClosed
+	}
+	del, err := validateDelete(cols, len(m.p.Cols))
+	if err != nil {
+		return fmt.Errorf("lp go: %w", err)
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	if m.warm != nil {
+		m.warm = m.warm.without(del)
+	}
+	kept := m.p.Cols[:0]
+	for j, c := range m.p.Cols {
+		if !del[j] {
+			kept = append(kept, c)
+		}
+	}
+	clear(m.p.Cols[len(kept):])
+	m.p.Cols = kept
+	return nil
+}
+
+// without returns the basis with the structural columns marked in del
+// removed, or nil when one of them is basic. Columns added after the basis
+// was saved (beyond its own) have no status in it and need no remapping.
+func (w *basisState) without(del []bool) *basisState {
+	nOld := len(w.status) - len(w.basis)
+	shift := make([]int, nOld+1) // removed columns before each old index
+	for j := 0; j < nOld; j++ {
+		shift[j+1] = shift[j]
+		if del[j] {
+			if w.status[j] == stBasic {
+				return nil
+			}
+			shift[j+1]++
+		}
+	}
+	gone := shift[nOld]
+	out := &basisState{basis: make([]int, len(w.basis)), binv: w.binv, sinceInvert: w.sinceInvert}
+	out.status = make([]int8, 0, len(w.status)-gone)
+	for j, st := range w.status {
+		if j < nOld && del[j] {
+			continue
+		}
+		out.status = append(out.status, st)
+	}
+	for k, j := range w.basis {
+		if j < nOld {
+			out.basis[k] = j - shift[j]
+		} else {
+			out.basis[k] = j - gone
+		}
+	}
+	return out
+}
+
+// SetRowBounds sets row bounds. The next solve starts from the kept basis
+// when it stays primal feasible, from scratch otherwise.
+func (m *goModel) SetRowBounds(rows []int, lower, upper []float64) error {
+	if m.closed {
+		return ErrClosed
+	}
+	if err := validateRowBounds(rows, lower, upper, len(m.p.RowLower)); err != nil {
+		return fmt.Errorf("lp go: %w", err)
+	}
+	for k, i := range rows {
+		m.p.RowLower[i], m.p.RowUpper[i] = lower[k], upper[k]
+	}
+	return nil
+}
+
 func (m *goModel) Solve(ctx context.Context) (Solution, error) {
 	if m.closed {
 		return Solution{}, ErrClosed

@@ -217,6 +217,9 @@ type Options struct {
 
 	// lp overrides the linear-programming solver chosen from the backend (tests).
 	lp engine.LPSolver
+	// keep overrides the number of triplet columns PSDBoost's master keeps
+	// (tests: small problems that still fold triplets at C).
+	keep int
 }
 
 // Stop says why a run ended.

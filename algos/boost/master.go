@@ -12,44 +12,85 @@ import (
 //
 //	min π  s.t.  Σ_{r∈W} u_r H_rj ≤ π (every term j), Σ_{r∈W} u_r = 1, 0 ≤ u_r ≤ C
 //
-// over a working set W of triplets: one row per term and one bounded
-// column per triplet, so the simplex basis has #terms + 2 rows however many
-// triplets carry weight (the primal form, one row per triplet, has a basis
-// of |W| rows: at C = 1/(0.5·m) about m of them). The primal
+// over the triplets: one row per term and one bounded column per triplet,
+// so the simplex basis has #terms + 2 rows however many triplets carry
+// weight (the primal form, one row per triplet, has a basis of one row per
+// triplet: at C = 1/(0.5·m) about m of them). The primal
 //
-//	max ρ − C Σ_{r∈W} ξ_r  s.t.  H_r w + ξ_r − ρ ≥ 0 (r ∈ W), 1ᵀw = 1, w, ξ ≥ 0
+//	max ρ − C Σ_r ξ_r  s.t.  H_r w + ξ_r − ρ ≥ 0, 1ᵀw = 1, w, ξ ≥ 0
 //
 // is read from the row duals: w_j = −y_j (term rows), ρ = y_0 (the
-// equality). Leaving a triplet out of W fixes u_r = 0, so the optimum over W
-// bounds the optimum over all m triplets from above; once no triplet outside
-// W has a negative reduced cost H_r w − ρ the two coincide, w solves the
-// full primal LP and u, extended by zeros, the full dual. solve adds such
-// triplets, the most violated first and at most ⌈1/C⌉ per round, and
-// re-solves (primal simplex from the previous basis: new columns at their
-// lower bound keep it primal feasible) until none is left; a new term is a
-// new row, after which dual simplex continues from the previous basis.
-// Triplets never leave W.
+// equality), and the reduced cost of u_r is d_r = H_r w − ρ.
 //
-// A dense term costs |W| entries instead of m. The margins of every term
-// over all triplets are kept in Go (m floats per term) to check the
-// triplets outside W.
+// Only the triplets whose weight is undecided are LP columns. Each triplet
+// is in one of three states: out (u_r = 0), in the LP (a column in [0, C])
+// or up (u_r = C, folded into the row bounds: row 0 becomes
+// Σ_LP u = 1 − C·#up, term row j Σ_LP u_r H_rj − π ≤ −C Σ_up H_rj). Fixing
+// variables restricts a minimisation, so the LP's optimum bounds the full
+// one from above; once no out triplet has d_r < 0 and no up triplet d_r > 0
+// (the optimality conditions of the full LP at these duals) the two
+// coincide: w solves the full primal and u, extended by 0 and C, the full
+// dual. solve moves such triplets into the LP, the most violated first and
+// at most ⌈1/C⌉ per round, and re-solves: entering triplets are new columns
+// at their lower bound (dual infeasible, primal feasible), released ones
+// are new columns at their lower bound with their C moved back into the row
+// bounds (dual feasible), and CLP continues from the previous basis. At
+// the end of each solve the LP columns non-basic at a bound (|d_r| above a
+// tolerance) leave it: those at C become up, those at 0 out. The LP then
+// holds the basic triplets and few more: at small C, where most triplets
+// carry weight, tens of times fewer columns than the triplets of W (on
+// letters at C = 1/(0.5·m): 94,500 columns before).
+//
+// The margins of every term over all triplets are kept in Go (m floats per
+// term) to price the triplets outside the LP and to fold the up ones.
 type master struct {
 	model engine.LPModel
 	m     int
 	c     float64
 	hs    [][]float64 // margins of every term over all triplets
-	rows  []int       // W: the triplet of each LP column 1, 2, … (primal form: row)
-	inW   []bool
-	g     []float64 // workspace: H w over all triplets
+	rows  []int       // the triplet of each LP column 1, 2, … (primal form: row)
+	state []int8      // per triplet: atZero, inLP or atC
+	nUp   int         // triplets up
+	upSum []float64   // per term j: Σ_up H_rj
+	keep  int         // triplet columns kept in the LP by shrink
+	g     []float64   // workspace: H w over all triplets
 
 	// primal selects the primal form (one row and one slack column ξ_r per
 	// triplet, one column per term) for LP solvers without a warm start
 	// after AddRows: the pure-Go simplex re-solves from scratch there, and
 	// from scratch the degenerate dual form can exhaust its iteration limit.
+	// It has no up state: triplets enter W and never leave it.
 	primal bool
 	wCol   []int // primal form: LP column of each term
 	ncols  int   // primal form: columns so far
 }
+
+// The states of a triplet in the master.
+const (
+	atZero int8 = iota // u_r = 0, not in the LP
+	inLP               // an LP column
+	atC                // u_r = C, folded into the row bounds
+)
+
+// Tolerances on reduced costs (the LP is built on normalised data, so
+// these are relative to the data's scale). A triplet outside the LP enters
+// when its reduced cost has the wrong sign by more than enterTol; an LP
+// column leaves when it is non-basic at a bound with |d_r| > leaveTol, so a
+// triplet that left can come back only after the duals moved.
+const (
+	enterTol = 1e-12
+	leaveTol = 1e-9
+)
+
+// defaultKeep is the number of triplet columns the LP keeps after a solve.
+// Letters, 94,500 triplets, C = 5/m (about 15,000 triplets at C at the
+// optimum), one run each: keeping 500, 1,000, 2,000, 4,000, 8,000 and
+// 16,000 columns certified in 41, 33, 35, 51, 66 and 116 s; at C = 2/m
+// (47,000 at C) 500, 1,000 and 2,000 took 78, 74 and 22 s. Keeping too few
+// makes the re-solve after new terms bring back thousands of triplets they
+// moved across ρ; keeping many makes every pivot dearer. Before folding
+// (every triplet that ever entered kept) C = 5/m took 885 s.
+const defaultKeep = 2000
 
 // newMaster builds the master LP with the first term (margins h) and the
 // triplets with the ⌈2/C⌉ smallest margins of it in W.
@@ -64,7 +105,7 @@ func newMaster(solver engine.LPSolver, h []float64, c float64) (*master, error) 
 	sort.Slice(order, func(a, b int) bool { return h[order[a]] < h[order[b]] })
 	w := order[:k]
 	sort.Ints(w) // triplet order: better locality for the margins
-	ms := &master{m: m, c: c, inW: make([]bool, m), g: make([]float64, m), primal: solver.Name() != "native"}
+	ms := &master{m: m, c: c, state: make([]int8, m), g: make([]float64, m), keep: defaultKeep, primal: solver.Name() != "native"}
 	var prob engine.LPProblem
 	if ms.primal {
 		// Row 0: 1ᵀw = 1. Columns: ρ (free, cost −1); the first term.
@@ -83,6 +124,7 @@ func newMaster(solver engine.LPSolver, h []float64, c float64) (*master, error) 
 	}
 	ms.model = model
 	ms.hs = append(ms.hs, h)
+	ms.upSum = append(ms.upSum, 0)
 	if err := ms.addRows(w); err != nil {
 		model.Close()
 		return nil, err
@@ -93,8 +135,9 @@ func newMaster(solver engine.LPSolver, h []float64, c float64) (*master, error) 
 // close releases the LP.
 func (ms *master) close() { ms.model.Close() }
 
-// addRows adds the triplets rs to W: each as a column u_r ∈ [0, C] (dual
-// form) or as a row with its slack column ξ_r (primal form).
+// addRows adds the triplets rs to the LP: each as a column u_r ∈ [0, C]
+// at its lower bound (dual form) or as a row with its slack column ξ_r
+// (primal form).
 func (ms *master) addRows(rs []int) error {
 	if len(rs) == 0 {
 		return nil
@@ -113,7 +156,7 @@ func (ms *master) addRows(rs []int) error {
 			}
 		}
 		cols[k] = engine.LPColumn{Obj: 0, Lower: 0, Upper: ms.c, Rows: cs, Vals: vs}
-		ms.inW[r] = true
+		ms.state[r] = inLP
 	}
 	if err := ms.model.AddColumns(cols...); err != nil {
 		return err
@@ -138,7 +181,7 @@ func (ms *master) addPrimalRows(rs []int) error {
 		}
 		rows[k] = engine.LPRow{Lower: 0, Upper: math.Inf(1), Cols: cs, Vals: vs}
 		cols[k] = engine.LPNonNegative(ms.c, []int{first + k}, []float64{1})
-		ms.inW[r] = true
+		ms.state[r] = inLP
 	}
 	if err := ms.model.AddRows(rows...); err != nil {
 		return err
@@ -167,18 +210,121 @@ func (ms *master) addTerm(h []float64) error {
 		}
 	}
 	var err error
+	var sum float64
 	if ms.primal {
 		err = ms.model.AddColumns(engine.LPNonNegative(0, idx, vals))
 		ms.wCol = append(ms.wCol, ms.ncols)
 		ms.ncols++
 	} else {
-		err = ms.model.AddRows(engine.LPRow{Lower: math.Inf(-1), Upper: 0, Cols: idx, Vals: vals})
+		if ms.nUp > 0 {
+			for r, st := range ms.state {
+				if st == atC {
+					sum += h[r]
+				}
+			}
+		}
+		err = ms.model.AddRows(engine.LPRow{Lower: math.Inf(-1), Upper: -ms.c * sum, Cols: idx, Vals: vals})
 	}
 	if err != nil {
 		return err
 	}
 	ms.hs = append(ms.hs, h)
+	ms.upSum = append(ms.upSum, sum)
 	return nil
+}
+
+// fold moves the triplets rs between the LP and up (to up when toUp, back
+// otherwise) in the row bounds: row 0's right-hand side 1 − C·#up and term
+// row j's upper bound −C Σ_up H_rj. The columns themselves are deleted or
+// added by the caller.
+func (ms *master) fold(rs []int, toUp bool) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	sign := 1.0
+	if !toUp {
+		sign = -1
+	}
+	for _, r := range rs {
+		if toUp {
+			ms.state[r] = atC
+			ms.nUp++
+		} else {
+			ms.nUp--
+		}
+	}
+	n := len(ms.hs)
+	rows := make([]int, 1+n)
+	lo := make([]float64, 1+n)
+	hi := make([]float64, 1+n)
+	b0 := 1 - ms.c*float64(ms.nUp)
+	lo[0], hi[0] = b0, b0
+	for j, h := range ms.hs {
+		var s float64
+		for _, r := range rs {
+			s += h[r]
+		}
+		ms.upSum[j] += sign * s
+		rows[1+j], lo[1+j], hi[1+j] = 1+j, math.Inf(-1), -ms.c*ms.upSum[j]
+	}
+	return ms.model.SetRowBounds(rows, lo, hi)
+}
+
+// shrink removes from the LP the columns of an optimal solution sol that
+// are non-basic at a bound with |d_r| > leaveTol, those farthest from
+// changing sides first, until ms.keep columns are left: at C they become
+// up, at 0 out. The solution stays optimal for the smaller LP. The columns
+// kept are the triplets whose margins are nearest ρ, the ones the next
+// terms are most likely to move across it.
+func (ms *master) shrink(sol engine.LPSolution) error {
+	if ms.primal || len(ms.rows) <= ms.keep {
+		return nil
+	}
+	type cand struct {
+		k int     // LP column − 1
+		d float64 // |reduced cost|
+	}
+	var cands []cand
+	for k := range ms.rows {
+		col := 1 + k
+		x, d := sol.X[col], sol.ReducedCosts[col]
+		if (d < -leaveTol && x >= ms.c*(1-1e-9)) || (d > leaveTol && x <= ms.c*1e-9) {
+			cands = append(cands, cand{k, math.Abs(d)})
+		}
+	}
+	n := min(len(ms.rows)-ms.keep, len(cands))
+	if n <= 0 {
+		return nil
+	}
+	sort.Slice(cands, func(a, b int) bool {
+		if cands[a].d != cands[b].d {
+			return cands[a].d > cands[b].d
+		}
+		return cands[a].k < cands[b].k
+	})
+	gone := make([]bool, len(ms.rows))
+	del := make([]int, 0, n)
+	var toUp []int
+	for _, c := range cands[:n] {
+		gone[c.k] = true
+		del = append(del, 1+c.k)
+		if r := ms.rows[c.k]; sol.ReducedCosts[1+c.k] < 0 {
+			toUp = append(toUp, r)
+		} else {
+			ms.state[r] = atZero
+		}
+	}
+	kept := ms.rows[:0]
+	for k, r := range ms.rows {
+		if !gone[k] {
+			kept = append(kept, r)
+		}
+	}
+	ms.rows = kept
+	if err := ms.model.DeleteColumns(del); err != nil {
+		return err
+	}
+	return ms.fold(toUp, true)
 }
 
 // batch is the largest number of triplets added to W in one round: ⌈1/C⌉,
@@ -191,14 +337,17 @@ func (ms *master) batch() int {
 type masterSolution struct {
 	pi     float64   // optimal value ρ − C Σ ξ (= the dual value of u)
 	w      []float64 // one weight per term
-	u      []float64 // triplet weights, zero outside W
+	u      []float64 // triplet weights: LP values, C when up, 0 when out
 	rounds int       // LP solves, the first included
 	pivots int       // simplex iterations over those solves
-	added  int       // triplets added to W
+	added  int       // triplets moved into the LP
+	lpCols int       // triplet columns of the LP at the optimum (before shrinking)
+	up     int       // triplets fixed at C
 }
 
-// solve solves the master over W and adds the violated triplets until none
-// is left outside W.
+// solve solves the master and moves the triplets whose reduced costs
+// violate the full LP's optimality conditions into it until none is left,
+// then shrinks the LP to its undecided columns.
 func (ms *master) solve(ctx context.Context) (masterSolution, error) {
 	var out masterSolution
 	for {
@@ -219,43 +368,71 @@ func (ms *master) solve(ctx context.Context) (masterSolution, error) {
 				g[r] += w[j] * v
 			}
 		}
+		// Reduced costs d_r = g_r − ρ: an out triplet with d_r < 0 would
+		// rise from 0, an up one with d_r > 0 fall from C.
 		var viol []int
-		for r, v := range g {
-			if !ms.inW[r] && v < rho {
+		for r, st := range ms.state {
+			switch {
+			case st == atZero && (g[r] < rho-enterTol || ms.primal && g[r] < rho):
+				viol = append(viol, r)
+			case st == atC && g[r] > rho+enterTol:
 				viol = append(viol, r)
 			}
 		}
 		if len(viol) == 0 {
-			out.w = w
-			out.u = make([]float64, ms.m)
-			if ms.primal {
-				out.pi = -sol.Objective
-				for k, r := range ms.rows {
-					out.u[r] = sol.Duals[1+k]
-				}
-			} else {
-				out.pi = sol.Objective
-				for k, r := range ms.rows {
-					out.u[r] = sol.X[1+k]
-				}
-			}
-			feasibleDuals(out.u, ms.c)
-			return out, nil
+			ms.finish(&out, sol, rho, w)
+			return out, ms.shrink(sol)
 		}
 		if q := ms.batch(); len(viol) > q {
 			// The most violated first: a new term can move most margins
 			// below ρ at the intermediate weights (on letters 40,000 of
 			// 94,500 after the second term), while few of them end up
 			// carrying weight.
-			sort.Slice(viol, func(a, b int) bool { return g[viol[a]] < g[viol[b]] })
+			sort.Slice(viol, func(a, b int) bool {
+				return math.Abs(g[viol[a]]-rho) > math.Abs(g[viol[b]]-rho)
+			})
 			viol = viol[:q]
 			sort.Ints(viol)
+		}
+		var released []int
+		for _, r := range viol {
+			if ms.state[r] == atC {
+				released = append(released, r)
+			}
 		}
 		out.added += len(viol)
 		if err := ms.addRows(viol); err != nil {
 			return out, err
 		}
+		if err := ms.fold(released, false); err != nil {
+			return out, err
+		}
 	}
+}
+
+// finish fills out from an LP solution optimal over all triplets.
+func (ms *master) finish(out *masterSolution, sol engine.LPSolution, rho float64, w []float64) {
+	out.w = w
+	out.u = make([]float64, ms.m)
+	if ms.primal {
+		out.pi = -sol.Objective
+		for k, r := range ms.rows {
+			out.u[r] = sol.Duals[1+k]
+		}
+	} else {
+		out.pi = sol.Objective
+		for k, r := range ms.rows {
+			out.u[r] = sol.X[1+k]
+		}
+		for r, st := range ms.state {
+			if st == atC {
+				out.u[r] = ms.c
+			}
+		}
+	}
+	out.lpCols = len(ms.rows)
+	out.up = ms.nUp
+	feasibleDuals(out.u, ms.c)
 }
 
 // weights returns ρ and the term weights w of an LP solution: primal values

@@ -33,94 +33,120 @@ func fullMaster(hs [][]float64, c float64) lp.Problem {
 	return p
 }
 
-// TestMasterRowGeneration: the master solved by row generation over a
-// working set has the optimum of the LP over all triplets (solved directly),
-// its weights w are feasible with primal value π over all triplets, its
-// triplet weights u are feasible for the full dual (0 ≤ u ≤ C, 1ᵀu = 1)
-// with dual value π (zero duality gap over the full set), and the working
-// set stays smaller than the triplet set; on both LP implementations, which
-// agree.
+// TestMasterRowGeneration: the master solved over part of the triplets (a
+// working set that grows; in the dual form, triplets fixed at C in the row
+// bounds and columns shed after each solve) has the optimum of the LP over
+// all triplets (solved directly), its weights w are feasible with primal
+// value π over all triplets, its triplet weights u are feasible for the
+// full dual (0 ≤ u ≤ C, 1ᵀu = 1) with dual value π (zero duality gap over
+// the full set), and the LP stays smaller than the triplet set; on both LP
+// implementations, which agree. The small-C cases, where most triplets
+// carry weight, shrink the LP to a few columns so that triplets move
+// between the LP, 0 and C from term to term.
 func TestMasterRowGeneration(t *testing.T) {
-	const m, terms = 1500, 6
-	c := 1 / (0.05 * m)
-	rng := rand.New(rand.NewPCG(7, 8))
-	// Margins of terms that share most of their structure (as the leading
-	// eigenvectors of successive PSDBoost iterations do): a common part and
-	// a term-specific part.
-	base := make([]float64, m)
-	for r := range base {
-		base[r] = rng.NormFloat64() + 1
-	}
-	hs := make([][]float64, terms)
-	for j := range hs {
-		hs[j] = make([]float64, m)
-		for r := range hs[j] {
-			hs[j][r] = base[r] + 0.3*rng.NormFloat64()
-		}
-	}
-	full, err := lp.Solve(context.Background(), lp.Native, fullMaster(hs, c))
 	if !lp.HaveNative {
 		t.Skip("the full LP has 1,501 rows: native LP needed for the reference")
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := -full.Objective
-	solvers := []lp.Solver{lp.Native, lp.Go}
-	pis := make([]float64, len(solvers))
-	for i, s := range solvers {
-		t.Run(s.Name(), func(t *testing.T) {
-			ms, err := newMaster(s, hs[0], c)
+	const m, terms = 1500, 6
+	for _, tc := range []struct {
+		name     string
+		fraction float64 // C = 1/(fraction·m)
+		keep     int     // columns kept by shrink (0: the default)
+		solvers  []lp.Solver
+	}{
+		{"large-C", 0.05, 0, []lp.Solver{lp.Native, lp.Go}},
+		{"small-C-folded", 0.5, 40, []lp.Solver{lp.Native}},
+		{"mid-C-folded", 0.2, 10, []lp.Solver{lp.Native}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := 1 / (tc.fraction * m)
+			rng := rand.New(rand.NewPCG(7, 8))
+			// Margins of terms that share most of their structure (as the
+			// leading eigenvectors of successive PSDBoost iterations do): a
+			// common part and a term-specific part.
+			base := make([]float64, m)
+			for r := range base {
+				base[r] = rng.NormFloat64() + 1
+			}
+			hs := make([][]float64, terms)
+			for j := range hs {
+				hs[j] = make([]float64, m)
+				for r := range hs[j] {
+					hs[j][r] = base[r] + 0.3*rng.NormFloat64()
+				}
+			}
+			full, err := lp.Solve(context.Background(), lp.Native, fullMaster(hs, c))
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer ms.close()
-			var sol masterSolution
-			for j := 0; j < terms; j++ {
-				if j > 0 {
-					if err := ms.addTerm(hs[j]); err != nil {
+			want := -full.Objective
+			pis := make([]float64, len(tc.solvers))
+			for i, s := range tc.solvers {
+				t.Run(s.Name(), func(t *testing.T) {
+					ms, err := newMaster(s, hs[0], c)
+					if err != nil {
 						t.Fatal(err)
 					}
-				}
-				if sol, err = ms.solve(context.Background()); err != nil {
-					t.Fatal(err)
-				}
+					defer ms.close()
+					if tc.keep > 0 {
+						ms.keep = tc.keep
+					}
+					var sol masterSolution
+					folded := 0
+					for j := 0; j < terms; j++ {
+						if j > 0 {
+							if err := ms.addTerm(hs[j]); err != nil {
+								t.Fatal(err)
+							}
+						}
+						if sol, err = ms.solve(context.Background()); err != nil {
+							t.Fatal(err)
+						}
+						folded = max(folded, sol.up)
+						if !ms.primal && len(ms.rows) > ms.keep {
+							t.Errorf("term %d: %d LP columns after shrinking to %d", j, len(ms.rows), ms.keep)
+						}
+					}
+					t.Logf("%s: π = %.15g (full LP %.15g), %d LP columns, %d at C, %d rounds in the last solve", s.Name(), sol.pi, want, sol.lpCols, sol.up, sol.rounds)
+					if math.Abs(sol.pi-want) > 1e-9*(1+math.Abs(want)) {
+						t.Errorf("π = %.15g, full LP optimum %.15g", sol.pi, want)
+					}
+					if sol.lpCols >= m/2 {
+						t.Errorf("%d LP columns for %d triplets", sol.lpCols, m)
+					}
+					if tc.keep > 0 && folded == 0 {
+						t.Error("no triplet was ever fixed at C")
+					}
+					var sw, su float64
+					for _, w := range sol.w {
+						if w < 0 {
+							t.Errorf("w = %g < 0", w)
+						}
+						sw += w
+					}
+					for r, u := range sol.u {
+						if u < 0 || u > c {
+							t.Errorf("u[%d] = %g outside [0, C = %g]", r, u, c)
+						}
+						su += u
+					}
+					if math.Abs(sw-1) > 1e-9 || math.Abs(su-1) > 1e-12 {
+						t.Errorf("Σw = %.15g, Σu = %.15g, want 1", sw, su)
+					}
+					// Primal value of w and dual value of u over all triplets.
+					if p := primalValue(hs, sol.w, c, m); math.Abs(p-sol.pi) > 1e-9*(1+math.Abs(want)) {
+						t.Errorf("primal value of w over all triplets %.15g, π = %.15g", p, sol.pi)
+					}
+					if g := lpGap(hs, sol.w, sol.u, c); !(g >= -1e-12 && g <= 1e-9) {
+						t.Errorf("duality gap over all triplets %g", g)
+					}
+					pis[i] = sol.pi
+				})
 			}
-			t.Logf("%s: π = %.15g (full LP %.15g), |W| = %d of %d, %d rounds in the last solve", s.Name(), sol.pi, want, len(ms.rows), m, sol.rounds)
-			if math.Abs(sol.pi-want) > 1e-9*(1+math.Abs(want)) {
-				t.Errorf("π = %.15g, full LP optimum %.15g", sol.pi, want)
+			if len(pis) == 2 && math.Abs(pis[0]-pis[1]) > 1e-9*(1+math.Abs(want)) {
+				t.Errorf("native π %.15g, Go π %.15g", pis[0], pis[1])
 			}
-			if len(ms.rows) >= m/2 {
-				t.Errorf("working set of %d rows for %d triplets", len(ms.rows), m)
-			}
-			var sw, su float64
-			for _, w := range sol.w {
-				if w < 0 {
-					t.Errorf("w = %g < 0", w)
-				}
-				sw += w
-			}
-			for r, u := range sol.u {
-				if u < 0 || u > c {
-					t.Errorf("u[%d] = %g outside [0, C = %g]", r, u, c)
-				}
-				su += u
-			}
-			if math.Abs(sw-1) > 1e-9 || math.Abs(su-1) > 1e-12 {
-				t.Errorf("Σw = %.15g, Σu = %.15g, want 1", sw, su)
-			}
-			// Primal value of w and dual value of u over all triplets.
-			if p := primalValue(hs, sol.w, c, m); math.Abs(p-sol.pi) > 1e-9*(1+math.Abs(want)) {
-				t.Errorf("primal value of w over all triplets %.15g, π = %.15g", p, sol.pi)
-			}
-			if g := lpGap(hs, sol.w, sol.u, c); !(g >= -1e-12 && g <= 1e-9) {
-				t.Errorf("duality gap over all triplets %g", g)
-			}
-			pis[i] = sol.pi
 		})
-	}
-	if math.Abs(pis[0]-pis[1]) > 1e-9*(1+math.Abs(want)) {
-		t.Errorf("native π %.15g, Go π %.15g", pis[0], pis[1])
 	}
 }
 

@@ -191,6 +191,9 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		for _, col := range pending {
 			if ms == nil {
 				ms, err = newMaster(solver, col.h, c)
+				if err == nil && opt.keep > 0 {
+					ms.keep = opt.keep
+				}
 			} else {
 				err = ms.addTerm(col.h)
 			}
@@ -224,7 +227,7 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		}
 		if opt.Progress != nil {
 			opt.Progress(progress.Event{Algorithm: "psdboost", Iteration: it, Objective: pi, Gap: cg.ub - pi,
-				Message: fmt.Sprintf("iter %d  π %.10g  λmax %.10g  gap %.3g  +%d columns (%d, %d triplets, %d LP pivots)", it, pi, cg.ub, cg.ub-pi, len(pending), len(vs), len(ms.rows), sol.pivots)})
+				Message: fmt.Sprintf("iter %d  π %.10g  λmax %.10g  gap %.3g  +%d columns (%d terms; %d triplet columns, %d at C; %d LP pivots)", it, pi, cg.ub, cg.ub-pi, len(pending), len(vs), sol.lpCols, sol.up, sol.pivots)})
 		}
 		if cg.ub <= pi+eps {
 			res.Stop = StopConverged

@@ -148,7 +148,8 @@ func TestPSDBoostSmall(t *testing.T) {
 }
 
 // TestPSDBoostLPAgreement checks that CLP and the pure-Go simplex reach the
-// same SDP optimum: both finals satisfy π ≤ opt ≤ π + ε, so they differ by ≤ ε.
+// same SDP optimum, and so does CLP with a master that keeps only a few
+// triplet columns: all finals satisfy π ≤ opt ≤ π + ε, so they differ by ≤ ε.
 func TestPSDBoostLPAgreement(t *testing.T) {
 	if !lp.HaveNative {
 		t.Skip("CLP not compiled in")
@@ -161,19 +162,27 @@ func TestPSDBoostLPAgreement(t *testing.T) {
 	}
 	ts := subsample(t, all, 120, 2)
 	const eps = 1e-7
-	var pis []float64
-	for _, s := range []lp.Solver{lp.Go, lp.Native} {
-		res, err := PSDBoost(context.Background(), x, ts, Options{Backend: b, lp: s, C: 1 / (0.2 * 120), Eps: eps})
-		if err != nil {
-			t.Fatal(err)
+	for _, frac := range []float64{0.2, 0.6} {
+		// The native master keeping every column and keeping 10 (most
+		// triplets then move between the LP, 0 and C from term to term).
+		var pis []float64
+		for _, o := range []Options{{lp: lp.Go}, {lp: lp.Native}, {lp: lp.Native, keep: 10}} {
+			o.Backend, o.C, o.Eps = b, 1/(frac*120), eps
+			res, err := PSDBoost(context.Background(), x, ts, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Stop != StopConverged {
+				t.Fatalf("fraction %g, %s LP, keep %d: stopped on %v", frac, o.lp.Name(), o.keep, res.Stop)
+			}
+			if !(res.DualityGap <= 1e-8 && res.DualityGap >= -1e-12) {
+				t.Errorf("fraction %g, %s LP, keep %d: LP duality gap %g", frac, o.lp.Name(), o.keep, res.DualityGap)
+			}
+			pis = append(pis, res.Pi)
 		}
-		if res.Stop != StopConverged {
-			t.Fatalf("%s: stopped on %v", s.Name(), res.Stop)
+		if math.Abs(pis[0]-pis[1]) > eps || math.Abs(pis[0]-pis[2]) > eps {
+			t.Errorf("fraction %g: π go %.12g, native %.12g, native keeping 10 columns %.12g", frac, pis[0], pis[1], pis[2])
 		}
-		pis = append(pis, res.Pi)
-	}
-	if math.Abs(pis[0]-pis[1]) > eps {
-		t.Errorf("π: go %.12g, native %.12g", pis[0], pis[1])
 	}
 }
 

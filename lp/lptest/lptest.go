@@ -6,7 +6,8 @@
 // strong duality), known optima with their primal and dual solutions,
 // degenerate and cycling-prone problems, random problems with every kind of
 // row and column, warm re-solves after added columns and rows against cold
-// solves (and the pivots the warm starts save), infeasibility and
+// solves (and the pivots the warm starts save), deleted columns and changed
+// row bounds against cold solves, infeasibility and
 // unboundedness reported as errors, and the invalid problems, out-of-range
 // numbers, closed models and cancelled contexts refused.
 package lptest
@@ -819,6 +820,8 @@ func TestSolver(t *testing.T, s engine.LPSolver) {
 			prev = warm.Objective
 		}
 	})
+
+	testEdits(t, s)
 
 	// Malformed rows are rejected before reaching a solver.
 	t.Run("add-rows-invalid", func(t *testing.T) {
