@@ -220,6 +220,9 @@ type Options struct {
 	// keep overrides the number of triplet columns PSDBoost's master keeps
 	// (tests: small problems that still fold triplets at C).
 	keep int
+	// lpDual forces the dual form of PSDBoost's master on every LP solver
+	// (tests: the pure-Go simplex takes the primal form on small problems).
+	lpDual bool
 }
 
 // Stop says why a run ended.

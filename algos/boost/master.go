@@ -56,10 +56,11 @@ type master struct {
 	g     []float64   // workspace: H w over all triplets
 
 	// primal selects the primal form (one row and one slack column ξ_r per
-	// triplet, one column per term) for LP solvers without a warm start
-	// after AddRows: the pure-Go simplex re-solves from scratch there, and
-	// from scratch the degenerate dual form can exhaust its iteration limit.
-	// It has no up state: triplets enter W and never leave it.
+	// triplet, one column per term) for the pure-Go simplex on small
+	// problems (see newMaster): it re-solves from scratch after AddRows,
+	// and its dense basis then has #triplets rows in the primal form
+	// against #terms in the dual form (wine: 200 against 760). It has no
+	// atC state: triplets enter W and never leave it.
 	primal bool
 	wCol   []int // primal form: LP column of each term
 	ncols  int   // primal form: columns so far
@@ -92,20 +93,49 @@ const (
 // (every triplet that ever entered kept) C = 5/m took 885 s.
 const defaultKeep = 2000
 
-// newMaster builds the master LP with the first term (margins h) and the
-// triplets with the ⌈2/C⌉ smallest margins of it in W.
-func newMaster(solver engine.LPSolver, h []float64, c float64) (*master, error) {
+// newMaster builds the master LP with the first term (margins h), in the
+// form that suits the solver: the dual form on CLP, and on the pure-Go
+// simplex (which re-solves from scratch after AddRows, and whose dense
+// basis grows with the rows) the primal form while every triplet fits in
+// its rows, the dual form beyond.
+func newMaster(solver engine.LPSolver, h []float64, c float64, keep int) (*master, error) {
+	primal := solver.Name() != "native" && len(h) < goPrimalMax
+	return newMasterForm(solver, h, c, keep, primal)
+}
+
+// goPrimalMax bounds the triplets of a pure-Go master in the primal form:
+// its rows grow up to one per triplet, and lp.GoMaxRows (8,192) is the Go
+// simplex's limit.
+const goPrimalMax = 8000
+
+// newMasterForm builds the master in the form given, keeping keep triplet
+// columns (dual form). The primal form starts from the ⌈2/C⌉ triplets of
+// smallest margin. The dual form starts at the first term's optimum, which
+// is known: u = C on the ⌊1/C⌋ triplets of smallest margin and the rest of
+// the unit weight on the next one. The triplets far below that boundary
+// start at C, those near it (keep of them, at least ⌈1/C⌉ in all) as LP
+// columns and the others at 0, so the first solve works on a few columns
+// whatever C.
+func newMasterForm(solver engine.LPSolver, h []float64, c float64, keep int, primal bool) (*master, error) {
 	m := len(h)
-	k := int(math.Ceil(2/c - 1e-9))
-	k = min(max(k, 1), m)
 	order := make([]int, m)
 	for r := range order {
 		order[r] = r
 	}
-	sort.Slice(order, func(a, b int) bool { return h[order[a]] < h[order[b]] })
-	w := order[:k]
-	sort.Ints(w) // triplet order: better locality for the margins
-	ms := &master{m: m, c: c, state: make([]int8, m), g: make([]float64, m), keep: defaultKeep, primal: solver.Name() != "native"}
+	sort.SliceStable(order, func(a, b int) bool { return h[order[a]] < h[order[b]] })
+	var up, cols []int
+	if primal {
+		cols = append(cols, order[:min(max(int(math.Ceil(2/c-1e-9)), 1), m)]...)
+	} else {
+		q := min(int(math.Floor(1/c+1e-9)), m) // triplets at C at the optimum
+		lo := max(q-keep/2, 0)
+		hi := min(max(lo+keep, int(math.Ceil(1/c-1e-9)), q+1), m)
+		up = append(up, order[:lo]...)
+		cols = append(cols, order[lo:hi]...)
+	}
+	sort.Ints(up)
+	sort.Ints(cols) // triplet order: better locality for the margins
+	ms := &master{m: m, c: c, state: make([]int8, m), g: make([]float64, m), keep: keep, primal: primal}
 	var prob engine.LPProblem
 	if ms.primal {
 		// Row 0: 1ᵀw = 1. Columns: ρ (free, cost −1); the first term.
@@ -125,7 +155,11 @@ func newMaster(solver engine.LPSolver, h []float64, c float64) (*master, error) 
 	ms.model = model
 	ms.hs = append(ms.hs, h)
 	ms.upSum = append(ms.upSum, 0)
-	if err := ms.addRows(w); err != nil {
+	if err := ms.addRows(cols); err != nil {
+		model.Close()
+		return nil, err
+	}
+	if err := ms.fold(up, true); err != nil {
 		model.Close()
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package boost
 
 import (
 	"context"
+	"github.com/psdlearn/psdlearn/engine"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -33,9 +34,9 @@ func fullMaster(hs [][]float64, c float64) lp.Problem {
 	return p
 }
 
-// TestMasterRowGeneration: the master solved over part of the triplets (a
-// working set that grows; in the dual form, triplets fixed at C in the row
-// bounds and columns shed after each solve) has the optimum of the LP over
+// TestMasterRowGeneration: the master solved over part of the triplets
+// (triplets fixed at C in the row bounds, columns shed after each solve and
+// priced back in) has the optimum of the LP over
 // all triplets (solved directly), its weights w are feasible with primal
 // value π over all triplets, its triplet weights u are feasible for the
 // full dual (0 ≤ u ≤ C, 1ᵀu = 1) with dual value π (zero duality gap over
@@ -51,12 +52,13 @@ func TestMasterRowGeneration(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		fraction float64 // C = 1/(fraction·m)
-		keep     int     // columns kept by shrink (0: the default)
+		keep     int     // columns kept by shrink (dual form)
+		dual     bool    // force the dual form (Go takes the primal one at this size)
 		solvers  []lp.Solver
 	}{
-		{"large-C", 0.05, 0, []lp.Solver{lp.Native, lp.Go}},
-		{"small-C-folded", 0.5, 40, []lp.Solver{lp.Native}},
-		{"mid-C-folded", 0.2, 10, []lp.Solver{lp.Native}},
+		{"large-C", 0.05, 200, false, []lp.Solver{lp.Native, lp.Go}},
+		{"small-C-folded", 0.5, 40, true, []lp.Solver{lp.Native, lp.Go}},
+		{"mid-C-folded", 0.2, 10, true, []lp.Solver{lp.Native, lp.Go}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := 1 / (tc.fraction * m)
@@ -83,14 +85,17 @@ func TestMasterRowGeneration(t *testing.T) {
 			pis := make([]float64, len(tc.solvers))
 			for i, s := range tc.solvers {
 				t.Run(s.Name(), func(t *testing.T) {
-					ms, err := newMaster(s, hs[0], c)
+					newM := newMaster
+					if tc.dual {
+						newM = func(s engine.LPSolver, h []float64, c float64, keep int) (*master, error) {
+							return newMasterForm(s, h, c, keep, false)
+						}
+					}
+					ms, err := newM(s, hs[0], c, tc.keep)
 					if err != nil {
 						t.Fatal(err)
 					}
 					defer ms.close()
-					if tc.keep > 0 {
-						ms.keep = tc.keep
-					}
 					var sol masterSolution
 					folded := 0
 					for j := 0; j < terms; j++ {
@@ -111,10 +116,10 @@ func TestMasterRowGeneration(t *testing.T) {
 					if math.Abs(sol.pi-want) > 1e-9*(1+math.Abs(want)) {
 						t.Errorf("π = %.15g, full LP optimum %.15g", sol.pi, want)
 					}
-					if sol.lpCols >= m/2 {
+					if !ms.primal && sol.lpCols >= m/2 || ms.primal && len(ms.rows) >= m/2 {
 						t.Errorf("%d LP columns for %d triplets", sol.lpCols, m)
 					}
-					if tc.keep > 0 && folded == 0 {
+					if tc.dual && folded == 0 {
 						t.Error("no triplet was ever fixed at C")
 					}
 					var sw, su float64

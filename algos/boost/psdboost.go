@@ -1,6 +1,7 @@
 package boost
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -190,9 +191,10 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		}
 		for _, col := range pending {
 			if ms == nil {
-				ms, err = newMaster(solver, col.h, c)
-				if err == nil && opt.keep > 0 {
-					ms.keep = opt.keep
+				if opt.lpDual {
+					ms, err = newMasterForm(solver, col.h, c, cmp.Or(opt.keep, defaultKeep), false)
+				} else {
+					ms, err = newMaster(solver, col.h, c, cmp.Or(opt.keep, defaultKeep))
 				}
 			} else {
 				err = ms.addTerm(col.h)

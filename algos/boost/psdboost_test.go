@@ -163,10 +163,11 @@ func TestPSDBoostLPAgreement(t *testing.T) {
 	ts := subsample(t, all, 120, 2)
 	const eps = 1e-7
 	for _, frac := range []float64{0.2, 0.6} {
-		// The native master keeping every column and keeping 10 (most
-		// triplets then move between the LP, 0 and C from term to term).
+		// Both LPs (Go in the primal form), and both in the dual form keeping
+		// 10 columns (most triplets then move between the LP, 0 and C from
+		// term to term).
 		var pis []float64
-		for _, o := range []Options{{lp: lp.Go}, {lp: lp.Native}, {lp: lp.Native, keep: 10}} {
+		for _, o := range []Options{{lp: lp.Go}, {lp: lp.Native}, {lp: lp.Native, keep: 10}, {lp: lp.Go, keep: 10, lpDual: true}} {
 			o.Backend, o.C, o.Eps = b, 1/(frac*120), eps
 			res, err := PSDBoost(context.Background(), x, ts, o)
 			if err != nil {
@@ -180,8 +181,8 @@ func TestPSDBoostLPAgreement(t *testing.T) {
 			}
 			pis = append(pis, res.Pi)
 		}
-		if math.Abs(pis[0]-pis[1]) > eps || math.Abs(pis[0]-pis[2]) > eps {
-			t.Errorf("fraction %g: π go %.12g, native %.12g, native keeping 10 columns %.12g", frac, pis[0], pis[1], pis[2])
+		if math.Abs(pis[0]-pis[1]) > eps || math.Abs(pis[0]-pis[2]) > eps || math.Abs(pis[0]-pis[3]) > eps {
+			t.Errorf("fraction %g: π go %.12g, native %.12g, keeping 10 columns: native %.12g, go %.12g", frac, pis[0], pis[1], pis[2], pis[3])
 		}
 	}
 }
