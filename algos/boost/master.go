@@ -22,12 +22,13 @@ import (
 // is read from the row duals: w_j = −y_j (term rows), ρ = y_0 (the
 // equality), and the reduced cost of u_r is d_r = H_r w − ρ.
 //
-// Only the triplets whose weight is undecided are LP columns. Each triplet
-// is in one of three states: out (u_r = 0), in the LP (a column in [0, C])
-// or up (u_r = C, folded into the row bounds: row 0 becomes
-// Σ_LP u = 1 − C·#up, term row j Σ_LP u_r H_rj − π ≤ −C Σ_up H_rj). Fixing
-// variables restricts a minimisation, so the LP's optimum bounds the full
-// one from above; once no out triplet has d_r < 0 and no up triplet d_r > 0
+// Only the triplets whose weight is undecided are LP columns (dual form).
+// Each triplet is in one of three states: at 0 (not in the LP), in the LP
+// (a column in [0, C]) or at C (folded into the row bounds: row 0 becomes
+// Σ_LP u = 1 − C·#atC, term row j Σ_LP u_r H_rj − π ≤ −C Σ_atC H_rj).
+// Fixing variables restricts a minimisation, so the LP's optimum bounds the
+// full one from above; once no triplet at 0 has d_r < 0 and none at C has
+// d_r > 0
 // (the optimality conditions of the full LP at these duals) the two
 // coincide: w solves the full primal and u, extended by 0 and C, the full
 // dual. solve moves such triplets into the LP, the most violated first and
@@ -36,13 +37,13 @@ import (
 // are new columns at their lower bound with their C moved back into the row
 // bounds (dual feasible), and CLP continues from the previous basis. At
 // the end of each solve the LP columns non-basic at a bound (|d_r| above a
-// tolerance) leave it: those at C become up, those at 0 out. The LP then
+// tolerance) leave it, down to keep columns (see shrink). The LP then
 // holds the basic triplets and few more: at small C, where most triplets
 // carry weight, tens of times fewer columns than the triplets of W (on
 // letters at C = 1/(0.5·m): 94,500 columns before).
 //
 // The margins of every term over all triplets are kept in Go (m floats per
-// term) to price the triplets outside the LP and to fold the up ones.
+// term) to price the triplets outside the LP and to fold those at C.
 type master struct {
 	model engine.LPModel
 	m     int
@@ -50,8 +51,8 @@ type master struct {
 	hs    [][]float64 // margins of every term over all triplets
 	rows  []int       // the triplet of each LP column 1, 2, … (primal form: row)
 	state []int8      // per triplet: atZero, inLP or atC
-	nUp   int         // triplets up
-	upSum []float64   // per term j: Σ_up H_rj
+	nUp   int         // triplets at C
+	upSum []float64   // per term j: Σ_atC H_rj
 	keep  int         // triplet columns kept in the LP by shrink
 	g     []float64   // workspace: H w over all triplets
 
@@ -90,7 +91,8 @@ const (
 // (47,000 at C) 500, 1,000 and 2,000 took 78, 74 and 22 s. Keeping too few
 // makes the re-solve after new terms bring back thousands of triplets they
 // moved across ρ; keeping many makes every pivot dearer. Before folding
-// (every triplet that ever entered kept) C = 5/m took 885 s.
+// (every triplet that ever entered kept) C = 5/m took 885 s. (Measured
+// before the master started at the first term's optimum.)
 const defaultKeep = 2000
 
 // newMaster builds the master LP with the first term (margins h), in the
@@ -267,9 +269,9 @@ func (ms *master) addTerm(h []float64) error {
 	return nil
 }
 
-// fold moves the triplets rs between the LP and up (to up when toUp, back
-// otherwise) in the row bounds: row 0's right-hand side 1 − C·#up and term
-// row j's upper bound −C Σ_up H_rj. The columns themselves are deleted or
+// fold moves the triplets rs between the LP and C (to C when toUp, back
+// otherwise) in the row bounds: row 0's right-hand side 1 − C·#atC and term
+// row j's upper bound −C Σ_atC H_rj. The columns themselves are deleted or
 // added by the caller.
 func (ms *master) fold(rs []int, toUp bool) error {
 	if len(rs) == 0 {
@@ -306,8 +308,8 @@ func (ms *master) fold(rs []int, toUp bool) error {
 
 // shrink removes from the LP the columns of an optimal solution sol that
 // are non-basic at a bound with |d_r| > leaveTol, those farthest from
-// changing sides first, until ms.keep columns are left: at C they become
-// up, at 0 out. The solution stays optimal for the smaller LP. The columns
+// changing sides first, until ms.keep columns are left: those at C are
+// folded, those at 0 dropped. The solution stays optimal for the smaller LP. The columns
 // kept are the triplets whose margins are nearest ρ, the ones the next
 // terms are most likely to move across it.
 func (ms *master) shrink(sol engine.LPSolution) error {
@@ -371,7 +373,7 @@ func (ms *master) batch() int {
 type masterSolution struct {
 	pi     float64   // optimal value ρ − C Σ ξ (= the dual value of u)
 	w      []float64 // one weight per term
-	u      []float64 // triplet weights: LP values, C when up, 0 when out
+	u      []float64 // triplet weights: LP values, C at C, 0 at 0
 	rounds int       // LP solves, the first included
 	pivots int       // simplex iterations over those solves
 	added  int       // triplets moved into the LP
@@ -403,7 +405,7 @@ func (ms *master) solve(ctx context.Context) (masterSolution, error) {
 			}
 		}
 		// Reduced costs d_r = g_r − ρ: an out triplet with d_r < 0 would
-		// rise from 0, an up one with d_r > 0 fall from C.
+		// rise from 0, one at C with d_r > 0 fall from C.
 		var viol []int
 		for r, st := range ms.state {
 			switch {
