@@ -703,6 +703,13 @@ func (s *simplex) iterate(ctx context.Context, cost []float64) (Status, error) {
 	maxIter := 100*(m+nv) + 1000
 	degenerate := 0
 	verified := false
+	// Reduced costs of the non-basic variables for the current basis. A
+	// bound flip (the entering variable reaching its other bound before any
+	// basic one) leaves the basis, y and every reduced cost unchanged, so
+	// the next pricing reuses them: a cold start of a boxed LP is mostly
+	// flips (PSDBoost's master: thousands of u_r going to C).
+	red := make([]float64, nv)
+	fresh := false // red holds the reduced costs of the current basis
 	for {
 		// A pivot costs O(rows·(rows + columns)); a context check is free.
 		if err := ctx.Err(); err != nil {
@@ -712,16 +719,25 @@ func (s *simplex) iterate(ctx context.Context, cost []float64) (Status, error) {
 			if !s.reinvert() {
 				return Failed, nil
 			}
+			fresh = false
 		}
-		// y = B⁻ᵀ c_B.
-		clear(s.y)
-		for k, j := range s.basis {
-			if c := cost[j]; c != 0 {
-				row := s.binv[k*m : (k+1)*m]
-				for i, v := range row {
-					s.y[i] += c * v
+		if !fresh {
+			// y = B⁻ᵀ c_B.
+			clear(s.y)
+			for k, j := range s.basis {
+				if c := cost[j]; c != 0 {
+					row := s.binv[k*m : (k+1)*m]
+					for i, v := range row {
+						s.y[i] += c * v
+					}
 				}
 			}
+			for j := 0; j < nv; j++ {
+				if s.status[j] != stBasic && s.lo[j] != s.hi[j] {
+					red[j] = cost[j] - s.dot(j, s.y)
+				}
+			}
+			fresh = true
 		}
 		// Pricing.
 		bland := degenerate > blandAfter
@@ -732,7 +748,7 @@ func (s *simplex) iterate(ctx context.Context, cost []float64) (Status, error) {
 			if st == stBasic || s.lo[j] == s.hi[j] {
 				continue
 			}
-			d := cost[j] - s.dot(j, s.y)
+			d := red[j]
 			var dj float64
 			switch {
 			case d < -dualTol && (st == stLower || st == stFree):
@@ -761,7 +777,7 @@ func (s *simplex) iterate(ctx context.Context, cost []float64) (Status, error) {
 			if !s.reinvert() {
 				return Failed, nil
 			}
-			verified = true
+			verified, fresh = true, false
 			continue
 		}
 		verified = false
@@ -833,6 +849,7 @@ func (s *simplex) iterate(ctx context.Context, cost []float64) (Status, error) {
 		s.step(q, dir, theta)
 		s.pivot(r, q, theta, dir)
 		s.sinceInvert++
+		fresh = false
 		if theta*math.Max(1, math.Abs(dq)) <= zeroStep {
 			degenerate++
 		} else {
