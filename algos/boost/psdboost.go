@@ -189,19 +189,27 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 			}
 			pending = pending[:room]
 		}
-		for _, col := range pending {
-			if ms == nil {
-				if opt.lpDual {
-					ms, err = newMasterForm(solver, col.h, c, cmp.Or(opt.keep, defaultKeep), false)
-				} else {
-					ms, err = newMaster(solver, col.h, c, cmp.Or(opt.keep, defaultKeep))
-				}
+		if ms == nil {
+			col := pending[0]
+			if opt.lpDual {
+				ms, err = newMasterForm(solver, col.h, c, cmp.Or(opt.keep, defaultKeep), false)
 			} else {
-				err = ms.addTerm(col.h)
+				ms, err = newMaster(solver, col.h, c, cmp.Or(opt.keep, defaultKeep))
 			}
 			if err != nil {
 				return nil, fmt.Errorf("boost: restricted master: %w", err)
 			}
+			vs = appendTerm(vs, col.v)
+			pending = pending[1:]
+		}
+		hs := make([][]float64, len(pending))
+		for k, col := range pending {
+			hs[k] = col.h
+		}
+		if err := ms.addTerms(hs); err != nil {
+			return nil, fmt.Errorf("boost: restricted master: %w", err)
+		}
+		for _, col := range pending {
 			vs = appendTerm(vs, col.v)
 		}
 		next, err := ms.solve(ctx)
