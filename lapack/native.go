@@ -148,48 +148,54 @@ func mrrrValues(data []float64, n int, r Range, vectors bool) (Eigen, error) {
 	// infinite bounds: clamp them to the Gershgorin interval of T.
 	lo, hi := gershgorin(d, e)
 	vl, vu := math.Max(r.VL, lo), math.Min(r.VU, hi)
-	nzc := min(n, want+4)
 	jobz := C.char('N')
 	ldz := 1
 	if vectors {
 		jobz = 'V'
 		ldz = n
 	}
-	for {
-		w := make([]float64, n)
-		z := make([]float64, ldz*nzc)
-		isuppz := make([]C.lapack_int, 2*nzc)
-		dd := append([]float64(nil), d...)
-		ee := append([]float64(nil), e...)
-		var m C.lapack_int
-		tryrac := C.lapack_logical(1)
-		info = C.LAPACKE_dstemr(C.LAPACK_COL_MAJOR, jobz, 'V', C.lapack_int(n),
-			(*C.double)(unsafe.Pointer(&dd[0])), (*C.double)(unsafe.Pointer(&ee[0])), C.double(vl), C.double(vu), 0, 0,
-			&m, (*C.double)(unsafe.Pointer(&w[0])), (*C.double)(unsafe.Pointer(&z[0])), C.lapack_int(ldz), C.lapack_int(nzc),
-			&isuppz[0], &tryrac)
-		// NZC too small (Fortran's info −14; LAPACKE numbers arguments from
-		// the layout argument, so it reports −15): retry with room for all.
-		if info == -15 && nzc < n {
-			nzc = n
-			continue
-		}
-		if err := infoError("dstemr", int(info)); err != nil {
-			return Eigen{}, err
-		}
-		k := int(m)
-		out := Eigen{Values: w[:k:k]}
-		if !vectors || k == 0 {
-			return out, nil
-		}
-		info = C.LAPACKE_dormtr(C.LAPACK_COL_MAJOR, 'L', 'L', 'N', C.lapack_int(n), C.lapack_int(k),
-			(*C.double)(unsafe.Pointer(&data[0])), C.lapack_int(n), (*C.double)(unsafe.Pointer(&tau[0])),
-			(*C.double)(unsafe.Pointer(&z[0])), C.lapack_int(n))
-		if err := infoError("dormtr", int(info)); err != nil {
-			return Eigen{}, err
-		}
-		out.Vectors = colMajorToDense(z, n, k)
+	w := make([]float64, n)
+	var m C.lapack_int
+	tryrac := C.lapack_logical(1)
+	// A workspace query (NZC = −1) returns in z[0] the number of columns
+	// dstemr counts in (VL, VU] itself, which can exceed the Sturm count
+	// above when eigenvalues cluster at an end of the interval; too small
+	// an NZC makes LAPACK's xerbla print to stderr.
+	dd := append([]float64(nil), d...)
+	ee := append([]float64(nil), e...)
+	var query [1]float64
+	var isuppz0 [2]C.lapack_int
+	info = C.LAPACKE_dstemr(C.LAPACK_COL_MAJOR, jobz, 'V', C.lapack_int(n),
+		(*C.double)(unsafe.Pointer(&dd[0])), (*C.double)(unsafe.Pointer(&ee[0])), C.double(vl), C.double(vu), 0, 0,
+		&m, (*C.double)(unsafe.Pointer(&w[0])), (*C.double)(unsafe.Pointer(&query[0])), C.lapack_int(ldz), -1,
+		&isuppz0[0], &tryrac)
+	if err := infoError("dstemr", int(info)); err != nil {
+		return Eigen{}, err
+	}
+	nzc := min(n, max(want, int(query[0])))
+	z := make([]float64, ldz*nzc)
+	isuppz := make([]C.lapack_int, 2*nzc)
+	tryrac = C.lapack_logical(1)
+	info = C.LAPACKE_dstemr(C.LAPACK_COL_MAJOR, jobz, 'V', C.lapack_int(n),
+		(*C.double)(unsafe.Pointer(&d[0])), (*C.double)(unsafe.Pointer(&e[0])), C.double(vl), C.double(vu), 0, 0,
+		&m, (*C.double)(unsafe.Pointer(&w[0])), (*C.double)(unsafe.Pointer(&z[0])), C.lapack_int(ldz), C.lapack_int(nzc),
+		&isuppz[0], &tryrac)
+	if err := infoError("dstemr", int(info)); err != nil {
+		return Eigen{}, err
+	}
+	k := int(m)
+	out := Eigen{Values: w[:k:k]}
+	if !vectors || k == 0 {
 		return out, nil
 	}
+	info = C.LAPACKE_dormtr(C.LAPACK_COL_MAJOR, 'L', 'L', 'N', C.lapack_int(n), C.lapack_int(k),
+		(*C.double)(unsafe.Pointer(&data[0])), C.lapack_int(n), (*C.double)(unsafe.Pointer(&tau[0])),
+		(*C.double)(unsafe.Pointer(&z[0])), C.lapack_int(n))
+	if err := infoError("dormtr", int(info)); err != nil {
+		return Eigen{}, err
+	}
+	out.Vectors = colMajorToDense(z, n, k)
+	return out, nil
 }
 
 // dcValues finishes a value-range solve on the tridiagonal (d, e) by divide

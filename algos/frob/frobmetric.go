@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/algos/internal/locality"
@@ -12,7 +13,6 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
-	"github.com/psdlearn/psdlearn/internal/chunked"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
@@ -47,6 +47,10 @@ type MetricOptions struct {
 	// hands over to the Newton polish. Zero means L-BFGS-B runs until GapTol
 	// or until it stalls, and the polish only finishes a stalled solve.
 	HandoverGap float64
+	// NoRefine disables the face-Newton steps (see refine.go) that late in
+	// a solve propose a primal and a dual point from the free multipliers'
+	// optimality conditions on the current face of the PSD cone.
+	NoRefine bool
 	// U0, if non-nil, is the starting dual point (length m), clipped into the
 	// box; warm starts across a list of C values use it. Nil starts at u = 0.
 	U0 []float64
@@ -67,14 +71,19 @@ type MetricOptions struct {
 
 // MetricResult is a FrobMetric solution with its duality certificate.
 type MetricResult struct {
-	// M is the learned metric t·X(u*) with X(u) = −(Â)_− = (Σ_r u_r A_r)_+,
-	// PSD by construction; t ≥ 0 minimises the primal along the ray through
-	// X(u*) and tends to 1 as u* becomes optimal.
+	// M is the learned metric t·X with t ≥ 0 minimising the primal along
+	// the ray through X, PSD by construction. X is X(u*) = −(Â)_− =
+	// (Σ_r u*_r A_r)_+, or, when Refined, the primal point of a face-Newton
+	// step (see refine.go) whose value is lower; either way Primal is the
+	// primal value at M and certifies it. t tends to 1 at the optimum.
 	M *mat.SymDense
+	// Refined reports that M comes from a face-Newton step rather than
+	// from U.
+	Refined bool
 	// L is a D×r factor of M = L Lᵀ (columns √λ·v over the positive eigenpairs):
 	// the learned embedding of a point a is Lᵀa.
 	L *mat.Dense
-	// Scale is the t of M = t·X(u*); 1 at an exact dual optimum.
+	// Scale is the t of M = t·X; 1 at an exact optimum.
 	Scale float64
 	// DataScale is the data's RMS deviation s (data.RMSDeviation). Learn
 	// solves the problem on x/s and returns M and L in the units of x
@@ -95,6 +104,9 @@ type MetricResult struct {
 	// Iterations and Evaluations count L-BFGS-B iterations and dual
 	// evaluations, over the whole set and over working sets alike.
 	Iterations, Evaluations int
+	// Refinements counts the face-Newton steps and RefineSeconds their time.
+	Refinements   int
+	RefineSeconds float64
 	// Rounds counts the working-set rounds (0 when the whole set was solved
 	// at once); FullEvaluations counts the evaluations over all m triplets.
 	Rounds, FullEvaluations int
@@ -307,6 +319,16 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 		return f, err
 	}
 	prob := dualsolve.Problem{Lower: lower, Upper: upper, Eval: evalV, Certificate: ev.certificate}
+	if !opt.NoRefine && ev.ext == nil {
+		ev.refine = newRefiner(target)
+		ev.refine.say = progress.Printf(opt.Progress, "frobmetric")
+		prob.Jump = func() []float64 {
+			if !ev.altOK {
+				return nil
+			}
+			return toV(ev.altU)
+		}
+	}
 	var (
 		dr        dualsolve.Result
 		curve     []float64
@@ -319,11 +341,18 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 	// from the polished point with a tighter hand-over, up to three cycles.
 	for cycle := 0; cycle < 3 && !certified && iters < cfg.MaxIter; cycle++ {
 		cfg.GapTol = handover
+		if ev.refine != nil {
+			ev.refine.target = handover
+		}
 		cfg.MaxIter = cmp.Or(opt.MaxIter, 20000) - iters
 		var err error
 		dr, err = dualsolve.Solve(ctx, b, prob, toV(u0), cfg)
 		if dr.U != nil {
 			dr.U = toU(dr.U)
+			if ev.altOK {
+				// The certificate's dual point is a face-Newton step's.
+				dr.U = append(dr.U[:0], ev.altU...)
+			}
 		}
 		if err != nil {
 			if ctx.Err() != nil && dr.U != nil {
@@ -366,6 +395,9 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 		handover = math.Max(target, handover*1e-2)
 	}
 	dr.Certified, dr.Iterations, dr.Evaluations = certified, iters, evals
+	if certified && ev.refined {
+		dr.Reason += " (refined primal)"
+	}
 	return ev.result(dr, curve), nil
 }
 
@@ -384,6 +416,10 @@ func (ev *metricEval) result(dr dualsolve.Result, curve []float64) *MetricResult
 		Evaluations: dr.Evaluations,
 		Reason:      dr.Reason,
 		Curve:       curve,
+		Refined:     ev.refined,
+	}
+	if ev.refine != nil {
+		res.Refinements, res.RefineSeconds = ev.refine.Attempts, ev.refine.Seconds
 	}
 	for _, v := range ev.margin {
 		if ev.scale*v < 1 {
@@ -436,9 +472,32 @@ type metricEval struct {
 	vec    *mat.Dense // their eigenvectors (d×r)
 	zbuf   []float64
 	bpBuf  []float64 // scratch for primalScale
-	scale  float64   // t of the recovered primal t·X(u), set by certificate
+	scale  float64   // t of the recovered primal t·X, set by certificate
 	sumU   float64
-	half   float64 // ½‖X‖²_F = ½ Σ λ²
+	half   float64 // ½‖X‖²_F = ½ Σ λ² of the primal point (lam, vec)
+	// dualHalf is ½‖X(u)‖²_F of the evaluated point, which the dual value
+	// uses; half differs from it once a refinement is installed.
+	dualHalf float64
+	// u is the evaluated point, nEval counts evaluations; refine, if
+	// non-nil, schedules primal refinements (refine.go), refined reports
+	// that the cached primal point is a refined one, and refineErr holds a
+	// refinement's error for the next evaluation to return.
+	u         []float64
+	nEval     int
+	refine    *refiner
+	refined   bool
+	refineErr error
+	evalTime  time.Duration // of the last evaluation
+	// altU, if altOK, is a dual point found by a face-Newton step from the
+	// cached one, of value altDual above the cached point's.
+	altU    []float64
+	altDual float64
+	altOK   bool
+	// best is the primal point of lowest value seen by this evaluator
+	// other than X(u) (see tryPrimal), nil if none.
+	best *primalPoint
+	// stepInfo describes the last face-Newton step for progress lines.
+	stepInfo string
 	// fixed, if non-nil, adds the multipliers held at the upper bound
 	// outside ts; fixedMargin is Σ_{r∈F} ⟨A_r, X⟩ at the cached point.
 	fixed       *fixedPart
@@ -472,9 +531,17 @@ type fixedPart struct {
 
 // eval returns −dual(u) and its gradient ⟨A_r, X(u)⟩ − 1.
 func (e *metricEval) eval(u, grad []float64) (float64, error) {
+	if err := e.refineErr; err != nil {
+		e.refineErr = nil
+		return 0, err
+	}
+	e.nEval++
+	e.u, e.refined, e.altOK = u, false, false
 	if e.ext != nil {
 		return e.evalExt(u, grad)
 	}
+	start := time.Now()
+	defer func() { e.evalTime = time.Since(start) }()
 	graph, err := e.ts.GraphInto(e.graph, u)
 	if err != nil {
 		return 0, fmt.Errorf("frob: %w", err)
@@ -492,22 +559,40 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 		return 0, fmt.Errorf("frob: eigendecomposition: %w", err)
 	}
 	e.lam, e.vec = eig.Values, eig.Vectors
-	r := len(e.lam)
-	e.half = 0
-	for _, l := range e.lam {
-		e.half += 0.5 * l * l
+	if e.half, e.fixedMargin, err = e.primalAt(e.lam, e.vec, e.margin); err != nil {
+		return 0, err
+	}
+	e.dualHalf = e.half
+	e.sumU = 0
+	for i, v := range u {
+		e.sumU += v
+		grad[i] = e.margin[i] - 1
+	}
+	if e.fixed == nil {
+		return e.half - e.sumU, nil
+	}
+	return e.half - e.sumU - e.cm*float64(e.fixed.Count), nil
+}
+
+// primalAt writes the margins ⟨A_r, X⟩ of the PSD matrix X = V diag(lam) Vᵀ
+// (lam ≥ 0, vec the D×r matrix V) into margin and returns ½‖X‖²_F and, with
+// a fixed part, Σ_{r∈F} ⟨A_r, X⟩ (else 0).
+func (e *metricEval) primalAt(lam []float64, vec *mat.Dense, margin []float64) (half, fixedMargin float64, err error) {
+	r := len(lam)
+	for _, l := range lam {
+		half += 0.5 * l * l
 	}
 	if r == 0 {
 		for i := range e.pd {
 			e.pd[i] = 0
 		}
 	} else {
-		// Z = x · V diag(√λ): ⟨(G)_+, p pᵀ⟩ = ‖Zᵀ p‖², so per-pair squared
+		// Z = x · V diag(√λ): ⟨X, p pᵀ⟩ = ‖Zᵀ p‖², so per-pair squared
 		// distances in Z are the pair quadratic forms of X.
 		lf := make([]float64, e.d*r)
 		for i := 0; i < e.d; i++ {
 			for j := 0; j < r; j++ {
-				lf[i*r+j] = e.vec.At(i, j) * math.Sqrt(e.lam[j])
+				lf[i*r+j] = vec.At(i, j) * math.Sqrt(lam[j])
 			}
 		}
 		if cap(e.zbuf) < e.n*r {
@@ -517,226 +602,63 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 		xr := e.x.RawMatrix()
 		engine.MulRows(e.b.BLAS(), e.n, r, e.d, xr.Data, xr.Stride, lf, r, z, r)
 		if err := e.b.PairSqDists(e.pd, mat.NewDense(e.n, r, z), e.ts.Pairs); err != nil {
-			return 0, fmt.Errorf("frob: pair distances: %w", err)
+			return 0, 0, fmt.Errorf("frob: pair distances: %w", err)
 		}
 	}
-	e.ts.Margins(e.margin, e.pd)
-	e.sumU = 0
-	for i, v := range u {
-		e.sumU += v
-		grad[i] = e.margin[i] - 1
-	}
-	if e.fixed == nil {
-		return e.half - e.sumU, nil
+	e.ts.Margins(margin, e.pd)
+	if e.fixed == nil || r == 0 {
+		return half, 0, nil
 	}
 	// Σ_{r∈F} ⟨A_r, X⟩ = ⟨B, X⟩/(C/m), X = V Λ Vᵀ: one D×D×r product.
 	var bx float64
-	if r > 0 {
-		br, vr := e.fixed.B.RawSymmetric(), e.vec.RawMatrix()
-		if cap(e.bvBuf) < e.d*r {
-			e.bvBuf = make([]float64, e.d*r)
-		}
-		w := e.bvBuf[:e.d*r]
-		e.b.BLAS().Dsymm(blas.Left, blas.Upper, e.d, r, 1, br.Data, br.Stride, vr.Data, vr.Stride, 0, w, r)
-		for i := 0; i < e.d; i++ {
-			for j := 0; j < r; j++ {
-				bx += e.lam[j] * w[i*r+j] * vr.Data[i*vr.Stride+j]
-			}
+	br, vr := e.fixed.B.RawSymmetric(), vec.RawMatrix()
+	if cap(e.bvBuf) < e.d*r {
+		e.bvBuf = make([]float64, e.d*r)
+	}
+	w := e.bvBuf[:e.d*r]
+	e.b.BLAS().Dsymm(blas.Left, blas.Upper, e.d, r, 1, br.Data, br.Stride, vr.Data, vr.Stride, 0, w, r)
+	for i := 0; i < e.d; i++ {
+		for j := 0; j < r; j++ {
+			bx += lam[j] * w[i*r+j] * vr.Data[i*vr.Stride+j]
 		}
 	}
-	e.fixedMargin = bx / e.cm
-	return e.half - e.sumU - e.cm*float64(e.fixed.Count), nil
+	return half, bx / e.cm, nil
 }
 
-// certificate returns the primal value of the recovered solution t·X(u),
-// with its optimal slacks, and the dual value of u. The scale t ≥ 0
-// minimises the primal along the ray through X(u) (see primalScale): t·X(u)
-// is as feasible as X(u), so the bound stays valid, and it is much tighter
-// while u is still inexact (X(u) then violates many margins by a little).
-// At the dual optimum t = 1.
+// certificate returns the primal value of the recovered solution and the
+// dual value of u. The recovered solution is t·X(u), or t·X̂ once a
+// refinement (see refine.go) found a primal point X̂ of lower value: the
+// scale t ≥ 0 minimises the primal along the ray through the point (see
+// primalScale), so the bound stays valid, and it is much tighter while u is
+// still inexact (X(u) then violates many margins by a little). At the dual
+// optimum t = 1.
 func (e *metricEval) certificate() (primal, dual float64) {
+	e.scale, primal = e.primalValue(e.margin, e.half, e.fixedMargin, e.scale)
+	dual = e.sumU - e.dualHalf
 	if e.fixed != nil {
-		n := float64(e.fixed.Count)
-		e.scale, primal = primalScaleFixed(e.margin, e.half, e.cm, e.fixedMargin, n, e.scale, &e.bpBuf)
-		return primal, e.sumU + e.cm*n - e.half
+		dual += e.cm * float64(e.fixed.Count)
 	}
-	e.scale, primal = primalScale(e.margin, e.half, e.cm, e.scale, &e.bpBuf)
-	return primal, e.sumU - e.half
+	if e.refine != nil && !e.refined && !e.altOK {
+		e.maybeRefine(primal, dual)
+	}
+	if e.best != nil && !e.refined && e.best.value < primal {
+		e.install()
+		primal = e.best.value
+	}
+	if e.altOK {
+		dual = math.Max(dual, e.altDual)
+	}
+	return primal, dual
 }
 
-// primalScale minimises the convex piecewise quadratic
-//
-//	P(t) = t²·half + cm Σ_r max(0, 1 − t·margin_r),  t ≥ 0,
-//
-// the FrobMetric primal at t·X for a fixed PSD X with ½‖X‖²_F = half and
-// margins ⟨A_r, X⟩. It returns the minimiser and P there. The derivative
-// P′(t) = 2t·half − cm Σ_{r: t·margin_r < 1} margin_r is nondecreasing, with
-// breakpoints 1/margin_r. A quickselect-style search evaluates P′ at the
-// median breakpoint still inside the bracket and discards the half that
-// cannot hold the minimiser, so the expected cost is a few passes over the
-// margins. buf is scratch space reused across calls.
-//
-// hint > 0 is a guess of the minimiser, such as the previous call's (0: none).
-// It only narrows the first bracket: with S the sum of the margins active at
-// the hint (hint·margin_r < 1, the negative ones and the fixed set's
-// included), P′ ≥ 2t·half − cm·S above the hint and P′ ≤ 2t·half − cm·S below
-// it, so the minimiser lies between the hint and cm·S/(2·half). Between
-// consecutive evaluations of a dual solve that bracket holds a few
-// breakpoints instead of all of them, and the search skips the partitions.
-func primalScale(margin []float64, half, cm, hint float64, buf *[]float64) (t, primal float64) {
-	return primalScaleFixed(margin, half, cm, 0, 0, hint, buf)
-}
-
-// primalScaleFixed is primalScale with the linear terms of a fixed set F of
-// nFixed triplets whose margins sum to lin (see fixedPart):
-//
-//	P(t) = t²·half + cm Σ_r max(0, 1 − t·margin_r) + cm(nFixed − t·lin).
-func primalScaleFixed(margin []float64, half, cm, lin, nFixed, hint float64, buf *[]float64) (t, primal float64) {
-	// Every pass runs on fixed chunks in parallel (a certificate is taken
-	// at every evaluation of a dual solve, over up to all m triplets).
-	value := func(t float64) float64 {
-		parts := make([]float64, chunked.Chunks)
-		chunked.For(len(margin), scaleChunkMin, func(c, lo, hi int) {
-			var hinge float64
-			for _, v := range margin[lo:hi] {
-				if tv := t * v; tv < 1 {
-					hinge += 1 - tv
-				}
-			}
-			parts[c] = hinge
-		})
-		var hinge float64
-		for _, h := range parts {
-			hinge += h
-		}
-		return t*t*half + cm*hinge + cm*(nFixed-t*lin)
+// primalValue returns the scale t minimising the primal along the ray
+// through the PSD point with the given margins, ½‖X‖²_F = half and fixed
+// margin sum, and the primal value there (hint: see primalScale).
+func (e *metricEval) primalValue(margin []float64, half, fixedMargin, hint float64) (t, primal float64) {
+	if e.fixed != nil {
+		return primalScaleFixed(margin, half, e.cm, fixedMargin, float64(e.fixed.Count), hint, &e.bpBuf)
 	}
-	if !(half > 0) {
-		return 1, value(1)
-	}
-	// Margins ≤ 0 stay in the hinge for every t ≥ 0; positive margins leave
-	// it at their breakpoints 1/margin_r.
-	// neg gathers the slope terms active for every t ≥ 0: the margins ≤ 0
-	// and the fixed set's sum.
-	if !(hint > 0) || math.IsInf(hint, 0) {
-		hint = 0
-	}
-	sums := make([][3]float64, chunked.Chunks) // per chunk: neg, pos, positive margins active at the hint
-	chunked.For(len(margin), scaleChunkMin, func(c, lo, hi int) {
-		var neg, pos, atHint float64
-		for _, v := range margin[lo:hi] {
-			if v <= 0 {
-				neg += v
-			} else {
-				pos += v
-				if hint*v < 1 {
-					atHint += v
-				}
-			}
-		}
-		sums[c] = [3]float64{neg, pos, atHint}
-	})
-	neg, pos, atHint := lin, 0.0, 0.0
-	for _, p := range sums {
-		neg, pos, atHint = neg+p[0], pos+p[1], atHint+p[2]
-	}
-	// P′(hi) ≥ 0: at most every positive margin is active.
-	lo, hi := 0.0, cm*(pos+math.Max(neg, 0))/(2*half)
-	if !(hi > 0) {
-		return 0, value(0)
-	}
-	if hint > 0 && hint < hi {
-		bound := cm * (neg + atHint) / (2 * half)
-		if 2*hint*half-cm*(neg+atHint) < 0 {
-			lo, hi = hint, math.Min(hi, bound) // P′ right of the hint is negative
-		} else {
-			lo, hi = math.Max(lo, math.Min(bound, hint)), hint
-		}
-	}
-	// cand holds the margins whose breakpoints lie inside (lo, hi); above is
-	// the sum of the margins active on the whole bracket (breakpoints ≥ hi).
-	// Breakpoints at or below lo are inactive on the whole bracket. Each
-	// chunk gathers its candidates in its own part of buf; they are then
-	// packed in chunk order.
-	if cap(*buf) < len(margin) {
-		*buf = make([]float64, len(margin))
-	}
-	all := (*buf)[:len(margin)]
-	counts := make([]int, chunked.Chunks)
-	aboves := make([]float64, chunked.Chunks)
-	bounds := chunked.For(len(margin), scaleChunkMin, func(c, l, h int) {
-		n, above := 0, 0.0
-		part := all[l:h]
-		for _, v := range margin[l:h] {
-			// Breakpoint 1/v ≥ hi, or in (lo, hi), tested by products:
-			// a division per margin was a third of the pass.
-			if v > 0 {
-				switch {
-				case v*hi <= 1:
-					above += v
-				case v*lo < 1:
-					part[n] = v
-					n++
-				}
-			}
-		}
-		counts[c], aboves[c] = n, above
-	})
-	cand := all[:0]
-	var above float64
-	for c := 0; c+1 < len(bounds); c++ {
-		cand = append(cand, all[bounds[c]:bounds[c]+counts[c]]...) // never overtakes: bounds[c] ≥ len(cand)
-		above += aboves[c]
-	}
-	for len(cand) > 0 {
-		// Partition around a median-of-three pivot p: [less | equal | greater].
-		p := median3(cand[0], cand[len(cand)/2], cand[len(cand)-1])
-		less, greater := 0, len(cand)
-		var sLess, sEqual float64
-		for i := 0; i < greater; {
-			switch v := cand[i]; {
-			case v < p:
-				sLess += v
-				cand[i], cand[less] = cand[less], v
-				less++
-				i++
-			case v > p:
-				greater--
-				cand[i], cand[greater] = cand[greater], v
-			default:
-				sEqual += v
-				i++
-			}
-		}
-		// At t = 1/p the active margins are those below p.
-		tp := 1 / p
-		if 2*tp*half-cm*(neg+above+sLess) < 0 {
-			lo = tp // the minimiser lies beyond 1/p: margins ≥ p are inactive there
-			cand = cand[:less]
-		} else {
-			hi = tp // margins ≤ p are active on all of (lo, 1/p)
-			above += sLess + sEqual
-			cand = cand[greater:]
-		}
-	}
-	// P′ is linear on the bracket, which holds no breakpoint.
-	t = math.Min(math.Max(cm*(neg+above)/(2*half), lo), hi)
-	return t, value(t)
-}
-
-// scaleChunkMin is the number of margins from which primalScale's passes
-// are split over the cores.
-const scaleChunkMin = 1 << 13
-
-// median3 returns the median of three values.
-func median3(a, b, c float64) float64 {
-	if a > b {
-		a, b = b, a
-	}
-	if b > c {
-		b = c
-	}
-	return math.Max(a, b)
+	return primalScale(margin, half, e.cm, hint, &e.bpBuf)
 }
 
 // metric returns the recovered primal X = t·V Λ Vᵀ and its factor

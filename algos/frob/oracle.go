@@ -108,6 +108,7 @@ func (e *metricEval) evalExt(u, grad []float64) (float64, error) {
 	for _, l := range e.lam {
 		e.half += 0.5 * l * l
 	}
+	e.dualHalf = e.half
 	e.sumU = 0
 	for i, v := range u {
 		e.sumU += v
@@ -183,31 +184,8 @@ func (p *Part) Gram(g *mat.SymDense, u []float64) error {
 // margin (lam ≥ 0), as Learn's evaluation does: the pair distances in the
 // embedding x·V diag(√λ).
 func (p *Part) Margins(margin, lam []float64, vec *mat.Dense) error {
-	e := p.e
-	r := len(lam)
-	if r == 0 {
-		for i := range e.pd {
-			e.pd[i] = 0
-		}
-	} else {
-		lf := make([]float64, e.d*r)
-		for i := 0; i < e.d; i++ {
-			for j := 0; j < r; j++ {
-				lf[i*r+j] = vec.At(i, j) * math.Sqrt(lam[j])
-			}
-		}
-		if cap(e.zbuf) < e.n*r {
-			e.zbuf = make([]float64, e.n*r)
-		}
-		z := e.zbuf[:e.n*r]
-		xr := e.x.RawMatrix()
-		engine.MulRows(e.b.BLAS(), e.n, r, e.d, xr.Data, xr.Stride, lf, r, z, r)
-		if err := e.b.PairSqDists(e.pd, mat.NewDense(e.n, r, z), e.ts.Pairs); err != nil {
-			return fmt.Errorf("frob: pair distances: %w", err)
-		}
-	}
-	e.ts.Margins(margin, e.pd)
-	return nil
+	_, _, err := p.e.primalAt(lam, vec, margin) // a part has no fixed set
+	return err
 }
 
 // QuadMargins writes ⟨A_r, dx⟩ for the part's triplets into out.

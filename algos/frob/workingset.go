@@ -107,6 +107,8 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 		bestDual      = math.Inf(-1)
 		iters, evals  int
 		fullEvals     int
+		refinements   int
+		refineSeconds float64
 		rounds        int
 		primal, dual  float64
 		certified     bool
@@ -114,6 +116,9 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 		pendingWhole  = opt.U0 == nil // at u = 0 every margin is 0
 		phases        int
 		wholeFinished bool
+		// refinedM is the last round's refined primal, tried on all the
+		// triplets at the next full evaluation.
+		refinedM *mat.SymDense
 	)
 	// result assembles the outcome at u, which the full evaluator holds.
 	result := func() *MetricResult {
@@ -122,6 +127,7 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 			Iterations: iters, Evaluations: evals,
 		}, curve)
 		res.Rounds, res.FullEvaluations = rounds, fullEvals
+		res.Refinements, res.RefineSeconds = refinements, refineSeconds
 		return res
 	}
 	// evalFull evaluates the dual over all triplets at u.
@@ -131,6 +137,12 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 		}
 		evals++
 		fullEvals++
+		if refinedM != nil {
+			if err := full.tryPrimal(refinedM); err != nil {
+				return err
+			}
+			refinedM = nil
+		}
 		primal, dual = full.certificate()
 		bestDual = math.Max(bestDual, dual)
 		curve = append(curve, bestDual)
@@ -138,6 +150,8 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	}
 	// absorb adds a sub-solve's counts and curve.
 	absorb := func(res *MetricResult) {
+		refinements += res.Refinements
+		refineSeconds += res.RefineSeconds
 		iters += res.Iterations
 		evals += res.Evaluations
 		fullEvals += res.FullEvaluations
@@ -169,6 +183,9 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 			g := dualsolve.RelGap(primal, dual)
 			if g <= target {
 				certified, reason = true, "duality gap (working set)"
+				if full.refined {
+					reason = "duality gap (working set, refined primal)"
+				}
 				break
 			}
 			if iters >= maxIter {
@@ -244,6 +261,7 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 				// holds u, so its result stands, with the totals.
 				res.Iterations, res.Evaluations = iters, evals
 				res.Rounds, res.FullEvaluations = rounds, fullEvals
+				res.Refinements, res.RefineSeconds = refinements, refineSeconds
 				res.Curve = curve
 				return res, nil
 			}
@@ -268,6 +286,9 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 		res, err := solveRestricted(ctx, x, ts, inW, u, cm, opt, fixed, roundTol, maxIter-iters)
 		if res != nil {
 			absorb(res)
+			if res.Refinements > 0 {
+				refinedM = res.M
+			}
 		}
 		if err != nil {
 			if ctx.Err() != nil {

@@ -40,6 +40,11 @@ type Problem struct {
 	// Accuracy, if non-nil, makes the evaluations inexact far from the
 	// optimum (see Accuracy).
 	Accuracy *Accuracy
+	// Jump, if non-nil, is asked after every exact evaluation that did not
+	// pass the certificate for a better point the problem found by other
+	// means (a Newton step, say); a non-nil answer ends the round, and the
+	// next one starts there with a fresh memory without spending a restart.
+	Jump func() []float64
 }
 
 // Accuracy lets a problem evaluate its objective inexactly (for example
@@ -151,9 +156,9 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 		// point passed the certificate inexactly (tightU), else to the
 		// level the cached point calls for.
 		tighten, finalAcc := false, false
-		var tightU []float64
+		var tightU, jumpU []float64
 		fn := func(x, grad []float64) float64 {
-			if evalErr != nil || certified != nil || tighten {
+			if evalErr != nil || certified != nil || tighten || jumpU != nil {
 				for i := range grad {
 					grad[i] = 0
 				}
@@ -201,6 +206,11 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 			case !exact() && acc.Stale():
 				tighten = true
 				cancel()
+			case p.Jump != nil && exact():
+				if j := p.Jump(); j != nil {
+					jumpU = append([]float64(nil), j...)
+					cancel()
+				}
 			}
 			if p.Merit != nil {
 				if mt := p.Merit(); mt < bestMerit {
@@ -256,6 +266,15 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 		case certified != nil:
 			copy(u, certified)
 			res.Reason = "duality gap"
+		case jumpU != nil:
+			// The next round's first evaluation is at the new point.
+			copy(u, jumpU)
+			lowU, lowF = lowU[:0], math.Inf(1)
+			if res.Iterations < cfg.MaxIter {
+				round--
+				continue
+			}
+			res.Reason = "jump"
 		case tightU != nil:
 			copy(u, tightU)
 		case len(r.X) == n && lowU != nil && lowF < r.F:

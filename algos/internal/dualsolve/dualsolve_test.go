@@ -244,3 +244,51 @@ func TestSolveInexactBoxDual(t *testing.T) {
 		})
 	}
 }
+
+// TestSolveJump: a problem that offers the optimum u* = max(b, 0) through
+// Jump after its third evaluation must end certified there, in a round that
+// starts at u*, without spending a restart.
+func TestSolveJump(t *testing.T) {
+	const n = 50
+	for _, be := range enginetest.Backends(t) {
+		t.Run(be.Name(), func(t *testing.T) {
+			p := newBox(n)
+			lower, upper := make([]float64, n), make([]float64, n)
+			for i := range upper {
+				upper[i] = math.Inf(1)
+			}
+			opt := make([]float64, n)
+			for i, v := range p.b {
+				opt[i] = math.Max(v, 0)
+			}
+			evals, jumps := 0, 0
+			eval := func(u, grad []float64) (float64, error) {
+				evals++
+				return p.eval(u, grad)
+			}
+			jump := func() []float64 {
+				if evals != 3 {
+					return nil
+				}
+				jumps++
+				return opt
+			}
+			res, err := Solve(context.Background(), be, Problem{Lower: lower, Upper: upper, Eval: eval, Certificate: p.certificate, Jump: jump},
+				make([]float64, n), Config{GapTol: 1e-12, MaxIter: 500, Memory: 5, Restarts: 0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Certified || jumps != 1 {
+				t.Fatalf("certified %v after %d jumps (%s)", res.Certified, jumps, res.Reason)
+			}
+			if res.Evaluations != 4 {
+				t.Errorf("%d evaluations, want 4 (three, then the jump point)", res.Evaluations)
+			}
+			for i, v := range res.U {
+				if v != opt[i] {
+					t.Fatalf("u[%d] = %g, want the jump point's %g", i, v, opt[i])
+				}
+			}
+		})
+	}
+}

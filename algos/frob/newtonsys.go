@@ -1,0 +1,252 @@
+package frob
+
+// The dense linear algebra of a face-Newton step (refine.go): the face
+// Hessian of the free triplets, the box-constrained Newton solve by active
+// sets, and a blocked Cholesky factorisation on the backend's BLAS.
+
+import (
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/psdlearn/psdlearn/internal/f64"
+	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/blas"
+)
+
+// cholesky overwrites the lower triangle of the n×n row-major symmetric
+// matrix a (stride n) with its Cholesky factor L (a = L Lᵀ), by blocks of
+// columns with impl's TRSM and SYRK for the panels and trailing updates. It
+// reports false at a pivot that is not positive.
+func cholesky(impl blas.Float64, n int, a []float64) bool {
+	const nb = 96
+	for k := 0; k < n; k += nb {
+		kb := min(nb, n-k)
+		// Unblocked factorisation of the diagonal block.
+		for j := k; j < k+kb; j++ {
+			s := a[j*n+j]
+			for p := k; p < j; p++ {
+				s -= a[j*n+p] * a[j*n+p]
+			}
+			if !(s > 0) || math.IsInf(s, 0) {
+				return false
+			}
+			s = math.Sqrt(s)
+			a[j*n+j] = s
+			for i := j + 1; i < k+kb; i++ {
+				t := a[i*n+j]
+				for p := k; p < j; p++ {
+					t -= a[i*n+p] * a[j*n+p]
+				}
+				a[i*n+j] = t / s
+			}
+		}
+		rest := n - k - kb
+		if rest == 0 {
+			break
+		}
+		// Panel: A21 ← A21 L11⁻ᵀ.
+		impl.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, rest, kb, 1, a[k*n+k:], n, a[(k+kb)*n+k:], n)
+		// Trailing update: A22 ← A22 − A21 A21ᵀ (lower triangle), in two
+		// parts of equal work on both cores: the triangle of the first t
+		// rows, and the remaining rows (a rectangle and a triangle).
+		s0 := k + kb
+		t := int(float64(rest) / math.Sqrt2)
+		if rest < 512 || runtime.GOMAXPROCS(0) < 2 {
+			t = rest
+		}
+		var wg sync.WaitGroup
+		if t < rest {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s1 := s0 + t
+				impl.Dgemm(blas.NoTrans, blas.Trans, n-s1, t, kb, -1, a[s1*n+k:], n, a[s0*n+k:], n, 1, a[s1*n+s0:], n)
+				impl.Dsyrk(blas.Lower, blas.NoTrans, n-s1, kb, -1, a[s1*n+k:], n, 1, a[s1*n+s1:], n)
+			}()
+		}
+		impl.Dsyrk(blas.Lower, blas.NoTrans, t, kb, -1, a[s0*n+k:], n, 1, a[s0*n+s0:], n)
+		wg.Wait()
+	}
+	return true
+}
+
+// cholSolve solves L Lᵀ y = b in place for the factor of cholesky.
+func cholSolve(impl blas.Float64, n int, l, b []float64) {
+	impl.Dtrsv(blas.Lower, blas.NoTrans, blas.NonUnit, n, l, n, b, 1)
+	impl.Dtrsv(blas.Lower, blas.Trans, blas.NonUnit, n, l, n, b, 1)
+}
+
+// faceHessian returns the f×f matrix H_rs = ⟨A_r, P_T(A_s)⟩ of the free
+// triplets, A_r = p_r p_rᵀ − q_r q_rᵀ, where P_T removes the block of the
+// eigenvectors Q_N off the face: H_rs = ⟨A_r, A_s⟩ − ⟨Q_NᵀA_rQ_N, Q_NᵀA_sQ_N⟩
+// with ⟨a aᵀ − b bᵀ, c cᵀ − e eᵀ⟩ = (a·c)² − (a·e)² − (b·c)² + (b·e)². p, q
+// are f×d rows and pn, qn their f×nn coordinates in Q_N. Blocks of rows run
+// on both cores, eight GEMMs each.
+func faceHessian(impl blas.Float64, f, d, nn int, p, q, pn, qn []float64) []float64 {
+	h := make([]float64, f*f)
+	const block = 256
+	nb := (f + block - 1) / block
+	sparse.ParallelRows(nb, nb*block*f*(d+nn)*8, func(b0, b1 int) {
+		buf := make([]float64, 4*block*f)
+		for b := b0; b < b1; b++ {
+			lo, hi := b*block, min((b+1)*block, f)
+			n := hi - lo
+			aa, ab, ba, bb := buf[:n*f], buf[block*f:block*f+n*f], buf[2*block*f:2*block*f+n*f], buf[3*block*f:3*block*f+n*f]
+			terms := func(x, y []float64, k int, sign float64) {
+				impl.Dgemm(blas.NoTrans, blas.Trans, n, f, k, 1, x[lo*k:], k, x, k, 0, aa, f)
+				impl.Dgemm(blas.NoTrans, blas.Trans, n, f, k, 1, x[lo*k:], k, y, k, 0, ab, f)
+				impl.Dgemm(blas.NoTrans, blas.Trans, n, f, k, 1, y[lo*k:], k, x, k, 0, ba, f)
+				impl.Dgemm(blas.NoTrans, blas.Trans, n, f, k, 1, y[lo*k:], k, y, k, 0, bb, f)
+				for i := 0; i < n; i++ {
+					row := h[(lo+i)*f : (lo+i+1)*f]
+					for j := range row {
+						s, t, u, v := aa[i*f+j], ab[i*f+j], ba[i*f+j], bb[i*f+j]
+						row[j] += sign * (s*s - t*t - u*u + v*v)
+					}
+				}
+			}
+			terms(p, q, d, 1)
+			if nn > 0 {
+				terms(pn, qn, nn, -1)
+			}
+		}
+	})
+	return h
+}
+
+// boxNewton maximises the dual's local model gᵀΔ − ½ΔᵀHΔ over the box
+// lo ≤ Δ ≤ hi by primal–dual active sets (Hintermüller, Ito and Kunisch):
+// each pass solves the model with the held variables at their bounds, then
+// holds those that left the box and frees the held ones whose reduced
+// gradient points into it, until the sets repeat (at most boxPasses).
+//
+// H (plus a tiny ridge if it is singular) is factored once. A pass with
+// the set A held solves the bordered system
+//
+//	H Δ + E λ = g,   Eᵀ Δ = δ_A   ⇒   (Eᵀ H⁻¹ E) λ = Eᵀ H⁻¹ g − δ_A,
+//
+// with the columns H⁻¹ e_k kept across passes, so a pass costs O(f²·|A new|)
+// instead of a factorisation. It returns Δ (inside the box), the passes and
+// false if no factorisation succeeded.
+func boxNewton(impl blas.Float64, n int, h, g, lo, hi []float64) ([]float64, int, bool) {
+	const boxPasses = 8
+	var hmax float64
+	for k := 0; k < n; k++ {
+		hmax = math.Max(hmax, h[k*n+k])
+	}
+	if !(hmax > 0) {
+		return nil, 0, false
+	}
+	l := make([]float64, n*n)
+	ok := false
+	for ridge := 1e-12 * hmax; ridge <= 1e-4*hmax && !ok; ridge *= 100 {
+		copy(l, h)
+		for k := 0; k < n; k++ {
+			l[k*n+k] += ridge
+		}
+		ok = cholesky(impl, n, l)
+	}
+	if !ok {
+		return nil, 0, false
+	}
+	z := append([]float64(nil), g...) // H⁻¹ g
+	cholSolve(impl, n, l, z)
+	cols := map[int][]float64{} // H⁻¹ e_k for the variables ever held
+	state := make([]int8, n)    // 0 free, −1 held at lo, +1 held at hi
+	for k := range state {
+		switch {
+		case lo[k] == 0 && g[k] < 0:
+			state[k] = -1 // at 0, the gradient pushes out of the box
+		case hi[k] == 0 && g[k] > 0:
+			state[k] = 1
+		}
+	}
+	delta := make([]float64, n)
+	hd := make([]float64, n)
+	pass := 0
+	for ; pass < boxPasses; pass++ {
+		var held []int
+		for k, st := range state {
+			if st != 0 {
+				held = append(held, k)
+			}
+		}
+		copy(delta, z)
+		if nh := len(held); nh > 0 {
+			// New columns H⁻¹ e_k, by blocks of triangular solves.
+			var fresh []int
+			for _, k := range held {
+				if cols[k] == nil {
+					fresh = append(fresh, k)
+				}
+			}
+			if len(fresh) > 0 {
+				nf := len(fresh)
+				e := make([]float64, n*nf)
+				for j, k := range fresh {
+					e[k*nf+j] = 1
+				}
+				impl.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, nf, 1, l, n, e, nf)
+				impl.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, nf, 1, l, n, e, nf)
+				for j, k := range fresh {
+					c := make([]float64, n)
+					for i := range c {
+						c[i] = e[i*nf+j]
+					}
+					cols[k] = c
+				}
+			}
+			// (Eᵀ H⁻¹ E) λ = z_A − δ_A, by Cholesky (SPD as H is).
+			s := make([]float64, nh*nh)
+			lam := make([]float64, nh)
+			for a, i := range held {
+				for b, j := range held[:a+1] {
+					s[a*nh+b] = cols[j][i]
+				}
+				bound := lo[i]
+				if state[i] > 0 {
+					bound = hi[i]
+				}
+				lam[a] = z[i] - bound
+			}
+			if !cholesky(impl, nh, s) {
+				return nil, pass, false
+			}
+			cholSolve(impl, nh, s, lam)
+			for a, k := range held {
+				f64.Axpy(-lam[a], cols[k], delta)
+			}
+			for _, k := range held {
+				delta[k] = lo[k] // exactly, not to rounding
+				if state[k] > 0 {
+					delta[k] = hi[k]
+				}
+			}
+		}
+		// Reduced gradient of the model, g − HΔ, for the held variables.
+		impl.Dsymv(blas.Lower, n, 1, h, n, delta, 1, 0, hd, 1)
+		changed := false
+		for k, st := range state {
+			switch st {
+			case 0:
+				if delta[k] < lo[k] {
+					state[k], changed = -1, true
+				} else if delta[k] > hi[k] {
+					state[k], changed = 1, true
+				}
+			default:
+				if v := g[k] - hd[k]; (st == -1 && v > 0) || (st == 1 && v < 0) {
+					state[k], changed = 0, true
+				}
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for k := range delta {
+		delta[k] = min(max(delta[k], lo[k]), hi[k])
+	}
+	return delta, pass + 1, true
+}
