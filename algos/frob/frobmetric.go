@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/algos/internal/locality"
@@ -487,7 +486,6 @@ type metricEval struct {
 	refine    *refiner
 	refined   bool
 	refineErr error
-	evalTime  time.Duration // of the last evaluation
 	// altU, if altOK, is a dual point found by a face-Newton step from the
 	// cached one, of value altDual above the cached point's.
 	altU    []float64
@@ -496,8 +494,10 @@ type metricEval struct {
 	// best is the primal point of lowest value seen by this evaluator
 	// other than X(u) (see tryPrimal), nil if none.
 	best *primalPoint
-	// stepInfo describes the last face-Newton step for progress lines.
+	// stepInfo describes the last face-Newton step for progress lines and
+	// stepSize is its number of candidates.
 	stepInfo string
+	stepSize int
 	// fixed, if non-nil, adds the multipliers held at the upper bound
 	// outside ts; fixedMargin is Σ_{r∈F} ⟨A_r, X⟩ at the cached point.
 	fixed       *fixedPart
@@ -540,8 +540,6 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 	if e.ext != nil {
 		return e.evalExt(u, grad)
 	}
-	start := time.Now()
-	defer func() { e.evalTime = time.Since(start) }()
 	graph, err := e.ts.GraphInto(e.graph, u)
 	if err != nil {
 		return 0, fmt.Errorf("frob: %w", err)

@@ -130,7 +130,7 @@ func faceHessian(impl blas.Float64, f, d, nn int, p, q, pn, qn []float64) []floa
 // instead of a factorisation. It returns Δ (inside the box), the passes and
 // false if no factorisation succeeded.
 func boxNewton(impl blas.Float64, n int, h, g, lo, hi []float64) ([]float64, int, bool) {
-	const boxPasses = 8
+	const boxPasses = 6
 	var hmax float64
 	for k := 0; k < n; k++ {
 		hmax = math.Max(hmax, h[k*n+k])
@@ -140,7 +140,8 @@ func boxNewton(impl blas.Float64, n int, h, g, lo, hi []float64) ([]float64, int
 	}
 	l := make([]float64, n*n)
 	ok := false
-	for ridge := 1e-12 * hmax; ridge <= 1e-4*hmax && !ok; ridge *= 100 {
+	ridge := 1e-12 * hmax
+	for ; ridge <= 1e-4*hmax && !ok; ridge *= 100 {
 		copy(l, h)
 		for k := 0; k < n; k++ {
 			l[k*n+k] += ridge
@@ -150,6 +151,7 @@ func boxNewton(impl blas.Float64, n int, h, g, lo, hi []float64) ([]float64, int
 	if !ok {
 		return nil, 0, false
 	}
+	ridge /= 100                      // the one that succeeded
 	z := append([]float64(nil), g...) // H⁻¹ g
 	cholSolve(impl, n, l, z)
 	cols := map[int][]float64{} // H⁻¹ e_k for the variables ever held
@@ -172,55 +174,62 @@ func boxNewton(impl blas.Float64, n int, h, g, lo, hi []float64) ([]float64, int
 				held = append(held, k)
 			}
 		}
-		copy(delta, z)
-		if nh := len(held); nh > 0 {
-			// New columns H⁻¹ e_k, by blocks of triangular solves.
-			var fresh []int
-			for _, k := range held {
-				if cols[k] == nil {
-					fresh = append(fresh, k)
-				}
-			}
-			if len(fresh) > 0 {
-				nf := len(fresh)
-				e := make([]float64, n*nf)
-				for j, k := range fresh {
-					e[k*nf+j] = 1
-				}
-				impl.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, nf, 1, l, n, e, nf)
-				impl.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, nf, 1, l, n, e, nf)
-				for j, k := range fresh {
-					c := make([]float64, n)
-					for i := range c {
-						c[i] = e[i*nf+j]
-					}
-					cols[k] = c
-				}
-			}
-			// (Eᵀ H⁻¹ E) λ = z_A − δ_A, by Cholesky (SPD as H is).
-			s := make([]float64, nh*nh)
-			lam := make([]float64, nh)
-			for a, i := range held {
-				for b, j := range held[:a+1] {
-					s[a*nh+b] = cols[j][i]
-				}
-				bound := lo[i]
-				if state[i] > 0 {
-					bound = hi[i]
-				}
-				lam[a] = z[i] - bound
-			}
-			if !cholesky(impl, nh, s) {
+		if len(held) > n/4 {
+			// Many held: factor the free block itself.
+			if !reducedSolve(impl, n, h, g, state, lo, hi, ridge, delta) {
 				return nil, pass, false
 			}
-			cholSolve(impl, nh, s, lam)
-			for a, k := range held {
-				f64.Axpy(-lam[a], cols[k], delta)
-			}
-			for _, k := range held {
-				delta[k] = lo[k] // exactly, not to rounding
-				if state[k] > 0 {
-					delta[k] = hi[k]
+		} else {
+			copy(delta, z)
+			if nh := len(held); nh > 0 {
+				// New columns H⁻¹ e_k, by blocks of triangular solves.
+				var fresh []int
+				for _, k := range held {
+					if cols[k] == nil {
+						fresh = append(fresh, k)
+					}
+				}
+				if len(fresh) > 0 {
+					nf := len(fresh)
+					e := make([]float64, n*nf)
+					for j, k := range fresh {
+						e[k*nf+j] = 1
+					}
+					impl.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, nf, 1, l, n, e, nf)
+					impl.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, nf, 1, l, n, e, nf)
+					for j, k := range fresh {
+						c := make([]float64, n)
+						for i := range c {
+							c[i] = e[i*nf+j]
+						}
+						cols[k] = c
+					}
+				}
+				// (Eᵀ H⁻¹ E) λ = z_A − δ_A, by Cholesky (SPD as H is).
+				s := make([]float64, nh*nh)
+				lam := make([]float64, nh)
+				for a, i := range held {
+					for b, j := range held[:a+1] {
+						s[a*nh+b] = cols[j][i]
+					}
+					bound := lo[i]
+					if state[i] > 0 {
+						bound = hi[i]
+					}
+					lam[a] = z[i] - bound
+				}
+				if !cholesky(impl, nh, s) {
+					return nil, pass, false
+				}
+				cholSolve(impl, nh, s, lam)
+				for a, k := range held {
+					f64.Axpy(-lam[a], cols[k], delta)
+				}
+				for _, k := range held {
+					delta[k] = lo[k] // exactly, not to rounding
+					if state[k] > 0 {
+						delta[k] = hi[k]
+					}
 				}
 			}
 		}
@@ -249,4 +258,50 @@ func boxNewton(impl blas.Float64, n int, h, g, lo, hi []float64) ([]float64, int
 		delta[k] = min(max(delta[k], lo[k]), hi[k])
 	}
 	return delta, pass + 1, true
+}
+
+// reducedSolve sets delta to the solution of the model with the variables
+// of nonzero state held at their bounds, factoring the free block
+// H_II + ridge·I directly: H_II Δ_I = g_I − H_IA Δ_A. It reports false if the
+// factorisation fails.
+func reducedSolve(impl blas.Float64, n int, h, g []float64, state []int8, lo, hi []float64, ridge float64, delta []float64) bool {
+	var free []int
+	for k, st := range state {
+		switch st {
+		case -1:
+			delta[k] = lo[k]
+		case 1:
+			delta[k] = hi[k]
+		default:
+			free = append(free, k)
+		}
+	}
+	nf := len(free)
+	if nf == 0 {
+		return true
+	}
+	l := make([]float64, nf*nf)
+	rhs := make([]float64, nf)
+	for a, i := range free {
+		row := h[i*n : (i+1)*n]
+		v := g[i]
+		for k, st := range state {
+			if st != 0 {
+				v -= row[k] * delta[k]
+			}
+		}
+		rhs[a] = v
+		for b, j := range free[:a+1] {
+			l[a*nf+b] = row[j]
+		}
+		l[a*nf+a] += ridge
+	}
+	if !cholesky(impl, nf, l) {
+		return false
+	}
+	cholSolve(impl, nf, l, rhs)
+	for a, i := range free {
+		delta[i] = rhs[a]
+	}
+	return true
 }

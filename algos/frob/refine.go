@@ -61,11 +61,13 @@ import (
 // refiner schedules face-Newton steps during a dual solve: a step runs once
 // the relative gap is at most refineMaxGap and above the target; after a
 // step that raised the dual the next runs at the next evaluation, after one
-// that did not only when L-BFGS-B has spent twice the step's time in
-// evaluations (at least refineMinSpacing).
+// that did not only when L-BFGS-B has spent twice the step's cost in
+// evaluations (at least refineMinSpacing), doubled for every failed step
+// in a row.
 type refiner struct {
 	target float64 // relative gap at which the solve stops
 	next   int     // evaluation count before which no step runs
+	failed int     // steps in a row that raised neither bound
 	say    func(string, ...any)
 	// Attempts counts the steps, Seconds their time.
 	Attempts int
@@ -104,25 +106,39 @@ func (e *metricEval) maybeRefine(primal, dual float64) {
 		return
 	}
 	start := time.Now()
-	e.stepInfo = "skipped: no free multipliers or too many"
+	e.stepInfo, e.stepSize = "skipped: no free multipliers or too many", 0
+	bestBefore := e.best
 	err := e.refineStep(dual)
 	took := time.Since(start)
 	r.Attempts++
 	r.Seconds += took.Seconds()
+	// The spacing comes from a flop model, not from timings, so that the
+	// schedule — and with it the result — is the same on every run: a
+	// step's Hessian and factorisation against an evaluation's two GEMMs,
+	// doubled for every step in a row that raised neither bound.
 	spacing := refineMinSpacing
-	if e.evalTime > 0 {
-		spacing = max(spacing, int(2*took/e.evalTime))
+	if f := float64(e.stepSize); f > 0 {
+		step := 8*f*f*float64(e.d) + f*f*f/3
+		eval := 4 * float64(e.n) * float64(e.d) * float64(e.d)
+		spacing = max(spacing, int(2*step/eval))
 	}
-	r.next = e.nEval + spacing
 	if err != nil {
 		e.refineErr = err
 		return
 	}
-	if e.altOK {
+	switch {
+	case e.altOK:
 		// The dual moved: the next step runs at the new point, a Newton
 		// iteration, once the solve has jumped there.
-		r.next = e.nEval + 1
+		r.failed = 0
+		spacing = 1
+	case bestBefore != e.best:
+		r.failed = 0 // the primal improved
+	default:
+		r.failed = min(r.failed+1, 10)
+		spacing <<= r.failed
 	}
+	r.next = e.nEval + spacing
 	if r.say != nil {
 		p, d := primal, dual
 		if e.best != nil {
@@ -147,6 +163,7 @@ func (e *metricEval) refineStep(dual float64) error {
 	}
 	free := e.candidates()
 	f := len(free)
+	e.stepSize = f
 	if f == 0 {
 		return nil
 	}
