@@ -498,6 +498,9 @@ type metricEval struct {
 	// stepSize is its number of candidates.
 	stepInfo string
 	stepSize int
+	// hbuf and lbuf hold a step's Hessian and its factor across steps
+	// (up to refineMaxFree² each).
+	hbuf, lbuf []float64
 	// fixed, if non-nil, adds the multipliers held at the upper bound
 	// outside ts; fixedMargin is Σ_{r∈F} ⟨A_r, X⟩ at the cached point.
 	fixed       *fixedPart

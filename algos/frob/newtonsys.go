@@ -82,9 +82,10 @@ func cholSolve(impl blas.Float64, n int, l, b []float64) {
 // eigenvectors Q_N off the face: H_rs = ⟨A_r, A_s⟩ − ⟨Q_NᵀA_rQ_N, Q_NᵀA_sQ_N⟩
 // with ⟨a aᵀ − b bᵀ, c cᵀ − e eᵀ⟩ = (a·c)² − (a·e)² − (b·c)² + (b·e)². p, q
 // are f×d rows and pn, qn their f×nn coordinates in Q_N. Blocks of rows run
-// on both cores, eight GEMMs each.
-func faceHessian(impl blas.Float64, f, d, nn int, p, q, pn, qn []float64) []float64 {
-	h := make([]float64, f*f)
+// on both cores, eight GEMMs each. h, if large enough, receives the result.
+func faceHessian(impl blas.Float64, f, d, nn int, p, q, pn, qn, h []float64) []float64 {
+	h = grow(h, f*f)
+	clear(h)
 	const block = 256
 	nb := (f + block - 1) / block
 	sparse.ParallelRows(nb, nb*block*f*(d+nn)*8, func(b0, b1 int) {
@@ -127,9 +128,10 @@ func faceHessian(impl blas.Float64, f, d, nn int, p, q, pn, qn []float64) []floa
 //	H Δ + E λ = g,   Eᵀ Δ = δ_A   ⇒   (Eᵀ H⁻¹ E) λ = Eᵀ H⁻¹ g − δ_A,
 //
 // with the columns H⁻¹ e_k kept across passes, so a pass costs O(f²·|A new|)
-// instead of a factorisation. It returns Δ (inside the box), the passes and
-// false if no factorisation succeeded.
-func boxNewton(impl blas.Float64, n int, h, g, lo, hi []float64) ([]float64, int, bool) {
+// instead of a factorisation. scratch, if large enough, holds the factor.
+// It returns Δ (inside the box), the passes and false if no factorisation
+// succeeded.
+func boxNewton(impl blas.Float64, n int, h, g, lo, hi, scratch []float64) ([]float64, int, bool) {
 	const boxPasses = 6
 	var hmax float64
 	for k := 0; k < n; k++ {
@@ -138,7 +140,7 @@ func boxNewton(impl blas.Float64, n int, h, g, lo, hi []float64) ([]float64, int
 	if !(hmax > 0) {
 		return nil, 0, false
 	}
-	l := make([]float64, n*n)
+	l := grow(scratch, n*n)
 	ok := false
 	ridge := 1e-12 * hmax
 	for ; ridge <= 1e-4*hmax && !ok; ridge *= 100 {
@@ -304,4 +306,12 @@ func reducedSolve(impl blas.Float64, n int, h, g []float64, state []int8, lo, hi
 		delta[i] = rhs[a]
 	}
 	return true
+}
+
+// grow returns buf resized to n, reallocated only when too small.
+func grow(buf []float64, n int) []float64 {
+	if cap(buf) < n {
+		return make([]float64, n)
+	}
+	return buf[:n]
 }

@@ -205,7 +205,8 @@ func (e *metricEval) refineStep(dual float64) error {
 		engine.MulRows(impl, f, nn, d, p, d, qn, nn, pn, nn)
 		engine.MulRows(impl, f, nn, d, q, d, qn, nn, qnr, nn)
 	}
-	h := faceHessian(impl, f, d, nn, p, q, pn, qnr)
+	e.hbuf = faceHessian(impl, f, d, nn, p, q, pn, qnr, e.hbuf)
+	h := e.hbuf
 	g := make([]float64, f)
 	ulo := make([]float64, f) // bounds of Δ: −u_r ≤ Δ_r ≤ C/m − u_r
 	uhi := make([]float64, f)
@@ -213,7 +214,8 @@ func (e *metricEval) refineStep(dual float64) error {
 		g[k] = 1 - e.margin[r]
 		ulo[k], uhi[k] = -e.u[r], c-e.u[r]
 	}
-	delta, passes, ok := boxNewton(impl, f, h, g, ulo, uhi)
+	e.lbuf = grow(e.lbuf, f*f) // kept for the next steps
+	delta, passes, ok := boxNewton(impl, f, h, g, ulo, uhi, e.lbuf)
 	if !ok {
 		return nil
 	}

@@ -52,7 +52,7 @@ func TestFaceHessian(t *testing.T) {
 					engine.MulRows(b.BLAS(), f, nn, d, p, d, qn, nn, pn, nn)
 					engine.MulRows(b.BLAS(), f, nn, d, q, d, qn, nn, qnr, nn)
 				}
-				h := faceHessian(b.BLAS(), f, d, nn, p, q, pn, qnr)
+				h := faceHessian(b.BLAS(), f, d, nn, p, q, pn, qnr, nil)
 				a := func(r int) *mat.Dense {
 					m := mat.NewDense(d, d, nil)
 					for i := 0; i < d; i++ {
@@ -137,7 +137,7 @@ func TestBoxNewton(t *testing.T) {
 					}
 					lo[k], hi[k] = -u, 1-u
 				}
-				delta, passes, ok := boxNewton(b.BLAS(), n, h, g, lo, hi)
+				delta, passes, ok := boxNewton(b.BLAS(), n, h, g, lo, hi, nil)
 				if !ok {
 					t.Fatal("no factorisation")
 				}
