@@ -20,11 +20,15 @@
 // distinct triplet pairs, and the gradient 1 + ⟨(Â)_−, A_r⟩ comes from
 // per-pair squared distances in a low-rank embedding. L-BFGS-B cannot reach a
 // tiny duality gap on its own (the gap needs projected gradients far below the
-// rounding level of the objective); a semismooth Newton-CG polish finishes
-// the solves it leaves short. On large triplet sets Learn uses a working set
-// (the shrinking of SVM solvers): the dual is sparse at the optimum, so most
-// iterations run on the triplets that can still be active, and only the
-// certificate needs all of them.
+// rounding level of the objective). Late in a solve, face-Newton steps
+// (refine.go) solve the optimality conditions of the free multipliers on
+// the current face of the PSD cone — a dense system of the size of the free
+// set, a few thousand on real kNN triplets — and hand L-BFGS-B better dual
+// and primal points, each evaluated exactly; a semismooth Newton-CG polish
+// finishes the solves L-BFGS-B leaves short. On large triplet sets Learn
+// uses a working set (the shrinking of SVM solvers): the dual is sparse at
+// the optimum, so most iterations run on the triplets that can still be
+// active, and only the certificate needs all of them.
 //
 // The package registers the "frobmetric" trainer of train (psdlearn
 // train --algo frobmetric), which chooses C on the validation rows.

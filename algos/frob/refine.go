@@ -256,7 +256,7 @@ func (e *metricEval) refineStep(dual float64) error {
 				gnew.SetSym(a, b, e.g.At(a, b)+0.5*(sd[a*d+b]+sd[b*d+a]))
 			}
 		}
-		ge, err := e.b.SymEig(gnew, engine.PositivePart(0), true)
+		ge, err := e.b.SymEig(gnew, engine.PositivePart(0), false)
 		if err != nil {
 			return 0, fmt.Errorf("frob: refinement: eigendecomposition: %w", err)
 		}
@@ -287,7 +287,7 @@ func (e *metricEval) refineStep(dual float64) error {
 	if bestDual > dual {
 		alt := append(e.altU[:0], e.u...)
 		for k, r := range free {
-			alt[r] = e.u[r] + step[k]
+			alt[r] = min(max(e.u[r]+step[k], 0), c) // in the box despite rounding
 		}
 		e.altU, e.altDual, e.altOK = alt, bestDual, true
 	}
