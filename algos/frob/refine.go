@@ -77,14 +77,17 @@ type refiner struct {
 // Refinement defaults: steps from a relative gap of 1e-3, on at most
 // refineMaxFree candidates (free multipliers first; a Cholesky
 // factorisation of 6,000 unknowns takes about 1 s on two cores), with
-// refineExtra multipliers at a bound on the right side of margin 1, and
-// step lengths ω up to refineMaxOmega.
+// refineExtra multipliers at a bound on the right side of margin 1, step
+// lengths ω up to refineMaxOmega, and no step whose flop model exceeds
+// refineMaxCost evaluations (on letters, D = 16, an evaluation is so cheap
+// that a step on thousands of candidates would cost more than the solve).
 const (
 	refineMaxGap     = 1e-3
 	refineMinSpacing = 20
 	refineMaxFree    = 6000
 	refineExtra      = 200
 	refineMaxOmega   = 64
+	refineMaxCost    = 100
 )
 
 // newRefiner returns the refiner of a solve to the relative gap target.
@@ -117,10 +120,8 @@ func (e *metricEval) maybeRefine(primal, dual float64) {
 	// step's Hessian and factorisation against an evaluation's two GEMMs,
 	// doubled for every step in a row that raised neither bound.
 	spacing := refineMinSpacing
-	if f := float64(e.stepSize); f > 0 {
-		step := 8*f*f*float64(e.d) + f*f*f/3
-		eval := 4 * float64(e.n) * float64(e.d) * float64(e.d)
-		spacing = max(spacing, int(2*step/eval))
+	if e.stepSize > 0 {
+		spacing = max(spacing, int(min(2*e.stepFlops(e.stepSize)/e.evalFlops(), 1e9)))
 	}
 	if err != nil {
 		e.refineErr = err
@@ -151,6 +152,18 @@ func (e *metricEval) maybeRefine(primal, dual float64) {
 	}
 }
 
+// stepFlops is the flop model of a step on f candidates: the Hessian's
+// eight GEMMs and one Cholesky factorisation.
+func (e *metricEval) stepFlops(f int) float64 {
+	x := float64(f)
+	return 8*x*x*float64(e.d) + x*x*x/3
+}
+
+// evalFlops is the flop model of an evaluation: its two N×D×D GEMMs.
+func (e *metricEval) evalFlops() float64 {
+	return 4 * float64(e.n) * float64(e.d) * float64(e.d)
+}
+
 // refineStep runs one face-Newton step at the cached point u, whose dual
 // value is dual (see above), and installs the refined primal X̂ if its value
 // is lower than the installed one and the dual point u' if its value is
@@ -165,6 +178,10 @@ func (e *metricEval) refineStep(dual float64) error {
 	f := len(free)
 	e.stepSize = f
 	if f == 0 {
+		return nil
+	}
+	if e.stepFlops(f) > refineMaxCost*e.evalFlops() {
+		e.stepInfo = fmt.Sprintf("skipped: %d candidates would cost more than %d evaluations", f, refineMaxCost)
 		return nil
 	}
 	eig, err := e.b.SymEig(e.g, engine.AllRange(), true)
