@@ -39,6 +39,15 @@ func (p *boxDual) certificate() (primal, dual float64) {
 	return primal, dual
 }
 
+// nonNegative returns the bounds 0 ≤ u < ∞ of n variables.
+func nonNegative(n int) (lower, upper []float64) {
+	lower, upper = make([]float64, n), make([]float64, n)
+	for i := range upper {
+		upper[i] = math.Inf(1)
+	}
+	return lower, upper
+}
+
 func newBox(n int) *boxDual {
 	p := &boxDual{b: make([]float64, n)}
 	for i := range p.b {
@@ -52,10 +61,7 @@ func TestSolveBoxDual(t *testing.T) {
 	for _, be := range enginetest.Backends(t) {
 		t.Run(be.Name(), func(t *testing.T) {
 			p := newBox(n)
-			lower, upper := make([]float64, n), make([]float64, n)
-			for i := range upper {
-				upper[i] = math.Inf(1)
-			}
+			lower, upper := nonNegative(n)
 			res, err := Solve(context.Background(), be, Problem{Lower: lower, Upper: upper, Eval: p.eval, Certificate: p.certificate},
 				make([]float64, n), Config{GapTol: 1e-10, MaxIter: 500, Memory: 5, Restarts: 2})
 			if err != nil {
@@ -81,10 +87,7 @@ func TestSolveBoxDual(t *testing.T) {
 func TestProjectedNewtonBoxDual(t *testing.T) {
 	const n = 40
 	p := newBox(n)
-	lower, upper := make([]float64, n), make([]float64, n)
-	for i := range upper {
-		upper[i] = math.Inf(1)
-	}
+	lower, upper := nonNegative(n)
 	u := make([]float64, n)
 	for i := range u {
 		u[i] = 1
@@ -199,10 +202,7 @@ func TestSolveInexactBoxDual(t *testing.T) {
 	for _, be := range enginetest.Backends(t) {
 		t.Run(be.Name(), func(t *testing.T) {
 			p := &inexactBox{boxDual: newBox(n), level: math.Inf(1)}
-			lower, upper := make([]float64, n), make([]float64, n)
-			for i := range upper {
-				upper[i] = math.Inf(1)
-			}
+			lower, upper := nonNegative(n)
 			// Near u*: the first, loose evaluations pass the gap test.
 			u0 := make([]float64, n)
 			for i := range u0 {
@@ -253,10 +253,7 @@ func TestSolveJump(t *testing.T) {
 	for _, be := range enginetest.Backends(t) {
 		t.Run(be.Name(), func(t *testing.T) {
 			p := newBox(n)
-			lower, upper := make([]float64, n), make([]float64, n)
-			for i := range upper {
-				upper[i] = math.Inf(1)
-			}
+			lower, upper := nonNegative(n)
 			opt := make([]float64, n)
 			for i, v := range p.b {
 				opt[i] = math.Max(v, 0)
