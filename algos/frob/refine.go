@@ -111,7 +111,7 @@ func (e *metricEval) maybeRefine(primal, dual float64) {
 	start := time.Now()
 	e.stepInfo, e.stepSize = "skipped: no free multipliers or too many", 0
 	bestBefore := e.best
-	err := e.refineStep(dual)
+	err := e.refineStep(primal, dual)
 	took := time.Since(start)
 	r.Attempts++
 	r.Seconds += took.Seconds()
@@ -164,12 +164,12 @@ func (e *metricEval) evalFlops() float64 {
 	return 4 * float64(e.n) * float64(e.d) * float64(e.d)
 }
 
-// refineStep runs one face-Newton step at the cached point u, whose dual
-// value is dual (see above), and installs the refined primal X̂ if its value
-// is lower than the installed one and the dual point u' if its value is
-// above dual. It does nothing when the free set is empty or larger than
-// refineMaxFree.
-func (e *metricEval) refineStep(dual float64) error {
+// refineStep runs one face-Newton step at the cached point u, whose primal
+// and dual values are primal and dual (see above). It offers the refined
+// primal X̂ to tryPrimal, and installs the dual point u' if its value is
+// above dual by a thousandth of the gap. It does nothing when the free set
+// is empty, larger than refineMaxFree, or too costly (refineMaxCost).
+func (e *metricEval) refineStep(primal, dual float64) error {
 	d, c := e.d, e.cm
 	if len(e.lam) == 0 || e.u == nil {
 		return nil
@@ -301,7 +301,9 @@ func (e *metricEval) refineStep(dual float64) error {
 	if _, err := dualAt(bestOmega); err != nil {
 		return err
 	}
-	if bestDual > dual {
+	// A dual point is handed on only if it closes a thousandth of the gap:
+	// each hand-over restarts L-BFGS-B.
+	if bestDual > dual+1e-3*(primal-dual) {
 		alt := append(e.altU[:0], e.u...)
 		for k, r := range free {
 			alt[r] = min(max(e.u[r]+step[k], 0), c) // in the box despite rounding

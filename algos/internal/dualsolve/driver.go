@@ -44,6 +44,7 @@ type Problem struct {
 	// pass the certificate for a better point the problem found by other
 	// means (a Newton step, say); a non-nil answer ends the round, and the
 	// next one starts there with a fresh memory without spending a restart.
+	// A jump counts as one iteration.
 	Jump func() []float64
 }
 
@@ -267,9 +268,11 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 			copy(u, certified)
 			res.Reason = "duality gap"
 		case jumpU != nil:
-			// The next round's first evaluation is at the new point.
+			// The next round's first evaluation is at the new point. A
+			// jump counts as an iteration, so MaxIter bounds them too.
 			copy(u, jumpU)
 			lowU, lowF = lowU[:0], math.Inf(1)
+			res.Iterations++
 			if res.Iterations < cfg.MaxIter {
 				round--
 				continue
