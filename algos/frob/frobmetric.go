@@ -320,6 +320,7 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 	prob := dualsolve.Problem{Lower: lower, Upper: upper, Eval: evalV, Certificate: ev.certificate}
 	if !opt.NoRefine && ev.ext == nil {
 		ev.refine = newRefiner(target)
+		ev.refine.ctx = ctx
 		ev.refine.say = progress.Printf(opt.Progress, "frobmetric")
 		prob.Jump = func() []float64 {
 			if !ev.altOK {

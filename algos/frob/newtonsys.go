@@ -130,8 +130,8 @@ func faceHessian(impl blas.Float64, f, d, nn int, p, q, pn, qn, h []float64) []f
 // with the columns H⁻¹ e_k kept across passes, so a pass costs O(f²·|A new|)
 // instead of a factorisation. scratch, if large enough, holds the factor.
 // It returns Δ (inside the box), the passes and false if no factorisation
-// succeeded.
-func boxNewton(impl blas.Float64, n int, h, g, lo, hi, scratch []float64) ([]float64, int, bool) {
+// succeeded or cancelled (if non-nil) reported true between passes.
+func boxNewton(impl blas.Float64, n int, h, g, lo, hi, scratch []float64, cancelled func() bool) ([]float64, int, bool) {
 	const boxPasses = 6
 	var hmax float64
 	for k := 0; k < n; k++ {
@@ -170,6 +170,9 @@ func boxNewton(impl blas.Float64, n int, h, g, lo, hi, scratch []float64) ([]flo
 	hd := make([]float64, n)
 	pass := 0
 	for ; pass < boxPasses; pass++ {
+		if cancelled != nil && cancelled() {
+			return nil, pass, false
+		}
 		var held []int
 		for k, st := range state {
 			if st != 0 {

@@ -2,6 +2,7 @@ package frob
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -68,7 +69,10 @@ type refiner struct {
 	target float64 // relative gap at which the solve stops
 	next   int     // evaluation count before which no step runs
 	failed int     // steps in a row that raised neither bound
-	say    func(string, ...any)
+	// ctx, if non-nil, is the solve's: a step checks it before its
+	// factorisation and between its active-set passes.
+	ctx context.Context
+	say func(string, ...any)
 	// Attempts counts the steps, Seconds their time.
 	Attempts int
 	Seconds  float64
@@ -232,7 +236,11 @@ func (e *metricEval) refineStep(primal, dual float64) error {
 		ulo[k], uhi[k] = -e.u[r], c-e.u[r]
 	}
 	e.lbuf = grow(e.lbuf, f*f) // kept for the next steps
-	delta, passes, ok := boxNewton(impl, f, h, g, ulo, uhi, e.lbuf)
+	cancelled := func() bool { return e.refine.ctx != nil && e.refine.ctx.Err() != nil }
+	if cancelled() {
+		return nil // the solve returns the context's error at its next evaluation
+	}
+	delta, passes, ok := boxNewton(impl, f, h, g, ulo, uhi, e.lbuf, cancelled)
 	if !ok {
 		return nil
 	}

@@ -137,7 +137,7 @@ func TestBoxNewton(t *testing.T) {
 					}
 					lo[k], hi[k] = -u, 1-u
 				}
-				delta, passes, ok := boxNewton(b.BLAS(), n, h, g, lo, hi, nil)
+				delta, passes, ok := boxNewton(b.BLAS(), n, h, g, lo, hi, nil, nil)
 				if !ok {
 					t.Fatal("no factorisation")
 				}
