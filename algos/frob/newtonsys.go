@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/psdlearn/psdlearn/internal/f64"
-	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 )
 
@@ -82,37 +81,53 @@ func cholSolve(impl blas.Float64, n int, l, b []float64) {
 // eigenvectors Q_N off the face: H_rs = ⟨A_r, A_s⟩ − ⟨Q_NᵀA_rQ_N, Q_NᵀA_sQ_N⟩
 // with ⟨a aᵀ − b bᵀ, c cᵀ − e eᵀ⟩ = (a·c)² − (a·e)² − (b·c)² + (b·e)². p, q
 // are f×d rows and pn, qn their f×nn coordinates in Q_N. Blocks of rows run
-// on both cores, eight GEMMs each. h, if large enough, receives the result.
+// on both cores, eight GEMMs each over the lower triangle. h, if large
+// enough, receives the result.
 func faceHessian(impl blas.Float64, f, d, nn int, p, q, pn, qn, h []float64) []float64 {
 	h = grow(h, f*f)
 	clear(h)
 	const block = 256
 	nb := (f + block - 1) / block
-	sparse.ParallelRows(nb, nb*block*f*(d+nn)*8, func(b0, b1 int) {
-		buf := make([]float64, 4*block*f)
-		for b := b0; b < b1; b++ {
-			lo, hi := b*block, min((b+1)*block, f)
-			n := hi - lo
-			aa, ab, ba, bb := buf[:n*f], buf[block*f:block*f+n*f], buf[2*block*f:2*block*f+n*f], buf[3*block*f:3*block*f+n*f]
-			terms := func(x, y []float64, k int, sign float64) {
-				impl.Dgemm(blas.NoTrans, blas.Trans, n, f, k, 1, x[lo*k:], k, x, k, 0, aa, f)
-				impl.Dgemm(blas.NoTrans, blas.Trans, n, f, k, 1, x[lo*k:], k, y, k, 0, ab, f)
-				impl.Dgemm(blas.NoTrans, blas.Trans, n, f, k, 1, y[lo*k:], k, x, k, 0, ba, f)
-				impl.Dgemm(blas.NoTrans, blas.Trans, n, f, k, 1, y[lo*k:], k, y, k, 0, bb, f)
-				for i := 0; i < n; i++ {
-					row := h[(lo+i)*f : (lo+i+1)*f]
-					for j := range row {
-						s, t, u, v := aa[i*f+j], ab[i*f+j], ba[i*f+j], bb[i*f+j]
-						row[j] += sign * (s*s - t*t - u*u + v*v)
+	// H is symmetric: a block of rows needs the columns up to its end
+	// only (the lower triangle), mirrored at the end. The blocks' work
+	// grows with their index, so the cores take them in turn.
+	workers := min(runtime.GOMAXPROCS(0), nb)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			buf := make([]float64, 4*block*f)
+			for b := w; b < nb; b += workers {
+				lo, hi := b*block, min((b+1)*block, f)
+				n := hi - lo
+				aa, ab, ba, bb := buf[:n*hi], buf[block*f:block*f+n*hi], buf[2*block*f:2*block*f+n*hi], buf[3*block*f:3*block*f+n*hi]
+				terms := func(x, y []float64, k int, sign float64) {
+					impl.Dgemm(blas.NoTrans, blas.Trans, n, hi, k, 1, x[lo*k:], k, x, k, 0, aa, hi)
+					impl.Dgemm(blas.NoTrans, blas.Trans, n, hi, k, 1, x[lo*k:], k, y, k, 0, ab, hi)
+					impl.Dgemm(blas.NoTrans, blas.Trans, n, hi, k, 1, y[lo*k:], k, x, k, 0, ba, hi)
+					impl.Dgemm(blas.NoTrans, blas.Trans, n, hi, k, 1, y[lo*k:], k, y, k, 0, bb, hi)
+					for i := 0; i < n; i++ {
+						row := h[(lo+i)*f : (lo+i)*f+lo+i+1]
+						for j := range row {
+							s, t, u, v := aa[i*hi+j], ab[i*hi+j], ba[i*hi+j], bb[i*hi+j]
+							row[j] += sign * (s*s - t*t - u*u + v*v)
+						}
 					}
 				}
+				terms(p, q, d, 1)
+				if nn > 0 {
+					terms(pn, qn, nn, -1)
+				}
 			}
-			terms(p, q, d, 1)
-			if nn > 0 {
-				terms(pn, qn, nn, -1)
-			}
+		}(w)
+	}
+	wg.Wait()
+	for i := 0; i < f; i++ {
+		for j := 0; j < i; j++ {
+			h[j*f+i] = h[i*f+j]
 		}
-	})
+	}
 	return h
 }
 
