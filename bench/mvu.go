@@ -37,7 +37,7 @@ func mvuCases(seed uint64) []Case {
 			cases = append(cases, mvuCase(n, solver, seed))
 		}
 	}
-	for _, n := range []int{2000, 5000} {
+	for _, n := range []int{2000, 5000, 20000} {
 		cases = append(cases, mvuCertifiedCase(n, seed))
 	}
 	return cases
@@ -68,10 +68,7 @@ func mvuOutcome(emb *mvu.Embedding, angle []float64) Outcome {
 	rel := emb.EdgeErrors()
 	sort.Float64s(rel)
 	sol := emb.Solution
-	certified := 0.0
-	if sol.Certified {
-		certified = 1
-	}
+	certified := b2f(sol.Certified)
 	return Outcome{Iterations: emb.Iterations, Curve: sol.Curve, Metrics: map[string]float64{
 		"spearman":          math.Abs(eval.Spearman(mat.Col(nil, 0, emb.Coords), angle)),
 		"edge_error_median": rel[len(rel)/2],
@@ -82,6 +79,8 @@ func mvuOutcome(emb *mvu.Embedding, angle []float64) Outcome {
 		"operator_products": float64(emb.OperatorProducts),
 		"products_per_eval": float64(emb.OperatorProducts) / float64(max(emb.Evaluations, 1)),
 		"factorizations":    float64(emb.Factorizations),
+		"repaired":          b2f(sol.Repaired),
+		"repairs":           float64(sol.Repairs),
 		"sigma":             emb.Sigma,
 	}}
 }
@@ -103,4 +102,12 @@ func mvuCase(n int, solver sdp.Eigensolver, seed uint64) Case {
 			return mvuOutcome(emb, angle), nil
 		}, nil
 	}}
+}
+
+// b2f is 1 for true and 0 for false.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -108,7 +108,17 @@ type dualEval struct {
 	u       []float64
 	half    float64 // ½σ Σ λ²
 	bu      float64
-	maxViol float64
+	maxViol float64 // of the cache's primal point (X(u), or its repair)
+
+	// Primal repair (repair.go): forms are the hard constraints as rank-one
+	// forms (nil: no repair); rep, when non-nil, is the factor of the
+	// repaired primal point of the cached evaluation and repPrimal its
+	// objective; repairs counts the evaluations whose primal was repaired.
+	rset            *repairSet
+	rep             *mat.Dense
+	repPrimal       float64
+	repairs         int
+	gapTol, feasTol float64
 }
 
 func compileSDP(p *Problem, opt Options) (*dualEval, error) {

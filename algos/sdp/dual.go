@@ -176,6 +176,7 @@ func (e *dualEval) eval(u, grad []float64) (float64, error) {
 			e.maxViol = max(e.maxViol, viol/(1+math.Abs(c.B))) // builtin: math.Max is a call per constraint
 		}
 	}
+	e.repairPrimal()
 	return e.half + e.bu, nil
 }
 
@@ -236,9 +237,13 @@ func scaledFactor(lam []float64, vec *mat.Dense) *mat.Dense {
 	return z
 }
 
-// certificate returns the primal objective of X* = σ Z Zᵀ (with optimal
-// slacks of the soft constraints) and the dual objective at the cached point.
+// certificate returns the primal objective of the cache's primal point,
+// X* = σ Z Zᵀ or its repair (with optimal slacks of the soft constraints),
+// and the dual objective at the cached point.
 func (e *dualEval) certificate() (primal, dual float64) {
+	if e.rep != nil {
+		return e.repPrimal, -(e.half + e.bu)
+	}
 	primal = e.sigma*e.qc + e.half // ⟨C,X⟩ + ‖X‖²/(2σ) = σ⟨C,ZZᵀ⟩ + ½σΣλ²
 	for i, c := range e.p.Constraints {
 		if c.Penalty > 0 {
@@ -254,8 +259,12 @@ func (e *dualEval) certificate() (primal, dual float64) {
 	return primal, -(e.half + e.bu)
 }
 
-// factor returns √σ Z, the factor of X*.
+// factor returns the factor of the cache's primal point: √σ Z, or the
+// repaired factor.
 func (e *dualEval) factor() *mat.Dense {
+	if e.rep != nil {
+		return mat.DenseCopyOf(e.rep)
+	}
 	if e.comp {
 		// A complement evaluation has no factor: compute the negative part
 		// (of C + Â at the cached point: a bounded evaluation may have

@@ -177,6 +177,16 @@ type Options struct {
 	// the rest of the spectrum, and Lanczos needs about 20 times fewer
 	// operator applications (docs/eigen-sequences.md).
 	NoShiftInvert bool
+	// NoRepair turns off the primal repair. By default, when every hard
+	// constraint is a rank-one form ⟨w·a·aᵀ, X⟩ with w > 0 (MVU's squared
+	// distances and centring), an evaluation whose primal X(u) is within
+	// GapTol of the dual but violates constraints by more than FeasTol
+	// also tries X̃ = Y·Yᵀ, Y the factor of X(u) after cyclic sweeps that
+	// scale it along each violated a until it holds (SHAKE); X̃ is kept
+	// when its exact gap and violation are the better. On degenerate duals
+	// such as MVU's the violation lags the gap by more than a thousand
+	// iterations (docs/eigen-sequences.md).
+	NoRepair bool
 	// Backend runs the numerical kernels; nil means engine.Default().
 	Backend engine.Backend
 	// Progress, if non-nil, receives progress events: one every 100 dual
@@ -210,6 +220,12 @@ type Solution struct {
 	// pairs. Factorizations counts the sparse LDLᵀ factorizations of
 	// C + Â + sI behind those solves.
 	OperatorProducts, Factorizations int
+	// Repaired reports that Factor (and Primal, MaxViolation) come from
+	// the primal repair of the returned dual point rather than from
+	// X(U) = σ(C + Â)₋ itself (see Options.NoRepair); Repairs counts the
+	// evaluations whose repaired primal was the better one.
+	Repaired bool
+	Repairs  int
 	// Reason says why the solve stopped.
 	Reason string
 	// Method is the method used.
@@ -269,6 +285,10 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	}
 	feasTol := cmp.Or(opt.FeasTol, 1e-6)
 	gapTol := cmp.Or(opt.GapTol, DefaultGapTol)
+	ev.gapTol, ev.feasTol = gapTol, feasTol
+	if !opt.NoRepair {
+		ev.rset = newRepairSet(p)
+	}
 	cfg := dualsolve.Config{
 		GapTol:   gapTol,
 		MaxIter:  cmp.Or(opt.MaxIter, 20000),
@@ -378,6 +398,8 @@ func (ev *dualEval) solution(dr dualsolve.Result, curve []float64, gapTol, feasT
 		Evaluations:      dr.Evaluations,
 		OperatorProducts: ev.applies,
 		Factorizations:   ev.factorizations,
+		Repaired:         ev.rep != nil,
+		Repairs:          ev.repairs,
 		Reason:           dr.Reason,
 		Method:           ev.method,
 		Curve:            curve,

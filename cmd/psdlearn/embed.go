@@ -49,6 +49,9 @@ type embedSummary struct {
 	Converged            bool `json:"converged"`
 	RelativeGap          any  `json:"relative_gap"`
 	MaxRelativeViolation any  `json:"max_relative_violation"`
+	// Repaired reports that the embedding comes from the primal repair of
+	// the final dual point (sdp.Solution.Repaired), not from X(u) itself.
+	Repaired bool `json:"repaired"`
 	// RelaxIterations is the part of Iterations spent on the inequality
 	// relaxation that starts the equality solve.
 	RelaxIterations int       `json:"relax_iterations"`
@@ -228,6 +231,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		Out: out, Plot: plotFile,
 		OperatorProducts: emb.OperatorProducts, Eigensolver: solver.String(),
 		Converged: sol.Certified, RelativeGap: finiteOrNil(sol.RelGap), MaxRelativeViolation: finiteOrNil(sol.MaxViolation),
+		Repaired: sol.Repaired,
 	}
 	if out != "" {
 		if npy.IsNPY(out) {
