@@ -1,15 +1,19 @@
 package dist
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"time"
 
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/parpack"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,8 +30,16 @@ type NPKLResult struct {
 	Spectrum []float64
 	// Covered reports whether the positive spectrum of A was covered.
 	Covered bool
-	// Objective is −tr(A K), the objective of npkl.Iteration.Objective.
+	// Objective is the last iteration's npkl.Iteration.Objective: −tr(A K)
+	// for the linear loss.
 	Objective float64
+	// Alpha holds the final dual variables of the squared hinge (C for
+	// every constraint with the linear loss); the same on every rank.
+	Alpha []float64
+	// History has one entry per closed-form solve (npkl.Result.History),
+	// and Iterations is its length.
+	History    []npkl.Iteration
+	Iterations int
 	// Eigenpairs is the number of eigenpairs computed by the last solve.
 	Eigenpairs int
 	// EigIterations and OpApplies total the eigensolves' restarts and
@@ -58,22 +70,34 @@ func (r *NPKLResult) Kernel(comm mpi.Comm, counts []int) (*model.Kernel, error) 
 	return model.NewKernel(v, append([]float64(nil), r.Values...))
 }
 
-// SimpleNPKL computes SimpleNPKL's linear-loss kernel (npkl.Learn with
-// Loss Linear) with the Laplacian and the eigenvectors distributed by rows:
-// rank r passes its rows of the n×n normalised Laplacian (npkl.Laplacian)
-// as a counts[r]×n CSR matrix with global column indices, and gets its rows
-// of V. The constraints (m pairs, small) are on every rank. The closed form
-// needs the top eigenpairs of A = C Σ_c T_c E_{a_c b_c} − L, requested as
-// npkl.Learn does (Rank at first, doubled until an eigenvalue ≤ 10⁻¹⁰ shows
-// the positive spectrum covered or MaxRank is reached), from solver (nil:
+// SimpleNPKL computes SimpleNPKL's kernel (npkl.Learn) with the Laplacian
+// and the eigenvectors distributed by rows: rank r passes its rows of the
+// n×n normalised Laplacian (npkl.Laplacian) as a counts[r]×n CSR matrix
+// with global column indices, and gets its rows of V. The constraints (m
+// pairs, small) are on every rank. Each closed form needs the top
+// eigenpairs of A = Σ_c w_c T_c E_{a_c b_c} − L (w_c = C for the linear
+// loss, α_c for the squared hinge), requested as npkl.Learn does (Rank at
+// first, doubled until an eigenvalue ≤ 10⁻¹⁰ shows the positive spectrum
+// covered or MaxRank is reached; later squared-hinge iterations start from
+// the previous positive rank plus a margin), from solver (nil:
 // parpack.For(comm), PARPACK on the native world). Each operator product
 // gathers x (one Allgatherv of n floats) and applies this rank's rows of L
 // and the constraints that touch them.
 //
-// opt is npkl's (B, C, Rank, MaxRank, EigTol, Seed; Backend, Progress and
-// the squared-hinge fields are not used); Loss must be Linear. With
-// parpack.Go the eigenpairs are bit-for-bit those of a one-process
-// npkl.Learn on the go backend, for any number of ranks. It is collective.
+// The squared hinge also needs K_ab for every constraint after every
+// iteration, and rows a and b of V may live on two ranks: each rank sends
+// the rows of V of the constraint endpoints it owns (one Allgatherv of at
+// most min(n, 2m)·rank floats per iteration), and every rank then computes
+// all the K_ab, the objective and the step on α identically, so α, the
+// next operator and the result are the same on every rank.
+//
+// opt is npkl's (Loss, B, C, Rank, MaxRank, EigTol, Seed, and for the
+// squared hinge Iters, Eta, Alpha0, Tol, EarlyEigTol; Backend and
+// Eigensolver are not used: the solver is). Progress, if set, receives one
+// event per iteration on every rank; the caller reports rank 0's. With
+// parpack.Go the eigenpairs, α and the objectives are bit-for-bit those of
+// a one-process npkl.Learn on the go backend, for any number of ranks. It
+// is collective.
 func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts []int, pairs *constraints.Pairs, opt npkl.Options, solver parpack.Solver) (*NPKLResult, error) {
 	if comm == nil {
 		return nil, fmt.Errorf("%w: nil communicator", ErrInvalid)
@@ -106,104 +130,283 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 			return nil, fmt.Errorf("%w: constraint %d = (%d,%d) on %d points", ErrInvalid, c, q.A, q.B, n)
 		}
 	}
-	if opt.Loss != npkl.Linear {
-		return nil, fmt.Errorf("%w: SimpleNPKL supports the linear loss only", ErrInvalid)
+	o, err := npklDefaults(opt, n, pairs.Len())
+	if err != nil {
+		return nil, err
 	}
-	b, cw := opt.B, opt.C
-	if b == 0 {
-		b = 1
-	}
-	if cw == 0 {
-		cw = 1
-	}
-	if !(b > 0) || math.IsInf(b, 0) || !(cw > 0) || math.IsInf(cw, 0) || opt.EigTol < 0 || opt.Rank < 0 || opt.MaxRank < 0 {
-		return nil, fmt.Errorf("%w: B = %v, C = %v, EigTol = %v, Rank = %d, MaxRank = %d", ErrInvalid, b, cw, opt.EigTol, opt.Rank, opt.MaxRank)
-	}
-	// npkl's defaults (Options.withDefaults).
-	rank, maxRank := opt.Rank, opt.MaxRank
-	if rank == 0 {
-		rank = npkl.PatakiRank(pairs.Len())
-	}
-	if maxRank == 0 {
-		maxRank = min(max(2*rank, 64), 256)
-	}
-	maxRank = min(maxRank, n-1)
-	rank = min(rank, maxRank)
 	if solver == nil {
 		solver = parpack.For(comm)
 	}
-
-	// The constraints touching this rank's rows: y[a−lo] += C·T/2·x[b].
-	type term struct {
-		row, col int
-		h        float64
+	m := pairs.Len()
+	tv := pairs.T()
+	alpha := make([]float64, m)
+	iters := 1
+	init := o.C
+	if o.Loss == npkl.SquaredHinge {
+		iters, init = o.Iters, o.Alpha0
 	}
+	for c := range alpha {
+		alpha[c] = init
+	}
+
+	// The constraints touching this rank's rows, in constraint order:
+	// y[row] += h[c]·x[col], h[c] = w_c·T_c/2 (npkl.Operator's arithmetic).
+	type term struct{ row, col, c int }
 	var terms []term
-	for _, q := range pairs.List {
-		h := 0.5 * cw * q.T()
+	for c, q := range pairs.List {
 		if q.A >= lo && q.A < lo+loc {
-			terms = append(terms, term{q.A - lo, q.B, h})
+			terms = append(terms, term{q.A - lo, q.B, c})
 		}
 		if q.B >= lo && q.B < lo+loc {
-			terms = append(terms, term{q.B - lo, q.A, h})
+			terms = append(terms, term{q.B - lo, q.A, c})
 		}
 	}
+	h := make([]float64, m)
 	op := parpack.Gathered(comm, counts, func(y, x []float64) {
 		lapRows.MulVec(y, x)
 		for i, v := range y {
 			y[i] = -v
 		}
 		for _, t := range terms {
-			y[t.row] += t.h * x[t.col]
+			y[t.row] += h[t.c] * x[t.col]
 		}
 	})
 
-	out := &NPKLResult{}
-	k := rank
-	for {
-		r, err := solver.Eigs(ctx, comm, op, counts, k, parpack.LargestAlgebraic, parpack.Options{Tol: opt.EigTol, Seed: opt.Seed})
-		out.EigIterations += r.Iterations
-		out.OpApplies += r.OpApplies
-		if err != nil {
-			return nil, fmt.Errorf("dist: SimpleNPKL: eigensolver (%d eigenpairs): %w", k, err)
+	out := &NPKLResult{Alpha: alpha}
+	var ends *endpointRows
+	if o.Loss == npkl.SquaredHinge {
+		ends = newEndpointRows(pairs, counts, comm.Rank())
+	}
+	kij := make([]float64, m)
+	k := o.Rank
+	for t := 1; t <= iters; t++ {
+		t0 := time.Now()
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("dist: SimpleNPKL: %w", err)
 		}
-		if len(r.Values) != k {
-			return nil, fmt.Errorf("dist: SimpleNPKL: eigensolver returned %d of %d eigenpairs", len(r.Values), k)
+		for c, a := range alpha {
+			h[c] = 0.5 * a * tv[c]
 		}
-		covered := r.Values[0] <= npklPosTol
-		if !covered && k < maxRank {
-			k = min(2*k, maxRank)
+		tol := o.EigTol
+		if o.EarlyEigTol > 0 && o.Tol == 0 && t < iters {
+			tol = o.EarlyEigTol
+		}
+		it := npkl.Iteration{T: t}
+		var trAK float64
+		for {
+			r, err := solver.Eigs(ctx, comm, op, counts, k, parpack.LargestAlgebraic, parpack.Options{Tol: tol, Seed: o.Seed})
+			out.EigIterations += r.Iterations
+			out.OpApplies += r.OpApplies
+			it.OpApplies += r.OpApplies
+			if err != nil {
+				return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: eigensolver (%d eigenpairs): %w", t, k, err)
+			}
+			if len(r.Values) != k {
+				return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: eigensolver returned %d of %d eigenpairs", t, len(r.Values), k)
+			}
+			covered := r.Values[0] <= npklPosTol
+			if !covered && k < o.MaxRank {
+				k = min(2*k, o.MaxRank)
+				continue
+			}
+			if trAK, err = out.fill(r, k, covered, o.B, loc); err != nil {
+				return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: %w", t, err)
+			}
+			break
+		}
+		pos := len(out.Values)
+		k = min(max(pos+max(5, pos/4), 1), o.MaxRank)
+		it.Rank, it.Eigenpairs, it.Covered = pos, out.Eigenpairs, out.Covered
+		out.Objective = -trAK
+		if o.Loss == npkl.Linear {
+			it.Objective, it.Primal = -trAK, -trAK
+			it.Seconds = time.Since(t0).Seconds()
+			out.History = append(out.History, it)
+			break
+		}
+		if err := ends.entries(comm, out, kij); err != nil {
+			return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: %w", t, err)
+		}
+		// npkl.Learn's bookkeeping and step, in its order of operations.
+		var sumAlpha, sumAlpha2, align float64
+		for c, a := range alpha {
+			sumAlpha += a
+			sumAlpha2 += a * a
+			align += a * tv[c] * kij[c]
+		}
+		it.Objective = -trAK + sumAlpha - sumAlpha2/(2*o.C)
+		out.Objective = it.Objective
+		var hinge float64
+		for c := range tv {
+			if hv := 1 - tv[c]*kij[c]; hv > 0 {
+				hinge += hv * hv
+			}
+		}
+		it.Primal = align - trAK + o.C/2*hinge
+		eta := 2 * o.Eta / float64(t+2)
+		var change float64
+		for c, a := range alpha {
+			g := 1 - tv[c]*kij[c] - a/o.C
+			na := max(a+eta*g, 0)
+			change = max(change, math.Abs(na-a))
+			alpha[c] = na
+		}
+		it.AlphaChange = change
+		it.Seconds = time.Since(t0).Seconds()
+		out.History = append(out.History, it)
+		if o.Progress != nil {
+			o.Progress(progress.Event{Algorithm: "simplenpkl", Iteration: t, Objective: it.Objective, Gap: math.NaN(),
+				Message: fmt.Sprintf("simplenpkl: iteration %d, rank %d, objective %.10g", t, it.Rank, it.Objective)})
+		}
+		if o.Tol > 0 && change <= o.Tol*max(1, maxAbs(alpha)) {
+			break
+		}
+	}
+	out.Iterations = len(out.History)
+	return out, nil
+}
+
+// fill sets λ, this rank's rows of V and the spectrum from a solve of k
+// eigenpairs (ascending, as the solvers return them) and returns tr(A K) =
+// √(B Σσ₊²).
+func (out *NPKLResult) fill(r parpack.Result, k int, covered bool, b float64, loc int) (float64, error) {
+	out.Covered, out.Eigenpairs = covered, k
+	out.Spectrum = make([]float64, k)
+	for i, v := range r.Values {
+		out.Spectrum[k-1-i] = v
+	}
+	var p int
+	var ss float64
+	for _, v := range out.Spectrum {
+		if v <= npklPosTol {
+			break
+		}
+		p++
+		ss += v * v
+	}
+	if p == 0 {
+		return 0, npkl.ErrNoPositiveSpectrum
+	}
+	scale := math.Sqrt(b / ss)
+	out.Values = make([]float64, p)
+	out.Vectors = mat.NewDense(loc, p, nil)
+	for l := 0; l < p; l++ {
+		out.Values[l] = scale * out.Spectrum[l]
+		for i := 0; i < loc; i++ {
+			out.Vectors.Set(i, l, r.Vectors.At(i, k-1-l))
+		}
+	}
+	return math.Sqrt(b * ss), nil
+}
+
+// endpointRows gathers the rows of V at the constraints' endpoints: the
+// distinct endpoints in ascending order are split by owner, so rank q's
+// share is the contiguous run own[q] of that list.
+type endpointRows struct {
+	pos    []int // pos[e]: index of endpoint e in the list (−1 if none)
+	own    []int // own[q]: number of endpoints rank q owns
+	mine   []int // this rank's endpoints, as local rows
+	pairs  *constraints.Pairs
+	send   []float64
+	recv   []float64
+	counts []int
+}
+
+func newEndpointRows(pairs *constraints.Pairs, counts []int, rank int) *endpointRows {
+	n := pairs.N
+	e := &endpointRows{pos: make([]int, n), own: make([]int, len(counts)), pairs: pairs, counts: make([]int, len(counts))}
+	for i := range e.pos {
+		e.pos[i] = -1
+	}
+	for _, q := range pairs.List {
+		e.pos[q.A], e.pos[q.B] = 0, 0
+	}
+	idx, owner, end := 0, 0, counts[0]
+	lo := 0
+	for q := 0; q < rank; q++ {
+		lo += counts[q]
+	}
+	for i := 0; i < n; i++ {
+		for i >= end {
+			owner++
+			end += counts[owner]
+		}
+		if e.pos[i] < 0 {
 			continue
 		}
-		out.Covered, out.Eigenpairs = covered, k
-		out.Spectrum = make([]float64, k)
-		for i, v := range r.Values {
-			out.Spectrum[k-1-i] = v
+		e.pos[i] = idx
+		idx++
+		e.own[owner]++
+		if owner == rank {
+			e.mine = append(e.mine, i-lo)
 		}
-		var p int
-		var ss float64
-		for _, v := range out.Spectrum {
-			if v <= npklPosTol {
-				break
-			}
-			p++
-			ss += v * v
-		}
-		if p == 0 {
-			return nil, fmt.Errorf("dist: SimpleNPKL: %w", npkl.ErrNoPositiveSpectrum)
-		}
-		scale := math.Sqrt(b / ss)
-		out.Objective = -math.Sqrt(b * ss)
-		out.Values = make([]float64, p)
-		out.Vectors = mat.NewDense(loc, p, nil)
-		for l := 0; l < p; l++ {
-			out.Values[l] = scale * out.Spectrum[l]
-			for i := 0; i < loc; i++ {
-				out.Vectors.Set(i, l, r.Vectors.At(i, k-1-l))
-			}
-		}
-		return out, nil
 	}
+	return e
+}
+
+// entries writes K_ab = Σ_l λ_l V_al V_bl for every constraint into kij,
+// in model.Kernel.At's order of summation. It is collective.
+func (e *endpointRows) entries(comm mpi.Comm, out *NPKLResult, kij []float64) error {
+	p := len(out.Values)
+	total := 0
+	for q, c := range e.own {
+		e.counts[q] = c * p
+		total += c * p
+	}
+	e.send = slices.Grow(e.send[:0], len(e.mine)*p)[:len(e.mine)*p]
+	e.recv = slices.Grow(e.recv[:0], total)[:total]
+	raw := out.Vectors.RawMatrix()
+	for t, i := range e.mine {
+		copy(e.send[t*p:(t+1)*p], raw.Data[i*raw.Stride:i*raw.Stride+p])
+	}
+	if err := comm.Allgatherv(e.send, e.recv, e.counts); err != nil {
+		return fmt.Errorf("gathering the rows of V at the constraints: %w", err)
+	}
+	for c, q := range e.pairs.List {
+		va := e.recv[e.pos[q.A]*p : (e.pos[q.A]+1)*p]
+		vb := e.recv[e.pos[q.B]*p : (e.pos[q.B]+1)*p]
+		var s float64
+		for l, lam := range out.Values {
+			s += lam * va[l] * vb[l]
+		}
+		kij[c] = s
+	}
+	return nil
+}
+
+// npklDefaults fills in and validates npkl's options as
+// npkl.Options.withDefaults does, for n points and m constraints.
+func npklDefaults(o npkl.Options, n, m int) (npkl.Options, error) {
+	if o.Loss != npkl.Linear && o.Loss != npkl.SquaredHinge {
+		return o, fmt.Errorf("%w: unknown loss %v", ErrInvalid, o.Loss)
+	}
+	o.B = cmp.Or(o.B, 1)
+	o.C = cmp.Or(o.C, 1)
+	o.Iters = cmp.Or(o.Iters, 10)
+	o.Eta = cmp.Or(o.Eta, o.C)
+	o.Alpha0 = cmp.Or(o.Alpha0, 1)
+	if !(o.B > 0) || math.IsInf(o.B, 0) || !(o.C > 0) || math.IsInf(o.C, 0) || o.EigTol < 0 || o.Rank < 0 || o.MaxRank < 0 ||
+		o.Iters < 0 || !(o.Eta > 0) || math.IsInf(o.Eta, 0) || !(o.Alpha0 > 0) || math.IsInf(o.Alpha0, 0) || o.Tol < 0 || o.EarlyEigTol < 0 {
+		return o, fmt.Errorf("%w: B = %v, C = %v, EigTol = %v, Rank = %d, MaxRank = %d, Iters = %d, Eta = %v, Alpha0 = %v, Tol = %v, EarlyEigTol = %v",
+			ErrInvalid, o.B, o.C, o.EigTol, o.Rank, o.MaxRank, o.Iters, o.Eta, o.Alpha0, o.Tol, o.EarlyEigTol)
+	}
+	if o.Rank == 0 {
+		o.Rank = npkl.PatakiRank(m)
+	}
+	if o.MaxRank == 0 {
+		o.MaxRank = min(max(2*o.Rank, 64), 256)
+	}
+	o.MaxRank = min(o.MaxRank, n-1)
+	o.Rank = min(o.Rank, o.MaxRank)
+	return o, nil
+}
+
+func maxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = max(m, math.Abs(v))
+	}
+	return m
 }
 
 // npklPosTol is npkl's threshold above which an eigenvalue of A counts as

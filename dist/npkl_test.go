@@ -114,8 +114,32 @@ func distNPKLRows(t *testing.T, c mpi.Comm, pr npklProblem, rows *sparse.CSR, co
 			t.Errorf("rank %d: λ[%d] = %.17g, one process %.17g (relative %.2g)", c.Rank(), j, v, wv[j], e)
 		}
 	}
-	if e := math.Abs(got.Objective-want.History[0].Objective) / math.Abs(want.History[0].Objective); !(e <= tol) {
-		t.Errorf("rank %d: objective %.17g, one process %.17g", c.Rank(), got.Objective, want.History[0].Objective)
+	last := want.History[len(want.History)-1]
+	if e := math.Abs(got.Objective-last.Objective) / math.Abs(last.Objective); !(e <= tol) {
+		t.Errorf("rank %d: objective %.17g, one process %.17g", c.Rank(), got.Objective, last.Objective)
+	}
+	// Every iteration's record and the final α (the squared hinge's dual).
+	if len(got.History) != len(want.History) || got.Iterations != want.Iterations {
+		t.Errorf("rank %d: %d iterations, one process %d", c.Rank(), len(got.History), len(want.History))
+	} else {
+		rel := func(a, b float64) float64 {
+			return math.Abs(a-b) / math.Max(1e-300, math.Max(math.Abs(a), math.Abs(b)))
+		}
+		for i, g := range got.History {
+			w := want.History[i]
+			if g.Rank != w.Rank || g.Eigenpairs != w.Eigenpairs || !(rel(g.Objective, w.Objective) <= tol) || !(rel(g.Primal, w.Primal) <= tol) ||
+				!(math.Abs(g.AlphaChange-w.AlphaChange) <= tol*math.Max(1, w.AlphaChange)) {
+				t.Errorf("rank %d: iteration %d: rank %d/%d pairs, objective %.17g, primal %.17g, α change %.17g; one process %d/%d, %.17g, %.17g, %.17g",
+					c.Rank(), g.T, g.Rank, g.Eigenpairs, g.Objective, g.Primal, g.AlphaChange, w.Rank, w.Eigenpairs, w.Objective, w.Primal, w.AlphaChange)
+			}
+		}
+	}
+	var worst float64
+	for i, a := range got.Alpha {
+		worst = math.Max(worst, math.Abs(a-want.Alpha[i])/math.Max(1, math.Abs(want.Alpha[i])))
+	}
+	if len(got.Alpha) != len(want.Alpha) || !(worst <= tol) {
+		t.Errorf("rank %d: α differs from the one-process one by %.3g (relative)", c.Rank(), worst)
 	}
 	kern, err := got.Kernel(c, counts)
 	if err != nil {
@@ -132,15 +156,22 @@ func distNPKLRows(t *testing.T, c mpi.Comm, pr npklProblem, rows *sparse.CSR, co
 }
 
 // TestSimpleNPKLFake runs dist.SimpleNPKL with parpack.Go on 1, 2 and 3
-// fake ranks on iris and wine: the kernel's eigenvalues are those of
-// npkl.Learn on the go backend (the same bits), and kernel k-means on it
-// gives the same clusters.
+// fake ranks on iris and wine, with the linear loss and with 4 iterations
+// of the squared hinge: the kernel's eigenvalues, every iteration's
+// objectives and the final α are those of npkl.Learn on the go backend
+// (the same bits), and kernel k-means on the kernel gives the same
+// clusters.
 func TestSimpleNPKLFake(t *testing.T) {
-	for _, name := range []string{"iris", "wine"} {
+	for _, tc := range []struct {
+		name string
+		loss npkl.Loss
+	}{{"iris", npkl.Linear}, {"wine", npkl.Linear}, {"iris", npkl.SquaredHinge}, {"wine", npkl.SquaredHinge}} {
+		name := tc.name
 		pr := newNPKLProblem(t, name)
+		pr.opt.Loss, pr.opt.Iters = tc.loss, 4
 		want, wantAssign := oneProcessNPKL(t, pr, "go")
 		for _, p := range []int{1, 2, 3} {
-			t.Run(fmt.Sprintf("%s/P=%d", name, p), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%v/P=%d", name, tc.loss, p), func(t *testing.T) {
 				errs := runRanks(p, func(c mpi.Comm) error {
 					got, err := distNPKL(t, c, pr, parpack.Go, want, wantAssign, 0)
 					if err == nil && c.Rank() == 0 {
@@ -163,7 +194,8 @@ const npklChildEnv = "PSDLEARN_DIST_NPKL_CHILD"
 
 // TestSimpleNPKLMPIChild is each rank's body in TestMpirunSimpleNPKL:
 // PARPACK (parpack.For the world) against npkl.Learn on the native backend
-// (arpack-ng), to 1e-9 relative, and the same clusters, on iris and wine.
+// (arpack-ng), to 1e-9 relative, and the same clusters, on iris and wine
+// with the linear loss and on wine with 4 squared-hinge iterations.
 func TestSimpleNPKLMPIChild(t *testing.T) {
 	if os.Getenv(npklChildEnv) == "" {
 		t.Skip("run by TestMpirunSimpleNPKL under mpirun")
@@ -175,16 +207,21 @@ func TestSimpleNPKLMPIChild(t *testing.T) {
 	if parpack.For(c) != parpack.Native {
 		t.Error("parpack.For(world) is not PARPACK")
 	}
-	for _, name := range []string{"iris", "wine"} {
+	for _, tc := range []struct {
+		name string
+		loss npkl.Loss
+	}{{"iris", npkl.Linear}, {"wine", npkl.Linear}, {"wine", npkl.SquaredHinge}} {
+		name := tc.name
 		pr := newNPKLProblem(t, name)
+		pr.opt.Loss, pr.opt.Iters = tc.loss, 4
 		want, wantAssign := oneProcessNPKL(t, pr, "native")
 		start := time.Now()
 		got, err := distNPKL(t, c, pr, nil, want, wantAssign, 1e-9)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		fmt.Printf("npklchild: rank %d of %d: %s: rank %d, %d eigenpairs, %d products, %v\n",
-			c.Rank(), c.Size(), name, len(got.Values), got.Eigenpairs, got.OpApplies, time.Since(start).Round(time.Millisecond))
+		fmt.Printf("npklchild: rank %d of %d: %s %v: rank %d, %d eigenpairs, %d products, %v\n",
+			c.Rank(), c.Size(), name, tc.loss, len(got.Values), got.Eigenpairs, got.OpApplies, time.Since(start).Round(time.Millisecond))
 	}
 	fmt.Printf("npklchild: rank %d of %d: done, failed=%v\n", c.Rank(), c.Size(), t.Failed())
 	if err := mpi.Close(); err != nil {

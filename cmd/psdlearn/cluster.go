@@ -183,6 +183,7 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 		return runClusterMPI(ctx, env, clusterMPIRun{
 			fs: fs, spec: *spec, labelCol: labelCol, out: *out, graphSym: *graph, weight: *weight, g: g, loss: loss, grid: grid, b: b,
 			bcap: *bcap, eigTol: *eigTol, ratio: *ratio, k: *k, rank: *rank, maxRank: *maxRank, clusters: *clusters,
+			iters: *iters, alpha0: *alpha0, eta: *eta,
 			runs: *runs, restarts: *restarts, saveRun: *saveRun, baseline: *baseline, seed: *seed, start: time.Now(),
 		})
 	}

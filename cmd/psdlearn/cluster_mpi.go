@@ -16,6 +16,7 @@ import (
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/mpi"
+	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -28,9 +29,9 @@ import (
 // p keeps the p-th contiguous block of the rows; the labels (n ints) are
 // gathered to sample the pairs; the eigenvectors are gathered for kernel
 // k-means, which rank 0 runs; rank 0 prints the progress and the summary
-// and writes --out. Only the linear loss with one C and one run is
-// distributed: the flags of the one-process protocol it does not implement
-// are refused rather than ignored.
+// and writes --out. Both losses are distributed, with one C and one run:
+// the flags of the one-process protocol it does not implement are refused
+// rather than ignored.
 
 // mpiClusterFlags are the cluster flags a distributed run accepts (some
 // only with particular values: runClusterMPI checks those).
@@ -39,7 +40,7 @@ var mpiClusterFlags = map[string]bool{
 	"k": true, "graph": true, "weight": true, "B": true, "C": true, "rank": true, "max-rank": true,
 	"eig-tol": true, "ratio": true, "runs": true, "clusters": true, "restarts": true, "baseline": true,
 	"seed": true, "backend": true, "out": true, "save-run": true, "json": true, "quiet": true,
-	"max-memory": true, "max-input": true,
+	"max-memory": true, "max-input": true, "iters": true, "alpha0": true, "eta": true,
 }
 
 // clusterMPIRun is what runClusterMPI needs from the command line, after
@@ -53,6 +54,8 @@ type clusterMPIRun struct {
 	grid                       []float64
 	b                          engine.Backend
 	bcap, eigTol, ratio        float64
+	iters                      int     // squared hinge
+	alpha0, eta                float64 // squared hinge
 	k, rank, maxRank, clusters int
 	runs, restarts, saveRun    int
 	baseline                   bool
@@ -84,6 +87,7 @@ type mpiClusterSummary struct {
 	Covered     bool               `json:"spectrum_covered"`
 	Eigenvalues []float64          `json:"leading_eigenvalues"`
 	Objective   float64            `json:"objective"`
+	Iterations  int                `json:"iterations"`
 	Accuracy    float64            `json:"cluster_accuracy"`
 	Phases      map[string]float64 `json:"phases"`
 	Total       float64            `json:"total_seconds"`
@@ -101,11 +105,9 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 	})
 	if len(bad) > 0 {
 		sort.Strings(bad)
-		return usagef("cluster: under mpirun, cluster runs one distributed SimpleNPKL run (linear loss) on all the rows and does not implement %s (docs/mpi.md)", strings.Join(bad, ", "))
+		return usagef("cluster: under mpirun, cluster runs one distributed SimpleNPKL run on all the rows and does not implement %s (docs/mpi.md)", strings.Join(bad, ", "))
 	}
 	switch {
-	case c.loss != npkl.Linear:
-		return usagef("cluster: under mpirun only --loss linear is distributed; --loss %v is not implemented", c.loss)
 	case len(c.grid) != 1:
 		return usagef("cluster: under mpirun --C needs one value (choosing C from a list on held-out constraints is not implemented), got %v", c.grid)
 	case flagGiven(c.fs, "runs") && c.runs != 1:
@@ -126,7 +128,7 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 	}
 	prog := newProgress(env)
 	graph := c.graphSym + "/" + c.weight
-	prog.printf("cluster: MPI job of %d ranks, distributed SimpleNPKL (linear loss, C = %g), run 1 of the protocol", p, c.grid[0])
+	prog.printf("cluster: MPI job of %d ranks, distributed SimpleNPKL (%v loss, C = %g), run 1 of the protocol", p, c.loss, c.grid[0])
 	phases := map[string]float64{}
 
 	// Every rank parses the data and keeps its block (as train does).
@@ -200,7 +202,11 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 	prog.printf("cluster: %d pair constraints (ratio %g)", pairs.Len(), c.ratio)
 
 	t = time.Now()
-	lopt := npkl.Options{Loss: npkl.Linear, B: c.bcap, C: c.grid[0], Rank: c.rank, MaxRank: c.maxRank, EigTol: c.eigTol, Seed: seed}
+	lopt := npkl.Options{Loss: c.loss, B: c.bcap, C: c.grid[0], Iters: c.iters, Eta: c.eta, Alpha0: c.alpha0,
+		Rank: c.rank, MaxRank: c.maxRank, EigTol: c.eigTol, Seed: seed}
+	if r == 0 {
+		lopt.Progress = func(e progress.Event) { prog.printf("cluster: %s", e.Message) }
+	}
 	res, err := dist.SimpleNPKL(ctx, comm, lr.L, lr.Counts, pairs, lopt, nil)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -209,7 +215,7 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	phases["learn"] = time.Since(t).Seconds()
-	prog.printf("cluster: kernel of rank %d (%d eigenpairs computed, covered: %v) in %.2f s", len(res.Values), res.Eigenpairs, res.Covered, phases["learn"])
+	prog.printf("cluster: kernel of rank %d (%d eigenpairs computed, covered: %v, %d iterations) in %.2f s", len(res.Values), res.Eigenpairs, res.Covered, res.Iterations, phases["learn"])
 
 	t = time.Now()
 	kern, err := res.Kernel(comm, lr.Counts)
@@ -232,7 +238,7 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 	phases["cluster"] = time.Since(t).Seconds()
 
 	sum := mpiClusterSummary{
-		Algo: "simplenpkl", Loss: npkl.Linear.String(), Backend: c.b.Name(), Data: c.spec, Ranks: p, N: n, Dim: dim,
+		Algo: "simplenpkl", Loss: c.loss.String(), Iterations: res.Iterations, Backend: c.b.Name(), Data: c.spec, Ranks: p, N: n, Dim: dim,
 		Clusters: clusters, Neighbors: c.k, Graph: graph, GraphNNZ: int(nnz), B: c.bcap, C: c.grid[0],
 		Ratio: c.ratio, Seed: c.seed, RunSeed: seed, Constraints: pairs.Len(), Rank: len(res.Values),
 		Eigenpairs: res.Eigenpairs, Covered: res.Covered, Eigenvalues: append([]float64(nil), res.Values[:min(5, len(res.Values))]...),
@@ -241,6 +247,9 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 	if c.out != "" {
 		t = time.Now()
 		cert := &model.Certificate{Converged: res.Covered, Gap: math.NaN(), Tolerance: math.NaN(), Reason: "closed-form solution of the linear-loss problem"}
+		if c.loss == npkl.SquaredHinge {
+			cert.Reason = fmt.Sprintf("%d squared-hinge iterations, each a closed-form solution", res.Iterations)
+		}
 		if !res.Covered {
 			cert.Reason += "; the positive spectrum was not covered within --max-rank"
 			cert.Warnings = append(cert.Warnings, fmt.Sprintf("the positive spectrum was not covered within %d eigenpairs: K is the best rank-%d approximation of the closed form (raise --max-rank)", res.Eigenpairs, len(res.Values)))
@@ -254,9 +263,9 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 				"run": 1, "run_seed": seed, "C": c.grid[0], "B": c.bcap, "k": c.k, "ratio": c.ratio,
 				"selection": "all", "clusters": clusters, "restarts": c.restarts,
 				"constraints": pairs.Len(), "constraints_used": pairs.Len(), "rank": len(res.Values), "covered": res.Covered,
-				"iterations": 1, "cluster_accuracy": acc, "backend": c.b.Name(), "mpi_ranks": p,
+				"iterations": res.Iterations, "cluster_accuracy": acc, "backend": c.b.Name(), "mpi_ranks": p,
 				"data": c.spec, "graph": c.graphSym, "weight": c.weight,
-				"C_grid": c.grid, "loss": "linear", "runs": 1, "seed": c.seed, "standardize": false,
+				"C_grid": c.grid, "loss": c.loss.String(), "runs": 1, "seed": c.seed, "standardize": false,
 			},
 			Certificate: cert, Provenance: prov,
 		}
@@ -275,7 +284,7 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 		return emitJSON(env, sum)
 	}
 	w := env.stdout
-	fmt.Fprintf(w, "SimpleNPKL (linear loss) on %d ranks: %s, %d points, %d features, %d clusters\n", p, name, n, dim, clusters)
+	fmt.Fprintf(w, "SimpleNPKL (%v loss) on %d ranks: %s, %d points, %d features, %d clusters\n", c.loss, p, name, n, dim, clusters)
 	fmt.Fprintf(w, "graph: k = %d %s, %d nonzeros; %d constraints (ratio %.2f)\n", c.k, graph, sum.GraphNNZ, sum.Constraints, c.ratio)
 	fmt.Fprintf(w, "pairwise accuracy: %.2f %% (run 1)\n", 100*acc)
 	fmt.Fprintf(w, "rank %d (covered: %v), objective %.6g, learn %.2fs, total %.2fs\n", sum.Rank, sum.Covered, sum.Objective, phases["learn"], sum.Total)
