@@ -131,31 +131,57 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 	prog.printf("cluster: MPI job of %d ranks, distributed SimpleNPKL (%v loss, C = %g), run 1 of the protocol", p, c.loss, c.grid[0])
 	phases := map[string]float64{}
 
-	// Every rank parses the data and keeps its block (as train does).
+	// With one file per rank ("{rank}" in the spec) every rank reads only
+	// its file; otherwise every rank parses the data and keeps its block
+	// (as train does).
 	t := time.Now()
-	ds, err := loadData(c.spec, c.labelCol)
-	if err != nil {
-		return err
+	var (
+		x              *mat.Dense
+		yLocal         []float64
+		n, dim, lo, hi int
+		name           string
+		classes        []string
+		dataInfo       *model.DataInfo // rank 0's description of the whole data, for --out
+	)
+	if strings.Contains(c.spec, rankPlaceholder) {
+		sh, err := loadRankShard(comm, "cluster", c.spec, c.labelCol, loadData)
+		if err != nil {
+			return err
+		}
+		x, n, lo, classes = sh.x, sh.n, sh.lo, sh.classes
+		_, dim = x.Dims()
+		hi = lo + len(sh.y)
+		yLocal = make([]float64, len(sh.y))
+		for i, v := range sh.y {
+			yLocal[i] = float64(v)
+		}
+		name = c.spec
+		// No rank holds the whole data to hash it: the model records its
+		// name and shape only.
+		dataInfo = &model.DataInfo{Rows: n, Features: dim}
+	} else {
+		ds, err := loadData(c.spec, c.labelCol)
+		if err != nil {
+			return err
+		}
+		n, dim = ds.X.Dims()
+		if n < 2*p {
+			return usagef("cluster: %d rows for %d ranks: every rank needs at least 2 rows", n, p)
+		}
+		lo, hi = r*n/p, (r+1)*n/p
+		x = mat.DenseCopyOf(ds.X.Slice(lo, hi, 0, dim))
+		yLocal = make([]float64, hi-lo)
+		for i := range yLocal {
+			yLocal[i] = float64(ds.Y[lo+i])
+		}
+		name, classes = ds.Name, ds.Classes
+		if r == 0 && c.out != "" {
+			dataInfo = model.DescribeData(ds.Name, ds.X, ds.Y, ds.Classes)
+		}
 	}
-	n, dim := ds.X.Dims()
 	if err := checkKernelOut("cluster", c.out, n); err != nil {
 		return err
 	}
-	if n < 2*p {
-		return usagef("cluster: %d rows for %d ranks: every rank needs at least 2 rows", n, p)
-	}
-	lo, hi := r*n/p, (r+1)*n/p
-	x := mat.DenseCopyOf(ds.X.Slice(lo, hi, 0, dim))
-	yLocal := make([]float64, hi-lo)
-	for i := range yLocal {
-		yLocal[i] = float64(ds.Y[lo+i])
-	}
-	name, classes := ds.Name, ds.Classes
-	var dataInfo *model.DataInfo
-	if r == 0 && c.out != "" {
-		dataInfo = model.DescribeData(ds.Name, ds.X, ds.Y, ds.Classes)
-	}
-	ds = nil
 	phases["load"] = time.Since(t).Seconds()
 	prog.printf("cluster: %s: %d points, %d features; rank 0 has rows %d–%d", c.spec, n, dim, lo, hi-1)
 

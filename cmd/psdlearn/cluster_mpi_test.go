@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/npkl"
@@ -16,7 +19,8 @@ import (
 
 // TestClusterMPI builds psdlearn with -tags mpi and runs `mpirun -np 2
 // psdlearn cluster --algo simplenpkl --data builtin:iris --json --out F`,
-// with the linear loss and with 3 squared-hinge iterations: rank 0 must
+// with the linear loss, with 3 squared-hinge iterations, and with iris in
+// one file per rank (--data part-{rank}.csv, 100 and 50 rows): rank 0 must
 // print one JSON summary (psdlearn/cluster-mpi/v1) whose pairwise accuracy
 // equals run 1 of the one-process npkl.Cluster with the command's defaults
 // and whose eigenvalues and objective agree to 1e-9 relative, and write a
@@ -37,16 +41,30 @@ func TestClusterMPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One file per rank ("{rank}"): iris split unevenly after row 100, so
+	// rank 1's file holds one class only.
+	raw, err := os.ReadFile("../../datasets/iris.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	for i, rows := range [][]string{lines[1:101], lines[101:]} {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.csv", i)), []byte(strings.Join(append([]string{lines[0]}, rows...), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
-		loss  npkl.Loss
-		flags []string
+		name, data string
+		loss       npkl.Loss
+		flags      []string
 	}{
-		{npkl.Linear, nil},
-		{npkl.SquaredHinge, []string{"--loss", "sqhinge", "--iters", "3"}},
+		{"linear", "builtin:iris", npkl.Linear, nil},
+		{"sqhinge", "builtin:iris", npkl.SquaredHinge, []string{"--loss", "sqhinge", "--iters", "3"}},
+		{"file per rank", filepath.Join(dir, "part-{rank}.csv"), npkl.Linear, nil},
 	} {
-		t.Run(tc.loss.String(), func(t *testing.T) {
-			path := filepath.Join(dir, tc.loss.String()+".json")
-			out, err := run(append([]string{"cluster", "--algo", "simplenpkl", "--data", "builtin:iris", "--json", "--quiet", "--out", path}, tc.flags...)...)
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+			out, err := run(append([]string{"cluster", "--algo", "simplenpkl", "--data", tc.data, "--json", "--quiet", "--out", path}, tc.flags...)...)
 			if err != nil {
 				t.Fatalf("mpirun: %v\n%s", err, out)
 			}
@@ -99,10 +117,20 @@ func TestClusterMPI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m.Kind != model.KindKernel || m.Kernel == nil || m.Kernel.Rank() != want.Rank || m.Kernel.N() != 150 {
-				t.Errorf("--out: kind %v, kernel %v", m.Kind, m.Kernel != nil)
+			if m.Kind != model.KindKernel || m.Kernel == nil || m.Kernel.Rank() != want.Rank || m.Kernel.N() != 150 || len(m.Classes) != 3 {
+				t.Errorf("--out: kind %v, kernel %v, classes %v", m.Kind, m.Kernel != nil, m.Classes)
 			}
 		})
+	}
+	// A rank whose file is missing (rank 1's) fails the job, with no rank
+	// left waiting.
+	if err := os.WriteFile(filepath.Join(dir, "only-0.csv"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run("cluster", "--data", filepath.Join(dir, "only-{rank}.csv"), "--quiet"); err == nil {
+		t.Error("a missing rank file: the job succeeded")
+	} else if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() == 0 {
+		t.Errorf("a missing rank file: %v, want a failed job", err)
 	}
 
 	for _, bad := range [][]string{{"--standardize"}, {"--runs", "2"}} {

@@ -23,22 +23,23 @@ type rankShard struct {
 	n, lo   int        // rows over all ranks; this rank's first row
 }
 
-// loadRankShard loads this rank's file of spec (see rankPlaceholder). The
+// loadRankShard loads this rank's file of spec (see rankPlaceholder) with
+// load, naming cmd in its errors. The
 // ranks agree, before anything else is exchanged, that every file loaded
 // and that they have the same number of features (a rank whose file fails
 // returns its error, the others say that a rank failed), then on one class
 // list: the union of their label names, ordered as data.Load orders
 // classes, so that the rows, numbered rank by rank, carry the labels a
 // one-process run on the files concatenated in rank order would give them.
-func loadRankShard(comm mpi.Comm, spec, labelCol string) (*rankShard, error) {
+func loadRankShard(comm mpi.Comm, cmd, spec, labelCol string, load func(spec, labelCol string) (*data.Dataset, error)) (*rankShard, error) {
 	r := comm.Rank()
 	path := strings.ReplaceAll(spec, rankPlaceholder, strconv.Itoa(r))
-	d, lerr := loadMetricData(path, labelCol)
+	d, lerr := load(path, labelCol)
 	rows, dim := 0, 0
 	if lerr == nil {
 		rows, dim = d.X.Dims()
 		if rows == 0 {
-			lerr = fmt.Errorf("train: %s has no rows: every rank needs at least one", path)
+			lerr = fmt.Errorf("%s: %s has no rows: every rank needs at least one", cmd, path)
 		}
 	}
 	agree := []float64{0, float64(dim), -float64(dim)}
@@ -46,22 +47,22 @@ func loadRankShard(comm mpi.Comm, spec, labelCol string) (*rankShard, error) {
 		agree = []float64{1, 0, 0}
 	}
 	if err := comm.AllreduceMax(agree); err != nil {
-		return nil, fmt.Errorf("train: %w", err)
+		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	switch {
 	case lerr != nil:
-		return nil, fmt.Errorf("train: rank %d: %w", r, lerr)
+		return nil, fmt.Errorf("%s: rank %d: %w", cmd, r, lerr)
 	case agree[0] != 0:
-		return nil, fmt.Errorf("train: another rank could not load its part of %s (rank %d loaded %s)", spec, r, path)
+		return nil, fmt.Errorf("%s: another rank could not load its part of %s (rank %d loaded %s)", cmd, spec, r, path)
 	case agree[1] != -agree[2]:
-		return nil, fmt.Errorf("train: the ranks' files of %s have %g to %g features", spec, -agree[2], agree[1])
+		return nil, fmt.Errorf("%s: the ranks' files of %s have %g to %g features", cmd, spec, -agree[2], agree[1])
 	}
 	p := comm.Size()
 	// Rows and the length of the class names of every rank.
 	names := strings.Join(d.Classes, "\x00")
 	sizes := make([]float64, 2*p)
 	if err := comm.Allgatherv([]float64{float64(rows), float64(len(names))}, sizes, twos(p)); err != nil {
-		return nil, fmt.Errorf("train: %w", err)
+		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	s := &rankShard{x: d.X, y: d.Y}
 	counts := make([]int, p)
@@ -81,7 +82,7 @@ func loadRankShard(comm mpi.Comm, spec, labelCol string) (*rankShard, error) {
 	}
 	recv := make([]float64, total)
 	if err := comm.Allgatherv(send, recv, counts); err != nil {
-		return nil, fmt.Errorf("train: %w", err)
+		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	others := make([]*data.Dataset, 0, p)
 	off := 0
@@ -96,7 +97,7 @@ func loadRankShard(comm mpi.Comm, spec, labelCol string) (*rankShard, error) {
 		}
 	}
 	if err := data.UnifyClasses(append([]*data.Dataset{d}, others...)...); err != nil {
-		return nil, fmt.Errorf("train: %w", err)
+		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
 	s.y, s.classes = d.Y, d.Classes
 	return s, nil

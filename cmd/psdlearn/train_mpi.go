@@ -149,7 +149,7 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 		lo, hi  int
 	)
 	if strings.Contains(f.dataSpec, rankPlaceholder) {
-		sh, err := loadRankShard(comm, f.dataSpec, f.labelCol)
+		sh, err := loadRankShard(comm, "train", f.dataSpec, f.labelCol, loadMetricData)
 		if err != nil {
 			return err
 		}
