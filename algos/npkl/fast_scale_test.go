@@ -46,6 +46,8 @@ func TestScaleLettersSolvers(t *testing.T) {
 			opt.EarlyEigTol = envFloat("NPKL_EARLYTOL", 1e-4)
 		case "block":
 			opt.Eigensolver = Block
+		case "krylovschur":
+			opt.Eigensolver = KrylovSchur
 		case "filtered", "filteredearly":
 			opt.Eigensolver = Filtered
 			filterDegree = envInt("NPKL_DEGREE", filterDegree)

@@ -72,6 +72,10 @@ const (
 	// fails (not converged in 30 restarts, a Ritz value at or below cut,
 	// a residual too large) are plain Lanczos. Experimental.
 	Filtered
+	// KrylovSchur is engine.KrylovSchur, the block Krylov–Schur method
+	// with block operator products and BLAS-3 orthogonalisation and
+	// restarts, with ARPACK's test at EigTol.
+	KrylovSchur
 )
 
 // filterDegree and filterCut tune Filtered (see there).
@@ -359,7 +363,7 @@ func (o Options) withDefaults(n, m int) (Options, error) {
 	if o.Alpha0 == 0 {
 		o.Alpha0 = 1
 	}
-	if o.Eigensolver != Lanczos && o.Eigensolver != Block && o.Eigensolver != Filtered {
+	if o.Eigensolver != Lanczos && o.Eigensolver != Block && o.Eigensolver != Filtered && o.Eigensolver != KrylovSchur {
 		return o, fmt.Errorf("npkl: unknown eigensolver %d", int(o.Eigensolver))
 	}
 	if o.Iters < 0 || !(o.Eta > 0) || !(o.Alpha0 > 0) || o.Tol < 0 || o.EigTol < 0 || o.EarlyEigTol < 0 {
@@ -457,6 +461,9 @@ func (s *solver) eigs(k int) (engine.EigsResult, error) {
 			s.sub = r.Subspace
 		}
 		return r.EigsResult, err
+	}
+	if s.opt.Eigensolver == KrylovSchur {
+		return engine.KrylovSchur(s.ctx, s.b, s.op, k, engine.LargestAlgebraic, engine.KrylovSchurOptions{Tol: s.tol, Seed: s.opt.Seed})
 	}
 	var wasted engine.EigsResult
 	if s.opt.Eigensolver == Filtered && s.cut > 0 {

@@ -50,14 +50,15 @@ func solverVariants(t *testing.T, maxRank int, variants map[string]func(*Options
 	}
 }
 
-// TestEigensolverVariants: the inexact early solves (EarlyEigTol) and the
-// warm-started block eigensolver give the iterates of Lanczos at EigTol
+// TestEigensolverVariants: the inexact early solves (EarlyEigTol), the
+// warm-started block eigensolver and block Krylov–Schur give the iterates of Lanczos at EigTol
 // throughout: objectives to 1e-8 relative, α to 1e-7. The inexact solves
 // take fewer products.
 func TestEigensolverVariants(t *testing.T) {
 	solverVariants(t, 30, map[string]func(*Options){
-		"early": func(o *Options) { o.EarlyEigTol = 1e-4 },
-		"block": func(o *Options) { o.Eigensolver = Block },
+		"early":       func(o *Options) { o.EarlyEigTol = 1e-4 },
+		"block":       func(o *Options) { o.Eigensolver = Block },
+		"krylovschur": func(o *Options) { o.Eigensolver = KrylovSchur },
 	})
 }
 
