@@ -149,28 +149,14 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 		alpha[c] = init
 	}
 
-	// The constraints touching this rank's rows, in constraint order:
-	// y[row] += h[c]·x[col], h[c] = w_c·T_c/2 (npkl.Operator's arithmetic).
-	type term struct{ row, col, c int }
-	var terms []term
-	for c, q := range pairs.List {
-		if q.A >= lo && q.A < lo+loc {
-			terms = append(terms, term{q.A - lo, q.B, c})
-		}
-		if q.B >= lo && q.B < lo+loc {
-			terms = append(terms, term{q.B - lo, q.A, c})
-		}
+	// This rank's rows of A, built by npkl's own code (npkl.Operator holds
+	// all of them the same way), so products agree with one process's
+	// to the last bit.
+	rows, err := npkl.NewRowOperator(lapRows, lo, pairs, alpha)
+	if err != nil {
+		return nil, fmt.Errorf("dist: SimpleNPKL: %w", err)
 	}
-	h := make([]float64, m)
-	op := parpack.Gathered(comm, counts, func(y, x []float64) {
-		lapRows.MulVec(y, x)
-		for i, v := range y {
-			y[i] = -v
-		}
-		for _, t := range terms {
-			y[t.row] += h[t.c] * x[t.col]
-		}
-	})
+	op := parpack.Gathered(comm, counts, rows.MulVec)
 
 	out := &NPKLResult{Alpha: alpha}
 	var ends *endpointRows
@@ -184,8 +170,10 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("dist: SimpleNPKL: %w", err)
 		}
-		for c, a := range alpha {
-			h[c] = 0.5 * a * tv[c]
+		if t > 1 {
+			if err := rows.SetWeights(alpha); err != nil {
+				return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: %w", t, err)
+			}
 		}
 		tol := o.EigTol
 		if o.EarlyEigTol > 0 && o.Tol == 0 && t < iters {

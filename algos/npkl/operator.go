@@ -43,7 +43,8 @@ type Operator struct {
 	lap  *sparse.CSR
 	a, b []int
 	t    []float64
-	half []float64 // w_c·T_c/2
+	half []float64    // w_c·T_c/2
+	rows *RowOperator // all the rows of A, merged into one CSR matrix
 }
 
 // NewOperator returns A for the n×n Laplacian lap, the constraints and their
@@ -60,6 +61,14 @@ func NewOperator(lap *sparse.CSR, pairs *constraints.Pairs, w []float64) (*Opera
 	for c, q := range pairs.List {
 		op.a[c], op.b[c] = q.A, q.B
 	}
+	if len(w) != m {
+		return nil, fmt.Errorf("npkl: %d weights for %d constraints", len(w), m)
+	}
+	rows, err := NewRowOperator(lap, 0, pairs, w)
+	if err != nil {
+		return nil, err
+	}
+	op.rows = rows
 	if err := op.SetWeights(w); err != nil {
 		return nil, err
 	}
@@ -77,56 +86,23 @@ func (o *Operator) SetWeights(w []float64) error {
 		}
 		o.half[c] = 0.5 * v * o.t[c]
 	}
-	return nil
+	return o.rows.SetWeights(w)
 }
 
 // Dim returns the number of points.
 func (o *Operator) Dim() int { return o.lap.Rows }
 
-// Apply overwrites dst with A·x.
-func (o *Operator) Apply(dst, x []float64) {
-	o.lap.MulVec(dst, x)
-	for i, v := range dst {
-		dst[i] = -v
-	}
-	for c, h := range o.half {
-		i, j := o.a[c], o.b[c]
-		dst[i] += h * x[j]
-		dst[j] += h * x[i]
-	}
-}
+// Apply overwrites dst with A·x: one parallel pass over the rows of A,
+// the Laplacian's entries and the constraints' merged (RowOperator).
+func (o *Operator) Apply(dst, x []float64) { o.rows.MulVec(dst, x) }
 
-// ApplyBlock overwrites dst (n×c) with A·x (n×c): one pass over the CSR
-// Laplacian and the constraints for the whole block, the rows of x and dst
-// contiguous. It makes Operator an engine.BlockOperator.
+// ApplyBlock overwrites dst (n×c) with A·x (n×c): one pass over the rows
+// for the whole block, the rows of x and dst contiguous. It makes Operator
+// an engine.BlockOperator.
 func (o *Operator) ApplyBlock(dst, x *mat.Dense) {
 	n := o.lap.Rows
 	if r, c := x.Dims(); r != n || dst.RawMatrix().Rows != n || dst.RawMatrix().Cols != c {
 		panic(fmt.Sprintf("npkl: ApplyBlock: x is %d×%d, dst %d×%d, dimension %d", r, c, dst.RawMatrix().Rows, dst.RawMatrix().Cols, n))
 	}
-	rx, rd := x.RawMatrix(), dst.RawMatrix()
-	c := rx.Cols
-	lap := o.lap
-	sparse.ParallelRows(n, len(lap.Data)*c, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			d := rd.Data[i*rd.Stride : i*rd.Stride+c]
-			clear(d)
-			for p := lap.Indptr[i]; p < lap.Indptr[i+1]; p++ {
-				v, j := -lap.Data[p], lap.Ind[p]
-				xr := rx.Data[j*rx.Stride : j*rx.Stride+c]
-				for l, xv := range xr {
-					d[l] += v * xv
-				}
-			}
-		}
-	})
-	for k, h := range o.half {
-		i, j := o.a[k], o.b[k]
-		di, dj := rd.Data[i*rd.Stride:i*rd.Stride+c], rd.Data[j*rd.Stride:j*rd.Stride+c]
-		xi, xj := rx.Data[i*rx.Stride:i*rx.Stride+c], rx.Data[j*rx.Stride:j*rx.Stride+c]
-		for l := range di {
-			di[l] += h * xj[l]
-			dj[l] += h * xi[l]
-		}
-	}
+	o.rows.MulBlock(dst, x)
 }

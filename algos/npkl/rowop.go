@@ -1,0 +1,147 @@
+package npkl
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// RowOperator holds rows [lo, lo+rows) of A = Σ_c w_c T_c E_{a_c b_c} − L as
+// one CSR matrix: the Laplacian's entries and the constraints' merged, so
+// that a product is one parallel pass over the rows instead of a pass over
+// L followed by a serial scatter over the m constraints. Operator uses it
+// for all the rows, and a distributed solver (package dist) for the rows a
+// process owns: both build the rows with the same code, so their products
+// agree to the last bit. The values follow the weights (SetWeights); the
+// pattern is fixed.
+type RowOperator struct {
+	m    sparse.CSR
+	base []float64 // −L's values on m's pattern (zero where only constraints are)
+	// pos[2c], pos[2c+1]: the entries of m that constraint c adds to, in
+	// row a_c (column b_c) and row b_c (column a_c); −1 when that row is
+	// not held.
+	pos []int
+	t   []float64
+}
+
+// NewRowOperator returns the rows of A held by a process: lapRows is rows
+// [lo, lo+lapRows.Rows) of the n×n normalised Laplacian (global columns),
+// pairs the constraints on the n points and w their weights.
+func NewRowOperator(lapRows *sparse.CSR, lo int, pairs *constraints.Pairs, w []float64) (*RowOperator, error) {
+	if lapRows == nil || lo < 0 || pairs == nil || pairs.N != lapRows.Cols || lo+lapRows.Rows > lapRows.Cols {
+		return nil, fmt.Errorf("npkl: NewRowOperator: need rows [lo, lo+r) of an n×n Laplacian and constraints on its n points")
+	}
+	if err := checkPairs(lapRows.Cols, pairs); err != nil {
+		return nil, err
+	}
+	rows := lapRows.Rows
+	m := pairs.Len()
+	local := func(i int) bool { return i >= lo && i < lo+rows }
+	// The constraints' columns per local row.
+	extra := make([][]int, rows)
+	for _, q := range pairs.List {
+		if local(q.A) {
+			extra[q.A-lo] = append(extra[q.A-lo], q.B)
+		}
+		if local(q.B) {
+			extra[q.B-lo] = append(extra[q.B-lo], q.A)
+		}
+	}
+	o := &RowOperator{t: pairs.T(), pos: make([]int, 2*m)}
+	o.m = sparse.CSR{Rows: rows, Cols: lapRows.Cols, Indptr: make([]int, rows+1)}
+	var cols []int
+	for i := 0; i < rows; i++ {
+		lc := lapRows.Ind[lapRows.Indptr[i]:lapRows.Indptr[i+1]]
+		lv := lapRows.Data[lapRows.Indptr[i]:lapRows.Indptr[i+1]]
+		cols = append(append(cols[:0], lc...), extra[i]...)
+		slices.Sort(cols)
+		cols = slices.Compact(cols)
+		start := len(o.m.Ind)
+		o.m.Ind = append(o.m.Ind, cols...)
+		for range cols {
+			o.base = append(o.base, 0)
+		}
+		for p, j := range lc {
+			o.base[start+sort.SearchInts(cols, j)] = -lv[p]
+		}
+		o.m.Indptr[i+1] = len(o.m.Ind)
+	}
+	find := func(row, col int) int {
+		r := row - lo
+		ind := o.m.Ind[o.m.Indptr[r]:o.m.Indptr[r+1]]
+		return o.m.Indptr[r] + sort.SearchInts(ind, col)
+	}
+	for c, q := range pairs.List {
+		o.pos[2*c], o.pos[2*c+1] = -1, -1
+		if local(q.A) {
+			o.pos[2*c] = find(q.A, q.B)
+		}
+		if local(q.B) {
+			o.pos[2*c+1] = find(q.B, q.A)
+		}
+	}
+	o.m.Data = make([]float64, len(o.base))
+	if err := o.SetWeights(w); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// SetWeights replaces the constraint weights w_c: each entry of the rows is
+// −L_ij plus w_c·T_c/2 for the constraints on it, added in constraint order.
+func (o *RowOperator) SetWeights(w []float64) error {
+	if len(w) != len(o.t) {
+		return fmt.Errorf("npkl: %d weights for %d constraints", len(w), len(o.t))
+	}
+	for c, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("npkl: weight %d is %v", c, v)
+		}
+	}
+	copy(o.m.Data, o.base)
+	for c, v := range w {
+		h := 0.5 * v * o.t[c]
+		if p := o.pos[2*c]; p >= 0 {
+			o.m.Data[p] += h
+		}
+		if p := o.pos[2*c+1]; p >= 0 {
+			o.m.Data[p] += h
+		}
+	}
+	return nil
+}
+
+// Rows returns the number of rows held.
+func (o *RowOperator) Rows() int { return o.m.Rows }
+
+// MulVec writes the held rows of A·x into dst (len(dst) = Rows(), len(x) = n).
+func (o *RowOperator) MulVec(dst, x []float64) { o.m.MulVec(dst, x) }
+
+// MulBlock writes the held rows of A·x into dst (Rows()×c) for x (n×c):
+// one pass over the rows for the whole block, in parallel.
+func (o *RowOperator) MulBlock(dst, x *mat.Dense) {
+	rx, rd := x.RawMatrix(), dst.RawMatrix()
+	if rx.Rows != o.m.Cols || rd.Rows != o.m.Rows || rd.Cols != rx.Cols {
+		panic(fmt.Sprintf("npkl: MulBlock: x is %d×%d, dst %d×%d, operator rows %d×%d", rx.Rows, rx.Cols, rd.Rows, rd.Cols, o.m.Rows, o.m.Cols))
+	}
+	c := rx.Cols
+	a := &o.m
+	sparse.ParallelRows(a.Rows, len(a.Data)*c, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			d := rd.Data[i*rd.Stride : i*rd.Stride+c]
+			clear(d)
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				v, j := a.Data[p], a.Ind[p]
+				xr := rx.Data[j*rx.Stride : j*rx.Stride+c]
+				for l, xv := range xr {
+					d[l] += v * xv
+				}
+			}
+		}
+	})
+}
