@@ -176,7 +176,7 @@ func (e *dualEval) eval(u, grad []float64) (float64, error) {
 			e.maxViol = max(e.maxViol, viol/(1+math.Abs(c.B))) // builtin: math.Max is a call per constraint
 		}
 	}
-	e.repairPrimal()
+	e.repairPrimal(false)
 	return e.half + e.bu, nil
 }
 

@@ -261,12 +261,13 @@ func (rs *repairSet) shake(y *mat.Dense, cons []Constraint, tol float64) bool {
 	return false
 }
 
-// repairPrimal tries the repair on the cached evaluation: when X(u)
+// repairPrimal tries the repair on the cached evaluation (force: whatever
+// the attempt schedule says, as for the point a solve returns): when X(u)
 // violates a hard constraint by more than feasTol while its relative gap is
 // within gapTol, it runs shake on a copy of the factor and keeps the result
 // as the cache's primal point if its exact merit, max(|gap|/gapTol,
 // violation/feasTol), is the lower.
-func (e *dualEval) repairPrimal() {
+func (e *dualEval) repairPrimal(force bool) {
 	e.rep = nil
 	if e.rset == nil || e.comp || e.z == nil || !(e.maxViol > e.feasTol) {
 		return
@@ -281,7 +282,7 @@ func (e *dualEval) repairPrimal() {
 	// certify, the next waits for X(u) to improve on that attempt's
 	// violation by 10% or for repairRetry evaluations.
 	rs.since++
-	if !(e.maxViol < 0.9*rs.failViol) && rs.since < repairRetry {
+	if !force && !(e.maxViol < 0.9*rs.failViol) && rs.since < repairRetry {
 		return
 	}
 	rs.since = 0

@@ -266,3 +266,57 @@ func TestSDPRepair(t *testing.T) {
 		})
 	}
 }
+
+// TestSDPRepairReturnedPoint: when a solve stops short of its certificate
+// (the equality form of a Swiss roll's unfolding, 300 iterations), the
+// point it returns was picked for its merit, possibly the merit of its
+// repair; the solution must report the better of X(U) and its repair,
+// both recomputed on a fresh evaluator (a repair is kept only when it can
+// matter, so the gap tolerance is loose and the feasibility one tight).
+func TestSDPRepairReturnedPoint(t *testing.T) {
+	x, _, _ := datasets.SwissRoll(200, 3)
+	p := mvuProblem(t, x, 6, 1)
+	m := len(p.Constraints)
+	var mean float64
+	for _, c := range p.Constraints[:m-1] {
+		mean += c.B / float64(m-1)
+	}
+	for i := range p.Constraints[:m-1] {
+		p.Constraints[i].B /= mean
+	}
+	p.Sigma = 1e4
+	const gapTol, feasTol = 1e-2, 1e-6
+	for _, b := range enginetest.Backends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			sol, err := Solve(context.Background(), p, Options{Method: Sparse, Backend: b, GapTol: gapTol, FeasTol: feasTol, MaxIter: 300, NewtonSteps: -1, Seed: 3, Memory: 40})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := compileSDP(p, Options{Method: Sparse, Backend: b, NoRepair: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev.ctx = context.Background()
+			if _, err := ev.eval(sol.U, make([]float64, m)); err != nil {
+				t.Fatal(err)
+			}
+			pr, du := ev.certificate()
+			merit := func(pr, du, viol float64) float64 {
+				return math.Max(math.Abs((pr-du)/math.Max(1, math.Abs(pr)))/gapTol, viol/feasTol)
+			}
+			raw, got := merit(pr, du, ev.maxViol), merit(sol.Primal, sol.Dual, sol.MaxViolation)
+			// The repair of U, on a fresh evaluator.
+			ev.gapTol, ev.feasTol, ev.rset = gapTol, feasTol, newRepairSet(p)
+			if _, err := ev.eval(sol.U, make([]float64, m)); err != nil {
+				t.Fatal(err)
+			}
+			ev.repairPrimal(true)
+			rpr, rdu := ev.certificate()
+			rep := merit(rpr, rdu, ev.maxViol)
+			t.Logf("certified %v (%s), repaired %v: merit %.4g; X(U) alone %.4g, its repair %.4g", sol.Certified, sol.Reason, sol.Repaired, got, raw, rep)
+			if got > math.Min(raw, rep)*(1+1e-9) {
+				t.Errorf("the solution's merit %.6g is worse than X(U)'s %.6g or its repair's %.6g", got, raw, rep)
+			}
+		})
+	}
+}

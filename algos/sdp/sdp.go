@@ -385,6 +385,12 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 // solution assembles the SDPSolution of dr from the evaluator's cache,
 // which must hold dr.u.
 func (ev *dualEval) solution(dr dualsolve.Result, curve []float64, gapTol, feasTol float64) *Solution {
+	if ev.rep == nil && !ev.bounded {
+		// The returned point may have been chosen for the merit of its
+		// repair (the driver keeps the best one) and re-evaluated when the
+		// attempt schedule skipped the repair: repair it now.
+		ev.repairPrimal(true)
+	}
 	pr, du := ev.certificate()
 	sol := &Solution{
 		U:                dr.U,
