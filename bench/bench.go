@@ -134,6 +134,11 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 				if r.Iterations > 0 {
 					r.PerIteration = r.Median / float64(r.Iterations)
 				}
+				if ev := r.Metrics["evaluations"]; ev > 0 {
+					// Cases that count dual evaluations (MVU) also get the
+					// time per evaluation, next to products_per_eval.
+					r.Metrics["seconds_per_eval"] = r.Median / ev
+				}
 			}
 			out = append(out, r)
 			if say := progress.Printf(opt.Progress, "bench"); say != nil {
