@@ -25,6 +25,16 @@ type BlockOperator interface {
 	ApplyBlock(dst, x *mat.Dense)
 }
 
+// RowApplier is an Operator that can compute a block of rows of its
+// product alone: ApplyRows writes rows [lo, lo+len(dst)) of A·x into dst,
+// for the whole vector x. A solver whose processes each own a block of
+// rows (package dist, PARPACK) applies such an operator without any
+// process computing the whole product.
+type RowApplier interface {
+	Operator
+	ApplyRows(dst, x []float64, lo int)
+}
+
 // Which selects the part of the spectrum to compute.
 type Which int
 

@@ -224,7 +224,6 @@ func (o nanOp) Apply(dst, x []float64) {
 	}
 }
 
-
 // ExampleKrylovSchur computes the 3 largest eigenvalues of the path
 // Laplacian tridiag(−1, 2, −1) of order 200, known to be
 // 2 − 2cos(πj/201) for j = 198, 199, 200.

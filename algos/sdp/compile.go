@@ -68,6 +68,7 @@ type dualEval struct {
 	tol, cacheTol float64
 	seed          uint64
 	start         []float64
+	eigs          engine.EigsSolver // Options.Eigs (nil: the backend's)
 	solver        Eigensolver
 	subspace      *mat.Dense // Block: the previous evaluation's Ritz vectors
 	applies       int        // operator products of the sparse eigensolves
@@ -226,7 +227,8 @@ func compileSDP(p *Problem, opt Options) (*dualEval, error) {
 	}
 	s.Data = make([]float64, len(s.Ind))
 	ev.s = s
-	if ev.method == Sparse && ev.solver == Lanczos && !opt.NoShiftInvert {
+	ev.eigs = opt.Eigs
+	if ev.method == Sparse && ev.solver == Lanczos && !opt.NoShiftInvert && opt.Eigs == nil {
 		// The envelope is sized before its values are allocated; it is
 		// skipped (plain Lanczos) when too costly or above the memory limit.
 		if c := newEnvLDL(n, s.Indptr, s.Ind); c.flops <= envelopeMaxFlops &&

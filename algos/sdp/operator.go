@@ -61,6 +61,47 @@ func (e *dualEval) Apply(dst, x []float64) {
 	}
 }
 
+// ApplyRows implements engine.RowApplier: rows [lo, lo+len(dst)) of
+// (C + Â) x, with the big rank-one terms' inner products taken over all of
+// x. Its rows equal Apply's up to the order of the rank-one additions.
+func (e *dualEval) ApplyRows(dst, x []float64, lo int) {
+	hi := lo + len(dst)
+	s := &e.s
+	for i := lo; i < hi; i++ {
+		var d float64
+		for p := s.Indptr[i]; p < s.Indptr[i+1]; p++ {
+			d += s.Data[p] * x[s.Ind[p]]
+		}
+		dst[i-lo] = d
+	}
+	for t, r := range e.big {
+		w := e.bigW[t]
+		if w == 0 {
+			continue
+		}
+		var d float64
+		if r.idx == nil {
+			for i, v := range r.val {
+				d += v * x[i]
+			}
+			d *= w
+			for i := lo; i < hi; i++ {
+				dst[i-lo] += d * r.val[i]
+			}
+			continue
+		}
+		for i, v := range r.val {
+			d += v * x[r.idx[i]]
+		}
+		d *= w
+		for i, v := range r.val {
+			if j := r.idx[i]; j >= lo && j < hi {
+				dst[j-lo] += d * v
+			}
+		}
+	}
+}
+
 // dense returns C + Â as a dense symmetric matrix.
 func (e *dualEval) dense() *mat.SymDense {
 	n := e.n

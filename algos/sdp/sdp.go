@@ -187,6 +187,13 @@ type Options struct {
 	// such as MVU's the violation lags the gap by more than a thousand
 	// iterations (docs/eigen-sequences.md).
 	NoRepair bool
+	// Eigs, if non-nil, replaces the backend's sparse eigensolver on the
+	// Lanczos path, and shift-and-invert is then off. The operators it is
+	// given implement engine.RowApplier, so that a solver whose processes
+	// own blocks of rows (dist.Eigs: PARPACK over an MPI job) applies them
+	// without any process forming the whole product. It must return the
+	// whole eigenvectors, the same on every process.
+	Eigs engine.EigsSolver
 	// Backend runs the numerical kernels; nil means engine.Default().
 	Backend engine.Backend
 	// Progress, if non-nil, receives progress events: one every 100 dual

@@ -65,7 +65,7 @@ func (e *dualEval) negativePart(capped bool) ([]float64, *mat.Dense, error) {
 			res, inverted, err = e.invertedEigs(op.shift, k, opt)
 		}
 		if e.solver == Lanczos && !inverted {
-			res, err = e.b.Eigs(e.ctx, op, k, engine.SmallestAlgebraic, opt)
+			res, err = e.eigsSolver().Eigs(e.ctx, op, k, engine.SmallestAlgebraic, opt)
 			e.applies += res.OpApplies
 		}
 		if err != nil {
@@ -170,6 +170,24 @@ func (o shiftedOp) Apply(dst, x []float64) {
 	}
 }
 
+// ApplyRows implements engine.RowApplier.
+func (o shiftedOp) ApplyRows(dst, x []float64, lo int) {
+	o.e.ApplyRows(dst, x, lo)
+	if o.shift != 0 {
+		for i := range dst {
+			dst[i] += o.shift * x[lo+i]
+		}
+	}
+}
+
+// eigsSolver returns the sparse eigensolver: Options.Eigs, or the backend's.
+func (e *dualEval) eigsSolver() engine.EigsSolver {
+	if e.eigs != nil {
+		return e.eigs
+	}
+	return e.b
+}
+
 // positivePart returns the positive eigenpairs of the current C + Â from
 // the sparse eigensolver, or errHighRank if there are more than rankCap.
 func (e *dualEval) positivePart() ([]float64, *mat.Dense, error) {
@@ -179,7 +197,7 @@ func (e *dualEval) positivePart() ([]float64, *mat.Dense, error) {
 		if k > kCap {
 			return nil, nil, errHighRank
 		}
-		res, err := e.b.Eigs(e.ctx, e, k, engine.LargestAlgebraic, engine.EigsOptions{Tol: e.tol, Seed: e.seed})
+		res, err := e.eigsSolver().Eigs(e.ctx, e, k, engine.LargestAlgebraic, engine.EigsOptions{Tol: e.tol, Seed: e.seed})
 		e.applies += res.OpApplies
 		if err != nil {
 			if e.ctx != nil && e.ctx.Err() != nil {
