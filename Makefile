@@ -33,11 +33,13 @@ test: deps
 # and frobmetric (about 10 s; docs/mpi.md); package parpack, PARPACK and
 # the replicated Go eigensolver under mpirun -np 2 and -np 3 on the path
 # Laplacian (about 3 s), and dist's SimpleNPKL on them against npkl.Learn
-# on iris and wine (about 1 s); and `mpirun -np 2 psdlearn cluster` on iris
-# against one-process run 1 (about 5 s).
+# on iris and wine (about 1 s); `mpirun -np 2 psdlearn cluster` on iris
+# against one-process run 1 (about 5 s); and `mpirun -np 2` and `-np 3
+# psdlearn embed` (MVU's negative parts on PARPACK) against one process,
+# both certified (about 35 s).
 test-mpi: deps
 	$(GO) test -tags mpi -count=1 -timeout 5m ./mpi/... ./dist/... ./parpack/...
-	$(GO) test -tags mpi -count=1 -timeout 5m -run 'TestTrainMPI|TestClusterMPI' ./cmd/psdlearn
+	$(GO) test -tags mpi -count=1 -timeout 5m -run 'TestTrainMPI|TestClusterMPI|TestEmbedMPI' ./cmd/psdlearn
 
 # fuzz runs every fuzz target (the data loaders, the model file and the
 # constraint files) for FUZZTIME each (an execution count such as 20000x, or

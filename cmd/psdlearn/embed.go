@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -52,6 +53,8 @@ type embedSummary struct {
 	// Repaired reports that the embedding comes from the primal repair of
 	// the final dual point (sdp.Solution.Repaired), not from X(u) itself.
 	Repaired bool `json:"repaired"`
+	// Ranks is the number of MPI processes (1 outside mpirun).
+	Ranks int `json:"ranks"`
 	// RelaxIterations is the part of Iterations spent on the inequality
 	// relaxation that starts the equality solve.
 	RelaxIterations int       `json:"relax_iterations"`
@@ -79,7 +82,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	var (
 		algo, dataSpec, labelCol, out, plotFile, backendName, method, modelOut, eigensolver string
 		k, dims, iters, relaxIters                                                          int
-		sigma, penalty                                                                      float64
+		sigma, penalty, gapTol, feasTol                                                     float64
 		standardize, inequalities                                                           bool
 		seed                                                                                uint64
 	)
@@ -99,6 +102,8 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.IntVar(&iters, "iters", 0, "maximum L-BFGS-B iterations (0: 20000)")
 	fs.IntVar(&relaxIters, "relax-iters", 0, "with equalities: at most this many of the iterations go to the inequality relaxation that starts the solve (0: half, -1: none)")
 	fs.Float64Var(&penalty, "penalty", 0, "soften the distance constraints with this per-unit penalty (0: hard)")
+	fs.Float64Var(&gapTol, "gap-tol", 0, "stop at this relative duality gap (0: the solver's default, 1e-7)")
+	fs.Float64Var(&feasTol, "feas-tol", 0, "and this largest relative distance violation (0: 1e-6)")
 	fs.BoolVar(&inequalities, "inequalities", false, "neighbour distances may shrink (⟨A,X⟩ ≤ d²) instead of being kept")
 	fs.BoolVar(&standardize, "standardize", false, "standardise features first")
 	fs.Uint64Var(&seed, "seed", 1, "random seed (sparse eigensolver start)")
@@ -140,6 +145,9 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	if sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0) {
 		return usagef("embed: --sigma %v: want a finite σ > 0, or 0 to choose it", sigma)
+	}
+	if !(gapTol >= 0 && gapTol < 1) || !(feasTol >= 0 && feasTol < 1) {
+		return usagef("embed: --gap-tol %v, --feas-tol %v: want values in [0, 1) (0: the default)", gapTol, feasTol)
 	}
 	if penalty < 0 || math.IsNaN(penalty) || math.IsInf(penalty, 0) {
 		return usagef("embed: --penalty %v: want a finite value ≥ 0", penalty)
@@ -188,6 +196,14 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 			return err
 		}
 	}
+	// Under mpirun (embed_mpi.go) the negative parts are computed on
+	// PARPACK across the ranks; everything else is replicated, and only
+	// rank 0 reports and writes.
+	eigs, ranks, rank, closeMPI, err := embedMPI(env, &m, solver, d.Len())
+	if err != nil {
+		return err
+	}
+	defer closeMPI()
 	budget := iters
 	if budget == 0 {
 		budget = 20000 // frob.SDPOptions.MaxIter's default
@@ -196,10 +212,13 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	start := time.Now()
 	emb, err := mvu.Embed(ctx, x, mvu.Options{
 		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty, RelaxIter: relaxIters,
-		SDP: sdp.Options{Method: m, MaxIter: iters, Backend: b, Seed: seed, Progress: progress.event, Eigensolver: solver},
+		SDP: sdp.Options{Method: m, MaxIter: iters, GapTol: gapTol, FeasTol: feasTol, Backend: b, Seed: seed, Progress: progress.event, Eigensolver: solver, Eigs: eigs},
 	})
 	if err != nil {
 		return err
+	}
+	if rank != 0 {
+		return nil
 	}
 	elapsed := time.Since(start).Seconds()
 	sol := emb.Solution
@@ -231,7 +250,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		Out: out, Plot: plotFile,
 		OperatorProducts: emb.OperatorProducts, Eigensolver: solver.String(),
 		Converged: sol.Certified, RelativeGap: finiteOrNil(sol.RelGap), MaxRelativeViolation: finiteOrNil(sol.MaxViolation),
-		Repaired: sol.Repaired,
+		Repaired: sol.Repaired, Ranks: ranks,
 	}
 	if out != "" {
 		if npy.IsNPY(out) {
@@ -243,7 +262,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	if modelOut != "" {
-		m, err := embedKernelModel(emb, d, dataSpec, b.Name(), seed, map[string]any{
+		m, err := embedKernelModel(emb, d, dataSpec, b.Name(), seed, cmp.Or(gapTol, sdp.DefaultGapTol), map[string]any{
 			"data": dataSpec, "k": k, "sigma": sigma, "dims": dims, "inequalities": inequalities, "penalty": penalty,
 			"standardize": standardize, "method": sol.Method.String(), "iterations": emb.Iterations, "seed": seed,
 			"objective": sol.Primal, "dual_objective": sol.Dual, "duality_gap": sol.RelGap, "max_violation": sol.MaxViolation,
@@ -301,7 +320,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 // of O(n·r²), no n×n matrix formed. Columns with σ = 0 are dropped. Like
 // the other learned kernels it is transductive: MVU defines no embedding
 // of new points.
-func embedKernelModel(emb *mvu.Embedding, d *data.Dataset, spec, backend string, seed uint64, info map[string]any) (*model.Model, error) {
+func embedKernelModel(emb *mvu.Embedding, d *data.Dataset, spec, backend string, seed uint64, gapTol float64, info map[string]any) (*model.Model, error) {
 	f := emb.Solution.Factor
 	if f == nil {
 		return nil, fmt.Errorf("the solution has no factor")
@@ -331,7 +350,7 @@ func embedKernelModel(emb *mvu.Embedding, d *data.Dataset, spec, backend string,
 		return nil, err
 	}
 	sol := emb.Solution
-	cert := &model.Certificate{Converged: sol.Certified, Gap: sol.RelGap, Tolerance: sdp.DefaultGapTol, Reason: sol.Reason}
+	cert := &model.Certificate{Converged: sol.Certified, Gap: sol.RelGap, Tolerance: gapTol, Reason: sol.Reason}
 	prov := model.NewProvenance(backend, seed)
 	prov.Data = model.DescribeData(spec, d.X, d.Y, d.Classes)
 	return &model.Model{Kind: model.KindKernel, Algo: "mvu", Kernel: k, Classes: d.Classes, Info: info, Certificate: cert, Provenance: prov}, nil

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/psdlearn/psdlearn/algos/mvu"
+	"github.com/psdlearn/psdlearn/algos/sdp"
+	"github.com/psdlearn/psdlearn/datasets"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/mpi/mpitest"
+)
+
+// TestEmbedMPI builds psdlearn with -tags mpi and runs `mpirun -np 2` and
+// `-np 3` (uneven rows) `psdlearn embed --data swissroll:200
+// --inequalities --gap-tol 1e-4 --feas-tol 1e-3 --json --out F`: MVU with
+// its negative parts on PARPACK. Rank 0 alone must print one JSON summary
+// (ranks, the sparse method, operator products) and write the 200
+// coordinates; the run must be certified, and so must one process running
+// the same Lanczos on ARPACK (mvu.Embed with shift-and-invert off), and the
+// two dual objectives, each within the gap tolerance of the optimum, must
+// agree to twice that. (PARPACK's rounding differs from ARPACK's, so the
+// iterates drift apart; the exactness of the distributed eigensolves is
+// dist's TestEigsMVUFake: the one-process result to the last bit on fake
+// ranks.)
+// --method dense is a usage error. Skipped without -tags mpi or mpirun.
+func TestEmbedMPI(t *testing.T) {
+	bin := mpitest.MPIProgram(t, ".")
+	dir := t.TempDir()
+	x, _, _ := datasets.SwissRoll(200, 1)
+	b, err := engine.Get("native")
+	if err != nil {
+		t.Skip("no native backend")
+	}
+	want, err := mvu.Embed(context.Background(), x, mvu.Options{K: 6, Dims: 2, Inequalities: true,
+		SDP: sdp.Options{Method: sdp.Sparse, GapTol: 1e-4, FeasTol: 1e-3, Backend: b, Seed: 1, NoShiftInvert: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, np := range []int{2, 3} {
+		out := filepath.Join(dir, "emb.csv")
+		stdout, _, err := mpitest.Mpirun(t, mpitest.Job{NP: np, Stdout: true, Args: []string{bin, "embed", "--data", "swissroll:200", "--inequalities", "--gap-tol", "1e-4", "--feas-tol", "1e-3", "--backend", "native", "--json", "--quiet", "--out", out}})
+		if err != nil {
+			t.Fatalf("-np %d: %v\n%s", np, err, stdout)
+		}
+		var sum struct {
+			Ranks            int     `json:"ranks"`
+			N                int     `json:"n"`
+			OperatorProducts int     `json:"operator_products"`
+			Method           string  `json:"method"`
+			Iterations       int     `json:"iterations"`
+			Dual             float64 `json:"dual_objective"`
+			Converged        bool    `json:"converged"`
+		}
+		if strings.Count(stdout, `"schema"`) != 1 {
+			t.Fatalf("-np %d: want one JSON summary (rank 0's):\n%s", np, stdout)
+		}
+		if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+			t.Fatalf("-np %d: %v\n%s", np, err, stdout)
+		}
+		t.Logf("-np %d: %+v; one process: dual %.12g, %d iterations, %d products", np, sum, want.Solution.Dual, want.Iterations, want.OperatorProducts)
+		if sum.Ranks != np || sum.N != 200 || sum.OperatorProducts == 0 || sum.Method != "sparse" {
+			t.Errorf("-np %d: summary %+v", np, sum)
+		}
+		if !sum.Converged || !want.Solution.Certified {
+			t.Errorf("-np %d: certified %v, one process %v", np, sum.Converged, want.Solution.Certified)
+		}
+		if d := math.Abs(sum.Dual-want.Solution.Dual) / math.Abs(want.Solution.Dual); !(d <= 2e-4) {
+			t.Errorf("-np %d: dual %.12g, one process %.12g (relative %.2g)", np, sum.Dual, want.Solution.Dual, d)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows := strings.Count(strings.TrimSpace(string(raw)), "\n"); rows != 200 {
+			t.Errorf("-np %d: %d rows written", np, rows)
+		}
+	}
+	if _, _, err := mpitest.Mpirun(t, mpitest.Job{NP: 2, Args: []string{bin, "embed", "--data", "swissroll:100", "--method", "dense", "--quiet"}}); err == nil {
+		t.Error("--method dense under mpirun: the job succeeded")
+	}
+}
