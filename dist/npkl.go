@@ -197,7 +197,7 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 				k = min(2*k, o.MaxRank)
 				continue
 			}
-			if trAK, err = out.fill(r, k, covered, o.B, loc); err != nil {
+			if trAK, err = out.fill(r, k, covered, o.B); err != nil {
 				return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: %w", t, err)
 			}
 			break
@@ -257,34 +257,15 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 // fill sets λ, this rank's rows of V and the spectrum from a solve of k
 // eigenpairs (ascending, as the solvers return them) and returns tr(A K) =
 // √(B Σσ₊²).
-func (out *NPKLResult) fill(r parpack.Result, k int, covered bool, b float64, loc int) (float64, error) {
+func (out *NPKLResult) fill(r parpack.Result, k int, covered bool, b float64) (float64, error) {
 	out.Covered, out.Eigenpairs = covered, k
-	out.Spectrum = make([]float64, k)
-	for i, v := range r.Values {
-		out.Spectrum[k-1-i] = v
-	}
-	var p int
-	var ss float64
-	for _, v := range out.Spectrum {
-		if v <= npklPosTol {
-			break
-		}
-		p++
-		ss += v * v
-	}
-	if p == 0 {
+	var trAK float64
+	out.Spectrum, out.Values, trAK = npkl.ClosedForm(r.Values, b)
+	if len(out.Values) == 0 {
 		return 0, npkl.ErrNoPositiveSpectrum
 	}
-	scale := math.Sqrt(b / ss)
-	out.Values = make([]float64, p)
-	out.Vectors = mat.NewDense(loc, p, nil)
-	for l := 0; l < p; l++ {
-		out.Values[l] = scale * out.Spectrum[l]
-		for i := 0; i < loc; i++ {
-			out.Vectors.Set(i, l, r.Vectors.At(i, k-1-l))
-		}
-	}
-	return math.Sqrt(b * ss), nil
+	out.Vectors = npkl.TopVectors(r.Vectors, len(out.Values))
+	return trAK, nil
 }
 
 // endpointRows gathers the rows of V at the constraints' endpoints: the

@@ -485,14 +485,24 @@ func (s *solver) eigs(k int) (engine.EigsResult, error) {
 
 // fill extracts the positive part of r and scales it by Proposition 1.
 func (s *solver) fill(out *closedForm, r engine.EigsResult) {
-	k := len(r.Values)
-	out.spectrum = make([]float64, k)
-	for i, v := range r.Values {
-		out.spectrum[k-1-i] = v
+	out.spectrum, out.values, out.trAK = ClosedForm(r.Values, s.opt.B)
+	out.vectors = TopVectors(r.Vectors, len(out.values))
+}
+
+// ClosedForm applies Proposition 1 to k eigenvalues of A given in
+// ascending order (as the eigensolvers return them): it returns the
+// spectrum in descending order, the eigenvalues of K (the positive ones,
+// scaled so that tr(K²) = B; none when no eigenvalue exceeds 10⁻¹⁰) and
+// tr(A K) = √(B Σσ₊²). The distributed solver (package dist) shares it.
+func ClosedForm(ascending []float64, b float64) (spectrum, values []float64, trAK float64) {
+	k := len(ascending)
+	spectrum = make([]float64, k)
+	for i, v := range ascending {
+		spectrum[k-1-i] = v
 	}
 	var p int
 	var ss float64
-	for _, v := range out.spectrum {
+	for _, v := range spectrum {
 		if v <= posTol {
 			break
 		}
@@ -500,22 +510,32 @@ func (s *solver) fill(out *closedForm, r engine.EigsResult) {
 		ss += v * v
 	}
 	if p == 0 {
-		return
+		return spectrum, nil, 0
 	}
-	scale := math.Sqrt(s.opt.B / ss)
-	out.trAK = math.Sqrt(s.opt.B * ss)
-	out.values = make([]float64, p)
-	for l := 0; l < p; l++ {
-		out.values[l] = scale * out.spectrum[l]
+	scale := math.Sqrt(b / ss)
+	values = make([]float64, p)
+	for l := range values {
+		values[l] = scale * spectrum[l]
 	}
-	v := mat.NewDense(s.n, p, nil)
-	dst, src := v.RawMatrix(), r.Vectors.RawMatrix()
-	for i := 0; i < s.n; i++ {
+	return spectrum, values, math.Sqrt(b * ss)
+}
+
+// TopVectors returns the last p columns of vecs (eigenvectors in ascending
+// order of their eigenvalues) in reverse order: the eigenvectors of the p
+// largest, descending. nil when p is 0.
+func TopVectors(vecs *mat.Dense, p int) *mat.Dense {
+	if p == 0 {
+		return nil
+	}
+	n, k := vecs.Dims()
+	v := mat.NewDense(n, p, nil)
+	dst, src := v.RawMatrix(), vecs.RawMatrix()
+	for i := 0; i < n; i++ {
 		d := dst.Data[i*dst.Stride : i*dst.Stride+p]
 		row := src.Data[i*src.Stride : i*src.Stride+k]
 		for l := range d {
 			d[l] = row[k-1-l]
 		}
 	}
-	out.vectors = v
+	return v
 }

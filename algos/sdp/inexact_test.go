@@ -19,21 +19,9 @@ import (
 // use fewer operator applications.
 func TestSDPInexactEvaluations(t *testing.T) {
 	x, _, _ := datasets.SwissRoll(150, 5)
-	p := mvuProblem(t, x, 6, 1)
+	// MVU's scaling, and a σ large enough for a low-rank solution.
+	p := scaledUnfolding(t, x, 1e3, true)
 	m := len(p.Constraints)
-	// MVU's scaling: squared distances in units of their mean, and a σ
-	// large enough for a low-rank solution.
-	var mean float64
-	for _, c := range p.Constraints[:m-1] {
-		mean += c.B / float64(m-1)
-	}
-	for i := range p.Constraints[:m-1] {
-		p.Constraints[i].B /= mean
-	}
-	p.Sigma = 1e3
-	for i := 0; i < m-1; i++ {
-		p.Constraints[i].Equality = false
-	}
 	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			u0 := mvuStartPoint(t, p)

@@ -173,17 +173,8 @@ func TestShake(t *testing.T) {
 // tolerances.
 func TestSDPRepair(t *testing.T) {
 	x, _, _ := datasets.SwissRoll(400, 7)
-	p := mvuProblem(t, x, 6, 1)
+	p := scaledUnfolding(t, x, 1e4, true)
 	m := len(p.Constraints)
-	var mean float64
-	for _, c := range p.Constraints[:m-1] {
-		mean += c.B / float64(m-1)
-	}
-	for i := range p.Constraints[:m-1] {
-		p.Constraints[i].B /= mean
-		p.Constraints[i].Equality = false
-	}
-	p.Sigma = 1e4
 	const gapTol, feasTol = 1e-4, 1e-3
 	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
@@ -275,16 +266,8 @@ func TestSDPRepair(t *testing.T) {
 // matter, so the gap tolerance is loose and the feasibility one tight).
 func TestSDPRepairReturnedPoint(t *testing.T) {
 	x, _, _ := datasets.SwissRoll(200, 3)
-	p := mvuProblem(t, x, 6, 1)
+	p := scaledUnfolding(t, x, 1e4, false)
 	m := len(p.Constraints)
-	var mean float64
-	for _, c := range p.Constraints[:m-1] {
-		mean += c.B / float64(m-1)
-	}
-	for i := range p.Constraints[:m-1] {
-		p.Constraints[i].B /= mean
-	}
-	p.Sigma = 1e4
 	const gapTol, feasTol = 1e-2, 1e-6
 	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
@@ -319,4 +302,21 @@ func TestSDPRepairReturnedPoint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scaledUnfolding is the unfolding SDP of x on its 6-nearest-neighbour
+// graph in MVU's units (squared distances over their mean), with σ and,
+// when inequalities, the distances as upper bounds.
+func scaledUnfolding(t *testing.T, x *mat.Dense, sigma float64, inequalities bool) *Problem {
+	p := mvuProblem(t, x, 6, sigma)
+	m := len(p.Constraints)
+	var mean float64
+	for _, c := range p.Constraints[:m-1] {
+		mean += c.B / float64(m-1)
+	}
+	for i := range p.Constraints[:m-1] {
+		p.Constraints[i].B /= mean
+		p.Constraints[i].Equality = !inequalities
+	}
+	return p
 }
