@@ -21,7 +21,8 @@ import (
 // parpack.Go, against one process on the go backend with shift-and-invert
 // off (the same Lanczos): each rank computes only its rows of every
 // product, and the embedding, the certificate and the counts come out the
-// same to the last bit.
+// same to the last bit. The same holds with shift-and-invert on 2 ranks
+// (each rank solves the whole system and keeps its rows).
 func TestEigsMVUFake(t *testing.T) {
 	x, _, _ := datasets.SwissRoll(120, 5)
 	b, err := engine.Get("go")
@@ -36,8 +37,24 @@ func TestEigsMVUFake(t *testing.T) {
 	if !want.Solution.Certified {
 		t.Fatalf("one process: not certified (%s)", want.Solution.Reason)
 	}
-	for _, p := range []int{1, 2, 3} {
-		t.Run(fmt.Sprintf("P=%d", p), func(t *testing.T) {
+	// Shift-and-invert: every rank solves the whole system and keeps its
+	// rows; the one-process run for it.
+	siOpt := base
+	siOpt.SDP.NoShiftInvert = false
+	wantSI, err := mvu.Embed(context.Background(), x, siOpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		p  int
+		si bool
+	}{{1, false}, {2, false}, {3, false}, {2, true}} {
+		p := tc.p
+		want, base := want, base
+		if tc.si {
+			want, base = wantSI, siOpt
+		}
+		t.Run(fmt.Sprintf("P=%d/shift-invert=%v", p, tc.si), func(t *testing.T) {
 			errs := runRanks(p, func(c mpi.Comm) error {
 				eigs, err := dist.Eigs(c, rowCounts(120, p), parpack.Go)
 				if err != nil {

@@ -228,7 +228,7 @@ func compileSDP(p *Problem, opt Options) (*dualEval, error) {
 	s.Data = make([]float64, len(s.Ind))
 	ev.s = s
 	ev.eigs = opt.Eigs
-	if ev.method == Sparse && ev.solver == Lanczos && !opt.NoShiftInvert && opt.Eigs == nil {
+	if ev.method == Sparse && ev.solver == Lanczos && !opt.NoShiftInvert {
 		// The envelope is sized before its values are allocated; it is
 		// skipped (plain Lanczos) when too costly or above the memory limit.
 		if c := newEnvLDL(n, s.Indptr, s.Ind); c.flops <= envelopeMaxFlops &&

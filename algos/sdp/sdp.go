@@ -188,11 +188,15 @@ type Options struct {
 	// iterations (docs/eigen-sequences.md).
 	NoRepair bool
 	// Eigs, if non-nil, replaces the backend's sparse eigensolver on the
-	// Lanczos path, and shift-and-invert is then off. The operators it is
-	// given implement engine.RowApplier, so that a solver whose processes
-	// own blocks of rows (dist.Eigs: PARPACK over an MPI job) applies them
-	// without any process forming the whole product. It must return the
-	// whole eigenvectors, the same on every process.
+	// Lanczos path. The operators C + Â it is given implement
+	// engine.RowApplier, so that a solver whose processes own blocks of
+	// rows (dist.Eigs: PARPACK over an MPI job) applies them without any
+	// process forming the whole product; the shift-and-invert operator
+	// does not (its envelope factorization is sequential: every process
+	// factors and solves the whole system, and only the Lanczos basis is
+	// distributed), so NoShiftInvert makes every product row-distributed,
+	// at many times the products. It must return the whole eigenvectors,
+	// the same on every process.
 	Eigs engine.EigsSolver
 	// Backend runs the numerical kernels; nil means engine.Default().
 	Backend engine.Backend

@@ -343,7 +343,7 @@ func (e *dualEval) invertedEigs(shift float64, k int, opt engine.EigsOptions) (r
 	}
 	e.applies += len(o.v) // the Woodbury solves
 	opt.NCV = min(e.n, max(2*k+1, k+20))
-	inv, err := e.b.Eigs(e.ctx, o, k, engine.LargestAlgebraic, opt)
+	inv, err := e.eigsSolver().Eigs(e.ctx, o, k, engine.LargestAlgebraic, opt)
 	e.applies += inv.OpApplies
 	res.Iterations, res.OpApplies = inv.Iterations, inv.OpApplies
 	m := len(inv.Values)

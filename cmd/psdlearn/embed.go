@@ -83,7 +83,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		algo, dataSpec, labelCol, out, plotFile, backendName, method, modelOut, eigensolver string
 		k, dims, iters, relaxIters                                                          int
 		sigma, penalty, gapTol, feasTol                                                     float64
-		standardize, inequalities                                                           bool
+		standardize, inequalities, shiftInvert                                              bool
 		seed                                                                                uint64
 	)
 	fs.StringVar(&algo, "algo", "mvu", "embedding algorithm: mvu")
@@ -105,6 +105,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.Float64Var(&gapTol, "gap-tol", 0, "stop at this relative duality gap (0: the solver's default, 1e-7)")
 	fs.Float64Var(&feasTol, "feas-tol", 0, "and this largest relative distance violation (0: 1e-6)")
 	fs.BoolVar(&inequalities, "inequalities", false, "neighbour distances may shrink (⟨A,X⟩ ≤ d²) instead of being kept")
+	fs.BoolVar(&shiftInvert, "shift-invert", true, "sparse method: Lanczos on (C + Â + sI)⁻¹ through a sparse factorization (far fewer products); false runs it on C + Â itself (under mpirun: every product split by rows)")
 	fs.BoolVar(&standardize, "standardize", false, "standardise features first")
 	fs.Uint64Var(&seed, "seed", 1, "random seed (sparse eigensolver start)")
 	rules := []flagRule{{"relax-iters", "mvu with equalities (without --inequalities)", func() bool { return !inequalities }}}
@@ -212,7 +213,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	start := time.Now()
 	emb, err := mvu.Embed(ctx, x, mvu.Options{
 		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty, RelaxIter: relaxIters,
-		SDP: sdp.Options{Method: m, MaxIter: iters, GapTol: gapTol, FeasTol: feasTol, Backend: b, Seed: seed, Progress: progress.event, Eigensolver: solver, Eigs: eigs},
+		SDP: sdp.Options{Method: m, MaxIter: iters, GapTol: gapTol, FeasTol: feasTol, Backend: b, Seed: seed, Progress: progress.event, Eigensolver: solver, Eigs: eigs, NoShiftInvert: !shiftInvert},
 	})
 	if err != nil {
 		return err

@@ -15,10 +15,12 @@ import (
 // rank owning a contiguous block of the n rows (dist.Eigs): its rows of
 // every operator product and of the Lanczos basis. Rank 0 prints the
 // progress and the summary and writes the outputs. The dense method and the
-// block eigensolver are not distributed (usage errors), and
-// shift-and-invert is off (its sparse factorization is not distributed).
-// The replicated parts must compute the same bits on every rank, as on
-// identical nodes; see docs/mpi.md.
+// block eigensolver are not distributed (usage errors). With
+// shift-and-invert (the default) every rank factors and solves the whole
+// sparse system and keeps its rows, so only the Lanczos basis is split;
+// --shift-invert=false splits every product by rows, at many times the
+// products. The replicated parts must compute the same bits on every rank,
+// as on identical nodes; see docs/mpi.md.
 
 // embedMPI opens MPI when the process is one rank of an MPI job and returns
 // the distributed eigensolver (nil outside MPI), the number of ranks and
