@@ -230,8 +230,6 @@ type krylovSchur struct {
 	v, h    *mat.Dense // basis (n×MaxBasis) and projected matrix
 	rng     *rand.Rand
 	applies int
-	// secondPasses counts the blocks that needed a second Gram–Schmidt pass.
-	secondPasses int
 }
 
 // cols returns columns [lo, hi) of the basis.
@@ -305,7 +303,6 @@ func (s *krylovSchur) expand(cur int) error {
 		if !again {
 			break
 		}
-		s.secondPasses++
 	}
 	for i := 0; i < cur; i++ {
 		for j := 0; j < bs; j++ {
