@@ -1,7 +1,6 @@
 package dist
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -130,9 +129,9 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 			return nil, fmt.Errorf("%w: constraint %d = (%d,%d) on %d points", ErrInvalid, c, q.A, q.B, n)
 		}
 	}
-	o, err := npklDefaults(opt, n, pairs.Len())
+	o, err := opt.WithDefaults(n, pairs.Len())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if solver == nil {
 		solver = parpack.For(comm)
@@ -343,33 +342,7 @@ func (e *endpointRows) entries(comm mpi.Comm, out *NPKLResult, kij []float64) er
 	return nil
 }
 
-// npklDefaults fills in and validates npkl's options as
-// npkl.Options.withDefaults does, for n points and m constraints.
-func npklDefaults(o npkl.Options, n, m int) (npkl.Options, error) {
-	if o.Loss != npkl.Linear && o.Loss != npkl.SquaredHinge {
-		return o, fmt.Errorf("%w: unknown loss %v", ErrInvalid, o.Loss)
-	}
-	o.B = cmp.Or(o.B, 1)
-	o.C = cmp.Or(o.C, 1)
-	o.Iters = cmp.Or(o.Iters, 10)
-	o.Eta = cmp.Or(o.Eta, o.C)
-	o.Alpha0 = cmp.Or(o.Alpha0, 1)
-	if !(o.B > 0) || math.IsInf(o.B, 0) || !(o.C > 0) || math.IsInf(o.C, 0) || o.EigTol < 0 || o.Rank < 0 || o.MaxRank < 0 ||
-		o.Iters < 0 || !(o.Eta > 0) || math.IsInf(o.Eta, 0) || !(o.Alpha0 > 0) || math.IsInf(o.Alpha0, 0) || o.Tol < 0 || o.EarlyEigTol < 0 {
-		return o, fmt.Errorf("%w: B = %v, C = %v, EigTol = %v, Rank = %d, MaxRank = %d, Iters = %d, Eta = %v, Alpha0 = %v, Tol = %v, EarlyEigTol = %v",
-			ErrInvalid, o.B, o.C, o.EigTol, o.Rank, o.MaxRank, o.Iters, o.Eta, o.Alpha0, o.Tol, o.EarlyEigTol)
-	}
-	if o.Rank == 0 {
-		o.Rank = npkl.PatakiRank(m)
-	}
-	if o.MaxRank == 0 {
-		o.MaxRank = min(max(2*o.Rank, 64), 256)
-	}
-	o.MaxRank = min(o.MaxRank, n-1)
-	o.Rank = min(o.Rank, o.MaxRank)
-	return o, nil
-}
-
+// maxAbs returns ‖x‖∞ (npkl's stopping test on α).
 func maxAbs(x []float64) float64 {
 	var m float64
 	for _, v := range x {

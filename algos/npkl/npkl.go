@@ -224,7 +224,7 @@ func Learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt O
 	}
 	m := pairs.Len()
 	tv := pairs.T()
-	o, err := opt.withDefaults(n, m)
+	o, err := opt.WithDefaults(n, m)
 	if err != nil {
 		return nil, err
 	}
@@ -340,8 +340,11 @@ func maxAbs(x []float64) float64 {
 	return m
 }
 
-// withDefaults fills in and validates the options for n points and m constraints.
-func (o Options) withDefaults(n, m int) (Options, error) {
+// WithDefaults returns the options with every zero value replaced by its
+// documented default for n points and m constraints, or an error when one
+// is invalid: the options Learn runs with (package dist's distributed
+// solver takes them from here too).
+func (o Options) WithDefaults(n, m int) (Options, error) {
 	if o.Loss != Linear && o.Loss != SquaredHinge {
 		return o, fmt.Errorf("npkl: unknown loss %v", o.Loss)
 	}
