@@ -282,6 +282,21 @@ func (e *dualEval) factor() *mat.Dense {
 	return f
 }
 
+// combineRows writes y = Σ_t val[t]·row(idx[t]) (idx nil: row(t)), the
+// vector aᵀZ of a sparse a against a factor's rows.
+func combineRows(y []float64, idx []int, val []float64, row func(int) []float64) {
+	clear(y)
+	for t, v := range val {
+		i := t
+		if idx != nil {
+			i = idx[t]
+		}
+		for k, zv := range row(i) {
+			y[k] += v * zv
+		}
+	}
+}
+
 // quadForm returns ⟨Z Zᵀ, A⟩ for a factor z (nil means zero).
 func quadForm(z *mat.Dense, a SymMatrix) float64 {
 	if z == nil {
@@ -305,18 +320,7 @@ func quadForm(z *mat.Dense, a SymMatrix) float64 {
 	if len(a.RankOnes) > 0 {
 		y := make([]float64, r)
 		for _, ro := range a.RankOnes {
-			for k := range y {
-				y[k] = 0
-			}
-			for t, v := range ro.Value {
-				i := t
-				if ro.Index != nil {
-					i = ro.Index[t]
-				}
-				for k, zv := range row(i) {
-					y[k] += v * zv
-				}
-			}
+			combineRows(y, ro.Index, ro.Value, row)
 			var d float64
 			for _, v := range y {
 				d += v * v

@@ -175,16 +175,7 @@ func (rs *repairSet) shake(y *mat.Dense, cons []Constraint, tol float64) bool {
 	s := make([]float64, r)
 	// project meets form f if it is violated, reporting whether it moved y.
 	project := func(f *rankOneForm) bool {
-		clear(s)
-		for t, v := range f.val {
-			i := t
-			if f.idx != nil {
-				i = f.idx[t]
-			}
-			for k, yv := range row(i) {
-				s[k] += v * yv
-			}
-		}
+		combineRows(s, f.idx, f.val, row)
 		var ss float64
 		for _, v := range s {
 			ss += v * v

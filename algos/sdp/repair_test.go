@@ -174,7 +174,6 @@ func TestShake(t *testing.T) {
 func TestSDPRepair(t *testing.T) {
 	x, _, _ := datasets.SwissRoll(400, 7)
 	p := scaledUnfolding(t, x, 1e4, true)
-	m := len(p.Constraints)
 	const gapTol, feasTol = 1e-4, 1e-3
 	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
@@ -239,15 +238,7 @@ func TestSDPRepair(t *testing.T) {
 				t.Errorf("recomputed primal %.12g, violation %.6g; reported %.12g, %.6g", primal, viol, rep.Primal, rep.MaxViolation)
 			}
 			// The dual side, from a fresh evaluation at U on the dense path.
-			ev, err := compileSDP(p, Options{Method: Dense, Backend: b})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev.ctx = context.Background()
-			if _, err := ev.eval(rep.U, make([]float64, m)); err != nil {
-				t.Fatal(err)
-			}
-			_, du := ev.certificate()
+			_, du := evalAt(t, p, Options{Method: Dense, Backend: b}, rep.U).certificate()
 			if math.Abs(du-rep.Dual) > 1e-9*math.Abs(du) {
 				t.Errorf("dual at U: %.12g, reported %.12g", du, rep.Dual)
 			}
@@ -275,14 +266,7 @@ func TestSDPRepairReturnedPoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ev, err := compileSDP(p, Options{Method: Sparse, Backend: b, NoRepair: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev.ctx = context.Background()
-			if _, err := ev.eval(sol.U, make([]float64, m)); err != nil {
-				t.Fatal(err)
-			}
+			ev := evalAt(t, p, Options{Method: Sparse, Backend: b, NoRepair: true}, sol.U)
 			pr, du := ev.certificate()
 			merit := func(pr, du, viol float64) float64 {
 				return math.Max(math.Abs((pr-du)/math.Max(1, math.Abs(pr)))/gapTol, viol/feasTol)
@@ -319,4 +303,18 @@ func scaledUnfolding(t *testing.T, x *mat.Dense, sigma float64, inequalities boo
 		p.Constraints[i].Equality = !inequalities
 	}
 	return p
+}
+
+// evalAt returns a fresh evaluator of p with opt whose cache holds u.
+func evalAt(t *testing.T, p *Problem, opt Options, u []float64) *dualEval {
+	t.Helper()
+	ev, err := compileSDP(p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.ctx = context.Background()
+	if _, err := ev.eval(u, make([]float64, len(u))); err != nil {
+		t.Fatal(err)
+	}
+	return ev
 }
