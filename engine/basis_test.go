@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestBasisKernels checks the streaming Gram–Schmidt kernels against
+// plain loops, for widths that are and are not multiples of the AVX2
+// kernels' four columns and lanes, on a strided basis (a view of a wider
+// matrix, as KrylovSchur passes it), and that the Go loops give the
+// assembly kernels' bits.
+func TestBasisKernels(t *testing.T) {
+	for _, tc := range []struct{ n, m, b int }{
+		{1, 1, 1}, {7, 3, 1}, {50, 4, 4}, {300, 13, 3}, {5000, 37, 4}, {4100, 64, 8}, {2049, 9, 6}, {100, 200, 9},
+	} {
+		rng := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.m*100+tc.b)))
+		wide := mat.NewDense(tc.n, tc.m+5, nil)
+		for i := range wide.RawMatrix().Data {
+			wide.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+		v := wide.Slice(0, tc.n, 2, 2+tc.m).(*mat.Dense)
+		w := mat.NewDense(tc.n, tc.b, nil)
+		for i := range w.RawMatrix().Data {
+			w.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+		// C = VᵀW by plain loops.
+		want := make([]float64, tc.b*tc.m)
+		for l := 0; l < tc.b; l++ {
+			for j := 0; j < tc.m; j++ {
+				var s float64
+				for i := 0; i < tc.n; i++ {
+					s += v.At(i, j) * w.At(i, l)
+				}
+				want[l*tc.m+j] = s
+			}
+		}
+		// W − V·C by plain loops, for ct = want.
+		sub := mat.DenseCopyOf(w)
+		for i := 0; i < tc.n; i++ {
+			for l := 0; l < tc.b; l++ {
+				var s float64
+				for j := 0; j < tc.m; j++ {
+					s += v.At(i, j) * want[l*tc.m+j]
+				}
+				sub.Set(i, l, sub.At(i, l)-s)
+			}
+		}
+		tol := 1e-13 * math.Sqrt(float64(tc.n*tc.m))
+		run := func() ([]float64, *mat.Dense) {
+			got := projectRows(v, w)
+			gw := mat.DenseCopyOf(w)
+			subtractRows(gw, v, want)
+			return got, gw
+		}
+		got, gw := run()
+		for j := range want {
+			if d := math.Abs(got[j] - want[j]); d > tol*(1+math.Abs(want[j])) {
+				t.Fatalf("%+v: projectRows entry %d = %v, want %v", tc, j, got[j], want[j])
+			}
+		}
+		if !mat.EqualApprox(gw, sub, tol*10) {
+			t.Fatalf("%+v: subtractRows differs from the plain loops", tc)
+		}
+		if useAVX2 {
+			useAVX2 = false
+			got2, gw2 := run()
+			useAVX2 = true
+			for j := range got {
+				if got[j] != got2[j] {
+					t.Fatalf("%+v: projectRows entry %d: assembly %v, Go %v", tc, j, got[j], got2[j])
+				}
+			}
+			if !mat.Equal(gw, gw2) {
+				t.Fatalf("%+v: subtractRows: the assembly and Go kernels differ", tc)
+			}
+		}
+	}
+}
+
+// TestSolveUpperRows checks W·U⁻¹ row by row against U's product.
+func TestSolveUpperRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, b := range []int{1, 2, 5} {
+		u := mat.NewTriDense(b, mat.Upper, nil)
+		for i := 0; i < b; i++ {
+			for j := i; j < b; j++ {
+				u.SetTri(i, j, rng.NormFloat64())
+			}
+			u.SetTri(i, i, 2+rng.Float64())
+		}
+		x := mat.NewDense(3000, b, nil)
+		for i := range x.RawMatrix().Data {
+			x.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+		var w mat.Dense
+		w.Mul(x, u)
+		solveUpperRows(&w, u)
+		if !mat.EqualApprox(&w, x, 1e-12) {
+			t.Fatalf("b = %d: W·U⁻¹ does not recover X", b)
+		}
+	}
+}
