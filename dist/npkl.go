@@ -95,7 +95,8 @@ func (r *NPKLResult) Kernel(comm mpi.Comm, counts []int) (*model.Kernel, error) 
 // Eigensolver are not used: the solver is). Progress, if set, receives one
 // event per iteration on every rank; the caller reports rank 0's. With
 // parpack.Go the eigenpairs, α and the objectives are bit-for-bit those of
-// a one-process npkl.Learn on the go backend, for any number of ranks. It
+// a one-process npkl.Learn with Eigensolver Lanczos on the go backend (the
+// default below npkl.AutoKrylovSchurDim points), for any number of ranks. It
 // is collective.
 func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts []int, pairs *constraints.Pairs, opt npkl.Options, solver parpack.Solver) (*NPKLResult, error) {
 	if comm == nil {

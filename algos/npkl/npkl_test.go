@@ -342,3 +342,30 @@ func TestLearnErrors(t *testing.T) {
 		t.Errorf("cancelled context: %v", err)
 	}
 }
+
+// TestEigensolverAuto: Auto resolves by the number of points, and Learn
+// reports the eigensolver that ran.
+func TestEigensolverAuto(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		in   Eigensolver
+		want Eigensolver
+	}{
+		{100, Auto, Lanczos},
+		{AutoKrylovSchurDim - 1, Auto, Lanczos},
+		{AutoKrylovSchurDim, Auto, KrylovSchur},
+		{AutoKrylovSchurDim, Lanczos, Lanczos},
+		{100, KrylovSchur, KrylovSchur},
+	} {
+		o, err := Options{Eigensolver: tc.in}.WithDefaults(tc.n, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Eigensolver != tc.want {
+			t.Errorf("n = %d, %v: resolved to %v, want %v", tc.n, tc.in, o.Eigensolver, tc.want)
+		}
+	}
+	if _, err := (Options{Eigensolver: Eigensolver(99)}).WithDefaults(100, 50); err == nil {
+		t.Error("unknown eigensolver: no error")
+	}
+}

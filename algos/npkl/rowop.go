@@ -27,6 +27,10 @@ type RowOperator struct {
 	// not held.
 	pos []int
 	t   []float64
+	// ind32 is m.Ind as int32 (n < 2³¹ is checked): MulVec reads 12 bytes
+	// per entry instead of 16 (on letters, 1.0 ms against 1.7 ms per
+	// product). MulBlock keeps m.Ind, which measured faster there.
+	ind32 []int32
 }
 
 // NewRowOperator returns the rows of A held by a process: lapRows is rows
@@ -38,6 +42,9 @@ func NewRowOperator(lapRows *sparse.CSR, lo int, pairs *constraints.Pairs, w []f
 	}
 	if err := checkPairs(lapRows.Cols, pairs); err != nil {
 		return nil, err
+	}
+	if lapRows.Cols > math.MaxInt32 {
+		return nil, fmt.Errorf("npkl: NewRowOperator: %d points: at most %d", lapRows.Cols, math.MaxInt32)
 	}
 	rows := lapRows.Rows
 	m := pairs.Len()
@@ -86,6 +93,10 @@ func NewRowOperator(lapRows *sparse.CSR, lo int, pairs *constraints.Pairs, w []f
 		}
 	}
 	o.m.Data = make([]float64, len(o.base))
+	o.ind32 = make([]int32, len(o.m.Ind))
+	for p, j := range o.m.Ind {
+		o.ind32[p] = int32(j)
+	}
 	if err := o.SetWeights(w); err != nil {
 		return nil, err
 	}
@@ -120,7 +131,23 @@ func (o *RowOperator) SetWeights(w []float64) error {
 func (o *RowOperator) Rows() int { return o.m.Rows }
 
 // MulVec writes the held rows of A·x into dst (len(dst) = Rows(), len(x) = n).
-func (o *RowOperator) MulVec(dst, x []float64) { o.m.MulVec(dst, x) }
+func (o *RowOperator) MulVec(dst, x []float64) {
+	a := &o.m
+	if len(dst) != a.Rows || len(x) != a.Cols {
+		panic(fmt.Sprintf("npkl: MulVec: len(dst) = %d, len(x) = %d, operator rows %d×%d", len(dst), len(x), a.Rows, a.Cols))
+	}
+	sparse.ParallelRows(a.Rows, len(a.Data), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ind := o.ind32[a.Indptr[i]:a.Indptr[i+1]]
+			val := a.Data[a.Indptr[i]:a.Indptr[i+1]]
+			var s float64
+			for p, j := range ind {
+				s += val[p] * x[j]
+			}
+			dst[i] = s
+		}
+	})
+}
 
 // MulBlock writes the held rows of A·x into dst (Rows()×c) for x (n×c):
 // one pass over the rows for the whole block, in parallel.
@@ -134,13 +161,30 @@ func (o *RowOperator) MulBlock(dst, x *mat.Dense) {
 	sparse.ParallelRows(a.Rows, len(a.Data)*c, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			d := rd.Data[i*rd.Stride : i*rd.Stride+c]
-			clear(d)
-			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-				v, j := a.Data[p], a.Ind[p]
-				xr := rx.Data[j*rx.Stride : j*rx.Stride+c]
-				for l, xv := range xr {
-					d[l] += v * xv
+			ind := a.Ind[a.Indptr[i]:a.Indptr[i+1]]
+			val := a.Data[a.Indptr[i]:a.Indptr[i+1]]
+			// Four columns at a time in registers: the entries of the
+			// row are read once per group of four (on letters, 2.5–2.9
+			// ms for four columns against 5.7 ms for a loop over them).
+			l := 0
+			for ; l+4 <= c; l += 4 {
+				var s0, s1, s2, s3 float64
+				for p, j := range ind {
+					v := val[p]
+					xr := rx.Data[j*rx.Stride+l : j*rx.Stride+l+4 : j*rx.Stride+l+4]
+					s0 += v * xr[0]
+					s1 += v * xr[1]
+					s2 += v * xr[2]
+					s3 += v * xr[3]
 				}
+				d[l], d[l+1], d[l+2], d[l+3] = s0, s1, s2, s3
+			}
+			for ; l < c; l++ {
+				var s0 float64
+				for p, j := range ind {
+					s0 += val[p] * rx.Data[j*rx.Stride+l]
+				}
+				d[l] = s0
 			}
 		}
 	})

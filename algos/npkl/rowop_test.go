@@ -91,17 +91,20 @@ func TestRowOperator(t *testing.T) {
 			t.Fatalf("row %d held alone: %.17g, whole operator %.17g", lo+i, v, whole[lo+i])
 		}
 	}
-	// MulBlock's columns.
-	xb := mat.NewDense(n, 3, nil)
+	// MulBlock's columns: six, so both the groups of four and the
+	// remaining columns are checked.
+	xb := mat.NewDense(n, 6, nil)
 	for i := 0; i < n; i++ {
 		xb.Set(i, 0, x[i])
 		xb.Set(i, 1, -2*x[i])
-		xb.Set(i, 2, rng.NormFloat64())
+		for j := 2; j < 6; j++ {
+			xb.Set(i, j, rng.NormFloat64())
+		}
 	}
-	yb := mat.NewDense(n, 3, nil)
+	yb := mat.NewDense(n, 6, nil)
 	op.ApplyBlock(yb, xb)
 	col, out := make([]float64, n), make([]float64, n)
-	for j := 0; j < 3; j++ {
+	for j := 0; j < 6; j++ {
 		mat.Col(col, j, xb)
 		op.Apply(out, col)
 		for i := range out {
