@@ -278,10 +278,11 @@ func (s *krylovSchur) expand(cur int) error {
 	c := mat.NewDense(cur, bs, nil)
 	// Block classical Gram–Schmidt: first against the last two blocks,
 	// where the image has its large components (the block tridiagonal
-	// part of the relation), then against the whole basis; a second
-	// pass only if that one still removed much (DGKS: some column lost
-	// more than 1 − 1/√2 of its norm), so the basis is read once per
-	// block in the usual case.
+	// part of the relation), then against the whole basis, whose
+	// subtraction is skipped when every coefficient is below orthSkip of
+	// its column's norm; a second pass only if the first still removed
+	// much (DGKS: some column lost more than 1 − 1/√2 of its norm). The
+	// basis is read once or twice per block in the usual case.
 	lo := max(0, cur-2*bs)
 	local := s.cols(lo, cur)
 	ctl := projectRows(local, w)
@@ -294,6 +295,13 @@ func (s *krylovSchur) expand(cur int) error {
 	for pass := 0; pass < 2; pass++ {
 		before := colNorms(w)
 		ct := projectRows(basis, w)
+		if negligible(ct, cur, before) {
+			// The local pass left only rounding-level components
+			// (on letters, half the blocks): subtracting them would
+			// not change the basis beyond orthogonality to ~1e-12,
+			// and it is one of the two reads of the basis.
+			break
+		}
 		subtractRows(w, basis, ct)
 		for l := 0; l < bs; l++ {
 			for i := 0; i < cur; i++ {
@@ -554,3 +562,21 @@ func colNorms(w *mat.Dense) []float64 {
 
 // epsilon is the unit round-off.
 const epsilon = 0x1p-53
+
+// orthSkip bounds the coefficients of a block against the basis, relative
+// to the block's column norms, below which the subtraction is skipped.
+const orthSkip = 1e-12
+
+// negligible reports whether every coefficient ct[l·m + i] is at most
+// orthSkip times the norm of column l.
+func negligible(ct []float64, m int, norms []float64) bool {
+	for l, nrm := range norms {
+		lim := orthSkip * nrm
+		for _, c := range ct[l*m : (l+1)*m] {
+			if !(math.Abs(c) <= lim) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -17,8 +17,9 @@ import (
 // TestScaleLettersSolvers compares the squared-hinge eigensolver variants on
 // letters (issue 24): products and time per iteration, final objective and
 // clustering accuracy. NPKL_VARIANTS lists them, comma separated, from
-// lanczos, early (Lanczos with EarlyEigTol = NPKL_EARLYTOL, default 1e-4),
-// block, blockearly.
+// auto (the default: Krylov–Schur here), lanczos, early (Lanczos with
+// EarlyEigTol = NPKL_EARLYTOL, default 1e-4), block, blockearly,
+// krylovschur (block size NPKL_BLOCK, default 4), filtered, filteredearly.
 func TestScaleLettersSolvers(t *testing.T) {
 	longOnly(t)
 	ds, err := datasets.Open("letters")
@@ -36,18 +37,22 @@ func TestScaleLettersSolvers(t *testing.T) {
 	}
 	variants := os.Getenv("NPKL_VARIANTS")
 	if variants == "" {
-		variants = "lanczos,block"
+		variants = "auto,lanczos"
 	}
 	var ref float64
 	for _, v := range strings.Split(variants, ",") {
 		opt := Options{Loss: SquaredHinge, C: 0.5, MaxRank: 100, EigTol: envFloat("NPKL_EIGTOL", 1e-8), Iters: envInt("NPKL_ITERS", 10), Backend: b, Seed: 1}
 		switch v {
+		case "lanczos":
+			opt.Eigensolver = Lanczos
 		case "early":
+			opt.Eigensolver = Lanczos
 			opt.EarlyEigTol = envFloat("NPKL_EARLYTOL", 1e-4)
 		case "block":
 			opt.Eigensolver = Block
 		case "krylovschur":
 			opt.Eigensolver = KrylovSchur
+			ksBlock = envInt("NPKL_BLOCK", 0)
 		case "filtered", "filteredearly":
 			opt.Eigensolver = Filtered
 			filterDegree = envInt("NPKL_DEGREE", filterDegree)

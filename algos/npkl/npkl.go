@@ -105,6 +105,10 @@ func (e Eigensolver) String() string {
 	return fmt.Sprintf("Eigensolver(%d)", int(e))
 }
 
+// ksBlock is KrylovSchur's block size (0: the engine's default); the
+// letters scale test sets it.
+var ksBlock int
+
 // filterDegree and filterCut tune Filtered (see there).
 var (
 	filterDegree = 8
@@ -502,7 +506,7 @@ func (s *solver) eigs(k int) (engine.EigsResult, error) {
 		return r.EigsResult, err
 	}
 	if s.opt.Eigensolver == KrylovSchur {
-		return engine.KrylovSchur(s.ctx, s.b, s.op, k, engine.LargestAlgebraic, engine.KrylovSchurOptions{Tol: s.tol, Seed: s.opt.Seed})
+		return engine.KrylovSchur(s.ctx, s.b, s.op, k, engine.LargestAlgebraic, engine.KrylovSchurOptions{Tol: s.tol, Seed: s.opt.Seed, Block: ksBlock})
 	}
 	var wasted engine.EigsResult
 	if s.opt.Eigensolver == Filtered && s.cut > 0 {
