@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/mpi"
 	"gonum.org/v1/gonum/mat"
@@ -39,10 +40,14 @@ import (
 // the communication volume and the measured cost.
 //
 // The options are those of frob.MetricOptions, the same on every rank (U0,
-// if set, has all m entries). The working set is not distributed:
-// WorkingSet must be WorkingSetOff, or WorkingSetAuto with fewer than
-// frob.WorkingSetMinTriplets triplets in all (where Learn solves the whole
-// set too); otherwise every rank refuses.
+// if set, has all m entries). With the working set (WorkingSetOn, or
+// WorkingSetAuto from frob.WorkingSetMinTriplets triplets, as in Learn) the
+// evaluations over all the triplets are distributed as above, the fixed
+// part of a round is one more Gram reduction, and each round's restricted
+// dual is gathered on every rank (its triplets and the rows they touch)
+// and solved by rank 0, which broadcasts the solution (frobws.go). A
+// cancellation on another rank is seen at the next reduction, after rank
+// 0's restricted solve.
 //
 // Cancellation is collective: a rank whose ctx is done says so in the next
 // Gram reduction, and every rank returns the best point so far with its
@@ -56,9 +61,9 @@ func FrobMetric(ctx context.Context, comm mpi.Comm, xLocal *mat.Dense, sh *Shard
 		return nil, fmt.Errorf("%w: nil shard", ErrInvalid)
 	}
 	switch opt.WorkingSet {
-	case frob.WorkingSetOff, frob.WorkingSetAuto:
+	case frob.WorkingSetOff, frob.WorkingSetAuto, frob.WorkingSetOn:
 	default:
-		return nil, fmt.Errorf("%w: distributed FrobMetric solves the whole set: WorkingSet must be off or auto (below %d triplets)", ErrInvalid, frob.WorkingSetMinTriplets)
+		return nil, fmt.Errorf("%w: unknown working-set mode %d", ErrInvalid, int(opt.WorkingSet))
 	}
 	d := 0
 	if xLocal != nil {
@@ -84,10 +89,12 @@ func FrobMetric(ctx context.Context, comm mpi.Comm, xLocal *mat.Dense, sh *Shard
 	if m == 0 {
 		return nil, fmt.Errorf("%w: no triplets on any rank", ErrInvalid)
 	}
-	if opt.WorkingSet == frob.WorkingSetAuto && m >= frob.WorkingSetMinTriplets {
-		return nil, fmt.Errorf("%w: %d triplets: frob.Learn would use its working set, which is not distributed; pass WorkingSetOff", ErrInvalid, m)
+	o := &frobOracle{comm: comm, b: b, user: ctx, n: sh.N, d: d, m: m, counts: counts, off: offsets[comm.Rank()], mloc: lp.m, lts: lp.ts}
+	if opt.WorkingSet == frob.WorkingSetOn || (opt.WorkingSet == frob.WorkingSetAuto && m >= frob.WorkingSetMinTriplets) {
+		if err := o.newWSData(xLocal, sh, s, counts); err != nil {
+			return nil, err
+		}
 	}
-	o := &frobOracle{comm: comm, b: b, user: ctx, n: sh.N, d: d, m: m, counts: counts, off: offsets[comm.Rank()], mloc: lp.m}
 	o.nt = d * (d + 1) / 2
 	o.buf = make([]float64, o.nt+1)
 	o.g = mat.NewSymDense(d, nil)
@@ -141,7 +148,14 @@ type frobOracle struct {
 	buf       []float64
 	g         *mat.SymDense // the summed Gram (rank 0: the last G evaluated)
 	local     []float64     // this rank's per-triplet values
+	// lts holds this rank's triplets on its rows and halo (nil when it has
+	// none), ws the working set's data (nil when it is off).
+	lts *constraints.TripletSet
+	ws  *wsData
 }
+
+// localTriplet returns this rank's triplet r on its local rows.
+func (o *frobOracle) localTriplet(r int) constraints.Triplet { return o.lts.Triplets[r] }
 
 func (o *frobOracle) Sizes() (n, d, m, pairs int) { return o.n, o.d, o.m, o.pairs }
 

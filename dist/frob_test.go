@@ -246,15 +246,91 @@ func TestFrobMetricCancel(t *testing.T) {
 	}
 }
 
-// TestFrobMetricRefused: the working set is refused on every rank.
+// TestFrobMetricRefused: an unknown working-set mode is refused on every
+// rank.
 func TestFrobMetricRefused(t *testing.T) {
 	errs := runRanks(2, func(c mpi.Comm) error {
-		_, err := dist.FrobMetric(context.Background(), c, nil, &dist.Shard{}, frob.MetricOptions{C: 1, WorkingSet: frob.WorkingSetOn})
+		_, err := dist.FrobMetric(context.Background(), c, nil, &dist.Shard{}, frob.MetricOptions{C: 1, WorkingSet: frob.WorkingSetMode(9)})
 		return err
 	})
 	for r, err := range errs {
 		if !errors.Is(err, dist.ErrInvalid) {
 			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
+// TestFrobMetricWorkingSet: distributed FrobMetric with the working set
+// (evaluations over all triplets distributed, each round's restricted dual
+// gathered and solved on rank 0) on P = 1, 2, 3 uneven shards, against
+// frob.Learn's working set on the whole data. Every rank returns the same
+// bits; the runs take working-set rounds (the design is exercised); each is
+// certified; and the metrics agree to 1e-9 relative, or, where the
+// one-process solve itself moves by more under one-ulp perturbations of
+// the data, within the certificates' strong-convexity bound.
+func TestFrobMetricWorkingSet(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    float64
+	}{{"wine", 10}, {"letters2000", 10}} {
+		x, y := load(t, tc.name)
+		n, _ := x.Dims()
+		ts, err := constraints.Triplets(x, y, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := frob.MetricOptions{C: tc.c, WorkingSet: frob.WorkingSetOn}
+		want, err := frob.Learn(context.Background(), x, ts, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !want.Certified || want.Rounds == 0 {
+			t.Fatalf("%s: one process: certified %v after %d working-set rounds", tc.name, want.Certified, want.Rounds)
+		}
+		var sens float64
+		var perts []*frob.MetricResult
+		for k := range 2 {
+			pert, err := frob.Learn(context.Background(), ulpPerturbed(x, k), ts, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			perts = append(perts, pert)
+			sens = math.Max(sens, relDiff(pert.M, want.M))
+		}
+		t.Logf("%s C=%g: one process: %d triplets, %d rounds, %d iterations, %d evaluations (%d over all triplets), rel.gap %.3g (%s); one ulp moves it by %.2g",
+			tc.name, tc.c, ts.Len(), want.Rounds, want.Iterations, want.Evaluations, want.FullEvaluations, want.RelGap, want.Reason, sens)
+		for _, p := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("%s/P=%d", tc.name, p), func(t *testing.T) {
+				got := distFrob(t, x, y, 3, split(n, p), opt)
+				for r, g := range got {
+					if r > 0 && (!slices.Equal(g.M.RawSymmetric().Data, got[0].M.RawSymmetric().Data) || !slices.Equal(g.U, got[0].U) ||
+						g.Primal != got[0].Primal || g.Iterations != got[0].Iterations || g.Rounds != got[0].Rounds) {
+						t.Errorf("rank %d: result differs from rank 0's", r)
+					}
+				}
+				g := got[0]
+				e := relDiff(g.M, want.M)
+				t.Logf("%d rounds, %d iterations, %d evaluations (%d over all triplets), rel.gap %.3g (%s); metric differs by %.2g relative (certificates allow %.2g)",
+					g.Rounds, g.Iterations, g.Evaluations, g.FullEvaluations, g.RelGap, g.Reason, e, certBound(g, want))
+				if !g.Certified || !(g.RelGap <= frob.DefaultGapTol) || g.Rounds == 0 {
+					t.Errorf("certified %v, rel.gap %.3g, %d rounds", g.Certified, g.RelGap, g.Rounds)
+				}
+				if math.Abs(g.DataScale-want.DataScale) > 1e-12*want.DataScale || len(g.U) != len(want.U) {
+					t.Errorf("data scale %v, %d multipliers; want %v, %d", g.DataScale, len(g.U), want.DataScale, len(want.U))
+				}
+				if sens < 1e-10 {
+					if !(e <= 1e-9) {
+						t.Errorf("metric differs by %.3g relative, want ≤ 1e-9", e)
+					}
+					return
+				}
+				if g.Dual > want.Primal || want.Dual > g.Primal {
+					t.Errorf("certificates disagree: dual %.12g primal %.12g, one process %.12g %.12g", g.Dual, g.Primal, want.Dual, want.Primal)
+				}
+				if b := math.Max(certBound(g, want), 1e-9); !(e <= b) {
+					t.Errorf("metric differs by %.3g, beyond the certificates' %.3g", e, b)
+				}
+			})
 		}
 	}
 }

@@ -39,6 +39,7 @@ type report struct {
 	RelGap        float64
 	Certified     bool
 	PerEvalMillis float64
+	Rounds        int
 	// SimpleNPKL (-algo simplenpkl).
 	LapIndptr, LapInd []int
 	LapData           []float64
@@ -131,6 +132,11 @@ func TestMpirunCorrective(t *testing.T) {
 // the strong-convexity bound √(2g₁) + √(2g₂)). This problem is
 // rounding-sensitive (TestFrobMetric: one-ulp perturbations move the
 // one-process metric by 1e-6), so the metric is not held to 1e-9.
+//
+// With -working-set on (the working set distributed: evaluations over all
+// triplets on every rank's part, each round's restricted dual solved on
+// rank 0) the same checks apply against Learn's working set, and the runs
+// must take working-set rounds.
 func TestMpirunFrob(t *testing.T) {
 	bin := mpitest.MPIProgram(t, "./internal/distrun")
 	x, y := load(t, "letters2000")
@@ -139,13 +145,23 @@ func TestMpirunFrob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := frob.Learn(context.Background(), x, ts, frob.MetricOptions{C: 10, WorkingSet: frob.WorkingSetOff})
-	if err != nil {
-		t.Fatal(err)
+	for _, ws := range []frob.WorkingSetMode{frob.WorkingSetOff, frob.WorkingSetOn} {
+		want, err := frob.Learn(context.Background(), x, ts, frob.MetricOptions{C: 10, WorkingSet: ws})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wsName := map[frob.WorkingSetMode]string{frob.WorkingSetOff: "off", frob.WorkingSetOn: "on"}[ws]
+		for _, np := range []int{2, 3} {
+			mpirunFrob(t, bin, np, wsName, want, d, ts.Len())
+		}
 	}
-	for _, np := range []int{2, 3} {
-		t.Run(fmt.Sprintf("np=%d", np), func(t *testing.T) {
-			reps := runDistrun(t, bin, np, "-data", "letters", "-rows", "2000", "-algo", "frobmetric", "-C", "10")
+}
+
+// mpirunFrob runs one case of TestMpirunFrob.
+func mpirunFrob(t *testing.T, bin string, np int, wsName string, want *frob.MetricResult, d, m int) {
+	{
+		t.Run(fmt.Sprintf("working-set=%s/np=%d", wsName, np), func(t *testing.T) {
+			reps := runDistrun(t, bin, np, "-data", "letters", "-rows", "2000", "-algo", "frobmetric", "-C", "10", "-working-set", wsName)
 			total := 0
 			for r, rep := range reps {
 				total += rep.Triplets
@@ -164,13 +180,16 @@ func TestMpirunFrob(t *testing.T) {
 				if !(e <= bound) {
 					t.Errorf("rank %d: metric differs by %.3g relative, beyond the certificates' %.3g", r, e, bound)
 				}
+				if (wsName == "on") != (rep.Rounds > 0) {
+					t.Errorf("rank %d: %d working-set rounds with -working-set %s", r, rep.Rounds, wsName)
+				}
 				if r == 0 {
-					t.Logf("np=%d: %d iterations, %d evaluations (one process %d, %d), rel.gap %.3g; metric differs by %.2g relative (certificates allow %.2g); %.2f ms per evaluation",
-						np, rep.Iterations, rep.Evaluations, want.Iterations, want.Evaluations, rep.RelGap, e, bound, rep.PerEvalMillis)
+					t.Logf("np=%d: %d iterations, %d evaluations, %d rounds (one process %d, %d, %d), rel.gap %.3g; metric differs by %.2g relative (certificates allow %.2g); %.2f ms per evaluation",
+						np, rep.Iterations, rep.Evaluations, rep.Rounds, want.Iterations, want.Evaluations, want.Rounds, rep.RelGap, e, bound, rep.PerEvalMillis)
 				}
 			}
-			if total != ts.Len() {
-				t.Errorf("%d triplets over the ranks, want %d", total, ts.Len())
+			if total != m {
+				t.Errorf("%d triplets over the ranks, want %d", total, m)
 			}
 		})
 	}

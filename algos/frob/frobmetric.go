@@ -185,10 +185,10 @@ func Learn(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt Me
 func learnNormalized(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) (*MetricResult, error) {
 	switch opt.WorkingSet {
 	case WorkingSetOn:
-		return learnWorkingSet(ctx, x, ts, opt)
+		return learnWorkingSet(ctx, localProblem{x, ts}, ts.Len(), opt)
 	case WorkingSetAuto:
 		if ts.Len() >= WorkingSetMinTriplets {
-			return learnWorkingSet(ctx, x, ts, opt)
+			return learnWorkingSet(ctx, localProblem{x, ts}, ts.Len(), opt)
 		}
 	}
 	res, err := learnWhole(ctx, x, ts, opt)

@@ -47,13 +47,36 @@ type Oracle interface {
 	JacobiDiag(diag, mu []float64, q *mat.Dense) error
 }
 
-// LearnOracle solves FrobMetric over all the oracle's triplets at once, as
-// Learn does with WorkingSetOff on data that are already normalised: the
-// result is that of Learn except that M and L are in the units of the data
-// the oracle sees and DataScale is left 0. The working set is not
-// available (opt.WorkingSet must be WorkingSetOff, or WorkingSetAuto with
-// fewer than WorkingSetMinTriplets triplets), and neither is opt.U0 with
-// another length than m.
+// WorkingSetOracle is an Oracle through which LearnOracle also runs the
+// working set (WorkingSetOn, or WorkingSetAuto from WorkingSetMinTriplets
+// triplets): the evaluations over all the triplets stay with the oracle,
+// while each round's restricted dual, on the few rows its triplets touch,
+// is gathered and solved by one process.
+type WorkingSetOracle interface {
+	Oracle
+	// Gram sets g to Σ_r w_r A_r over all m triplets (w has m weights).
+	Gram(g *mat.SymDense, w []float64) error
+	// Restrict returns the rows that the triplets idx (ascending) touch,
+	// in increasing order of their point numbers, and those triplets
+	// renumbered on them in the order of idx, the same on every process.
+	Restrict(idx []int) (*mat.Dense, *constraints.TripletSet, error)
+	// Once runs solve on one process and returns its result on every
+	// process, with the fields a working-set round reads: U, M (nil or
+	// D×D), Iterations, Evaluations, FullEvaluations, Refinements,
+	// RefineSeconds and Curve. solve does not call the oracle.
+	Once(solve func() (*MetricResult, error)) (*MetricResult, error)
+	// PositivePart returns the positive eigenpairs of the symmetric x
+	// (ascending values, vectors as D×r columns) and writes every
+	// triplet's margin ⟨A_r, (x)_+⟩ into margin.
+	PositivePart(x *mat.SymDense, margin []float64) ([]float64, *mat.Dense, error)
+}
+
+// LearnOracle solves FrobMetric over the oracle's triplets as Learn does
+// on data that are already normalised: the result is that of Learn except
+// that M and L are in the units of the data the oracle sees and DataScale
+// is left 0. The working set needs a WorkingSetOracle (otherwise
+// opt.WorkingSet must be WorkingSetOff, or WorkingSetAuto with fewer than
+// WorkingSetMinTriplets triplets); opt.U0, if set, has m entries.
 //
 // Every call to the oracle is made in the same order for the same inputs
 // by every process that runs LearnOracle with oracles that return the same
@@ -75,11 +98,19 @@ func LearnOracle(ctx context.Context, o Oracle, opt MetricOptions) (*MetricResul
 	if opt.U0 != nil && len(opt.U0) != m {
 		return nil, fmt.Errorf("%w: U0 has %d entries for %d triplets", ErrInput, len(opt.U0), m)
 	}
-	switch {
-	case opt.WorkingSet == WorkingSetOff:
-	case opt.WorkingSet == WorkingSetAuto && m < WorkingSetMinTriplets:
+	var useWS bool
+	switch opt.WorkingSet {
+	case WorkingSetOff:
+	case WorkingSetOn:
+		useWS = true
+	case WorkingSetAuto:
+		useWS = m >= WorkingSetMinTriplets
 	default:
-		return nil, fmt.Errorf("%w: the working set is not available through an oracle (%d triplets): use WorkingSetOff", ErrInput, m)
+		return nil, fmt.Errorf("%w: unknown working-set mode %d", ErrInput, int(opt.WorkingSet))
+	}
+	wo, ok := o.(WorkingSetOracle)
+	if useWS && !ok {
+		return nil, fmt.Errorf("%w: the working set needs a WorkingSetOracle (%d triplets): use WorkingSetOff", ErrInput, m)
 	}
 	sc, err := o.Norms()
 	if err != nil {
@@ -88,6 +119,9 @@ func LearnOracle(ctx context.Context, o Oracle, opt MetricOptions) (*MetricResul
 	if len(sc) != m {
 		return nil, fmt.Errorf("frob: oracle returned %d norms for %d triplets", len(sc), m)
 	}
+	if useWS {
+		return learnWorkingSet(ctx, &oracleProblem{o: wo, n: n, d: d, m: m, sc: sc}, m, opt)
+	}
 	b := engine.Or(opt.Backend)
 	ev := &metricEval{b: b, ext: o, n: n, d: d, cm: opt.C / float64(m), margin: make([]float64, m)}
 	res, err := solveWhole(ctx, b, ev, sc, opt)
@@ -95,6 +129,58 @@ func LearnOracle(ctx context.Context, o Oracle, opt MetricOptions) (*MetricResul
 		res.FullEvaluations = res.Evaluations
 	}
 	return res, err
+}
+
+// oracleProblem is a working-set problem through a WorkingSetOracle.
+type oracleProblem struct {
+	o       WorkingSetOracle
+	n, d, m int
+	sc      []float64 // ‖A_r‖_F
+}
+
+func (p *oracleProblem) evaluator(b engine.Backend, cm float64) *metricEval {
+	return &metricEval{b: b, ext: p.o, n: p.n, d: p.d, cm: cm, margin: make([]float64, p.m)}
+}
+
+func (p *oracleProblem) fixedTerm(_ *metricEval, inF []bool, cm float64) (*fixedPart, error) {
+	w := make([]float64, len(inF))
+	n := 0
+	for r, in := range inF {
+		if in {
+			w[r] = cm
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	b := mat.NewSymDense(p.d, nil)
+	if err := p.o.Gram(b, w); err != nil {
+		return nil, fmt.Errorf("frob: working set: %w", err)
+	}
+	return &fixedPart{B: b, Count: n}, nil
+}
+
+func (p *oracleProblem) restricted(ctx context.Context, inW []bool, u []float64, cm float64, opt MetricOptions, fixed *fixedPart, gapTol float64, maxIter int) (*MetricResult, error) {
+	idx := workingIndex(inW)
+	xs, sub, err := p.o.Restrict(idx)
+	if err != nil {
+		return nil, fmt.Errorf("frob: working set: %w", err)
+	}
+	so := restrictedOptions(opt, idx, u, cm, fixed, gapTol, maxIter)
+	res, err := p.o.Once(func() (*MetricResult, error) { return learnWhole(ctx, xs, sub, so) })
+	if res != nil {
+		if len(res.U) != len(idx) {
+			return nil, fmt.Errorf("frob: working set: %d multipliers for %d triplets", len(res.U), len(idx))
+		}
+		writeRestricted(u, inW, idx, res.U, cm, fixed != nil)
+	}
+	return res, err
+}
+
+func (p *oracleProblem) whole(ctx context.Context, opt MetricOptions) (*MetricResult, error) {
+	b := engine.Or(opt.Backend)
+	return solveWhole(ctx, b, p.evaluator(b, opt.C/float64(p.m)), p.sc, opt)
 }
 
 // evalExt is eval through the oracle.

@@ -418,16 +418,33 @@ type primalPoint struct {
 // certificate then uses it whenever it beats X(u). A face-Newton step
 // offers its X̂ so, and a working set's full check a round's solution.
 func (e *metricEval) tryPrimal(x *mat.SymDense) error {
-	if x == nil || e.ext != nil {
+	if x == nil {
 		return nil
 	}
-	eig, err := e.b.SymEig(x, engine.PositivePart(0), true)
-	if err != nil {
-		return fmt.Errorf("frob: eigendecomposition: %w", err)
-	}
-	pp := &primalPoint{lam: eig.Values, vec: eig.Vectors, margin: make([]float64, len(e.margin))}
-	if pp.half, pp.fixedMargin, err = e.primalAt(pp.lam, pp.vec, pp.margin); err != nil {
-		return err
+	pp := &primalPoint{margin: make([]float64, len(e.margin))}
+	if e.ext != nil {
+		// Through an oracle (which has no fixed part): its margins.
+		wo, ok := e.ext.(WorkingSetOracle)
+		if !ok {
+			return nil
+		}
+		lam, vec, err := wo.PositivePart(x, pp.margin)
+		if err != nil {
+			return err
+		}
+		pp.lam, pp.vec = lam, vec
+		for _, l := range lam {
+			pp.half += 0.5 * l * l
+		}
+	} else {
+		eig, err := e.b.SymEig(x, engine.PositivePart(0), true)
+		if err != nil {
+			return fmt.Errorf("frob: eigendecomposition: %w", err)
+		}
+		pp.lam, pp.vec = eig.Values, eig.Vectors
+		if pp.half, pp.fixedMargin, err = e.primalAt(pp.lam, pp.vec, pp.margin); err != nil {
+			return err
+		}
 	}
 	pp.scale, pp.value = e.primalValue(pp.margin, pp.half, pp.fixedMargin, 1)
 	if e.best == nil || pp.value < e.best.value {

@@ -77,11 +77,10 @@ const (
 // than wsMaxFraction·m (far from the optimum, for example at u = 0 where
 // every margin is 0), a phase of wsWholeIters L-BFGS-B iterations over all
 // triplets runs instead.
-func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) (*MetricResult, error) {
-	m := ts.Len()
+func learnWorkingSet(ctx context.Context, p wsProblem, m int, opt MetricOptions) (*MetricResult, error) {
 	b := engine.Or(opt.Backend)
 	cm := opt.C / float64(m)
-	full := newMetricEval(b, x, ts, cm)
+	full := p.evaluator(b, cm)
 	target := cmp.Or(opt.GapTol, DefaultGapTol)
 	maxIter := cmp.Or(opt.MaxIter, 20000)
 	label := fmt.Sprintf("frobmetric C=%g", opt.C)
@@ -244,7 +243,7 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 				sub.MaxIter = min(sub.MaxIter, wsWholeIters)
 				sub.Restarts, sub.NewtonSteps = -1, -1
 			}
-			res, err := learnWhole(ctx, x, ts, sub)
+			res, err := p.whole(ctx, sub)
 			if res != nil {
 				copy(u, res.U)
 				res.FullEvaluations = res.Evaluations
@@ -279,11 +278,11 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 			roundTol = target / 4 // nothing new to learn from: finish W
 		}
 		lastTol = roundTol
-		fixed, err := fixedTerm(full, inF, cm)
+		fixed, err := p.fixedTerm(full, inF, cm)
 		if err != nil {
 			return nil, err
 		}
-		res, err := solveRestricted(ctx, x, ts, inW, u, cm, opt, fixed, roundTol, maxIter-iters)
+		res, err := p.restricted(ctx, inW, u, cm, opt, fixed, roundTol, maxIter-iters)
 		if res != nil {
 			absorb(res)
 			if res.Refinements > 0 {
@@ -300,18 +299,77 @@ func learnWorkingSet(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	return result(), nil
 }
 
+// wsProblem is the problem a working-set solve works on: one process's
+// data and triplets (localProblem), or an oracle's (oracleProblem), whose
+// evaluations over all the triplets are distributed while the restricted
+// solves run on the working set's rows, gathered.
+type wsProblem interface {
+	// evaluator returns an evaluator over all the triplets with box cm.
+	evaluator(b engine.Backend, cm float64) *metricEval
+	// fixedTerm returns B = cm·Σ_{r∈F} A_r over the triplets with inF and
+	// |F|; nil when F is empty.
+	fixedTerm(full *metricEval, inF []bool, cm float64) (*fixedPart, error)
+	// restricted solves the dual restricted to the triplets with inW
+	// (solveRestricted).
+	restricted(ctx context.Context, inW []bool, u []float64, cm float64, opt MetricOptions, fixed *fixedPart, gapTol float64, maxIter int) (*MetricResult, error)
+	// whole solves over all the triplets with opt (its U0 the start).
+	whole(ctx context.Context, opt MetricOptions) (*MetricResult, error)
+}
+
+// localProblem is a working-set problem on this process's data.
+type localProblem struct {
+	x  *mat.Dense
+	ts *constraints.TripletSet
+}
+
+func (p localProblem) evaluator(b engine.Backend, cm float64) *metricEval {
+	return newMetricEval(b, p.x, p.ts, cm)
+}
+
+func (p localProblem) fixedTerm(full *metricEval, inF []bool, cm float64) (*fixedPart, error) {
+	return fixedTerm(full, inF, cm)
+}
+
+func (p localProblem) restricted(ctx context.Context, inW []bool, u []float64, cm float64, opt MetricOptions, fixed *fixedPart, gapTol float64, maxIter int) (*MetricResult, error) {
+	return solveRestricted(ctx, p.x, p.ts, inW, u, cm, opt, fixed, gapTol, maxIter)
+}
+
+func (p localProblem) whole(ctx context.Context, opt MetricOptions) (*MetricResult, error) {
+	return learnWhole(ctx, p.x, p.ts, opt)
+}
+
 // solveRestricted solves the FrobMetric dual over the triplets r with
 // inW[r] (u_r = 0 elsewhere, box C/m = cm) from u, on the rows of x those
 // triplets touch, and writes the solution into u. The returned result is
 // the restricted one (its counts and curve), or nil if nothing ran.
 func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, inW []bool, u []float64, cm float64, opt MetricOptions, fixed *fixedPart, gapTol float64, maxIter int) (*MetricResult, error) {
-	idx := make([]int, 0, 1024) // triplets of W
+	idx := workingIndex(inW)
+	xs, sub, err := restrictTo(x, ts, idx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := learnWhole(ctx, xs, sub, restrictedOptions(opt, idx, u, cm, fixed, gapTol, maxIter))
+	if res != nil {
+		writeRestricted(u, inW, idx, res.U, cm, fixed != nil)
+	}
+	return res, err
+}
+
+// workingIndex lists the triplets with inW, ascending.
+func workingIndex(inW []bool) []int {
+	idx := make([]int, 0, 1024)
 	for r, in := range inW {
 		if in {
 			idx = append(idx, r)
 		}
 	}
-	// Renumber the points W touches, in increasing row order.
+	return idx
+}
+
+// restrictTo returns the rows of x that the triplets idx of ts touch, in
+// increasing row order, and those triplets renumbered on them (in the
+// order of idx).
+func restrictTo(x *mat.Dense, ts *constraints.TripletSet, idx []int) (*mat.Dense, *constraints.TripletSet, error) {
 	local := make([]int32, ts.N)
 	for i := range local {
 		local[i] = -1
@@ -333,15 +391,24 @@ func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 		xs.SetRow(k, x.RawRowView(i))
 	}
 	trip := make([]constraints.Triplet, len(idx))
-	u0 := make([]float64, len(idx))
 	for k, r := range idx {
 		t := ts.Triplets[r]
 		trip[k] = constraints.Triplet{I: int(local[t.I]), J: int(local[t.J]), K: int(local[t.K])}
-		u0[k] = u[r]
 	}
 	sub, err := constraints.NewTripletSet(len(rows), trip)
 	if err != nil {
-		return nil, fmt.Errorf("frob: working set: %w", err)
+		return nil, nil, fmt.Errorf("frob: working set: %w", err)
+	}
+	return xs, sub, nil
+}
+
+// restrictedOptions returns the options of a restricted solve over the
+// triplets idx from u: the same box C/m, the round's gap tolerance and
+// iteration budget, the fixed part.
+func restrictedOptions(opt MetricOptions, idx []int, u []float64, cm float64, fixed *fixedPart, gapTol float64, maxIter int) MetricOptions {
+	u0 := make([]float64, len(idx))
+	for k, r := range idx {
+		u0[k] = u[r]
 	}
 	so := opt
 	so.C = cm * float64(len(idx)) // the same box C/m
@@ -350,23 +417,26 @@ func solveRestricted(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	so.MaxIter = maxIter
 	so.fixed = fixed
 	so.Progress = progress.Prefix(opt.Progress, fmt.Sprintf("working set of %d: ", len(idx)))
-	res, err := learnWhole(ctx, xs, sub, so)
-	if res != nil {
-		held := make([]bool, len(u))
-		for r := range u {
-			held[r] = u[r] >= cm*(1-1e-12) && !inW[r]
-		}
-		for r := range u {
-			u[r] = 0
-			if fixed != nil && held[r] {
-				u[r] = cm
-			}
-		}
-		for k, r := range idx {
-			u[r] = min(res.U[k], cm)
+	return so
+}
+
+// writeRestricted writes a restricted solution uw (over the triplets idx)
+// into u: uw on W, C/m on the held triplets (with a fixed part) and 0
+// elsewhere.
+func writeRestricted(u []float64, inW []bool, idx []int, uw []float64, cm float64, hasFixed bool) {
+	held := make([]bool, len(u))
+	for r := range u {
+		held[r] = u[r] >= cm*(1-1e-12) && !inW[r]
+	}
+	for r := range u {
+		u[r] = 0
+		if hasFixed && held[r] {
+			u[r] = cm
 		}
 	}
-	return res, err
+	for k, r := range idx {
+		u[r] = min(uw[k], cm)
+	}
 }
 
 // fixedTerm returns the fixed part of a round: B = cm·Xᵀ L_F X over the

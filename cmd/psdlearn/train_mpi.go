@@ -99,8 +99,8 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 			return usagef("train: under mpirun frobmetric needs a single --C value (choosing C from a list on a validation set is not distributed), got %q", f.cList)
 		}
 		ws, err := frob.ParseWorkingSet(f.opts.WorkingSet)
-		if err != nil || ws == frob.WorkingSetOn {
-			return usagef("train: under mpirun --working-set must be auto or off (the working set is not distributed), not %q", f.opts.WorkingSet)
+		if err != nil {
+			return usagef("train: %v", err)
 		}
 		fopt = frob.MetricOptions{C: f.opts.C[0], MaxIter: f.opts.Iters, WorkingSet: ws, Backend: b}
 	default:
@@ -293,7 +293,7 @@ func trainFrobMPI(ctx context.Context, env *cmdEnv, comm mpi.Comm, x *mat.Dense,
 		md := &model.Model{
 			Kind: model.KindMetric, Algo: "frobmetric", Metric: metric, Classes: classes,
 			Info: map[string]any{
-				"data": f.dataSpec, "k": f.k, "C": opt.C, "working_set": "off", "iters": f.opts.Iters,
+				"data": f.dataSpec, "k": f.k, "C": opt.C, "working_set": cmp.Or(f.opts.WorkingSet, "auto"), "working_set_rounds": res.Rounds, "iters": f.opts.Iters,
 				"iterations": res.Iterations, "evaluations": res.Evaluations, "primal": res.Primal, "dual": res.Dual,
 				"backend": b.Name(), "triplets": sum.Triplets, "mpi_ranks": sum.Ranks,
 			},

@@ -62,6 +62,7 @@ type Report struct {
 	RelGap        float64
 	Certified     bool
 	PerEvalMillis float64
+	Rounds        int // working-set rounds (-working-set on|auto)
 	// Time in, number of and float64s sent by the collectives of
 	// dist.BoostMetric (the time includes waiting for the other ranks).
 	CommSec    float64
@@ -135,13 +136,14 @@ func main() {
 	m := flag.Int("pairs", 1000, "SimpleNPKL: random pair constraints (seed 1)")
 	npklRank := flag.Int("rank", 16, "SimpleNPKL: eigenpairs first requested")
 	c := flag.Float64("C", 10, "FrobMetric's C")
+	wsName := flag.String("working-set", "off", "FrobMetric's working set: auto, on or off")
 	out := flag.String("out", "", "write each rank's report to DIR/rank-R.json instead of stdout")
 	flag.Parse()
 	var err error
 	if *algo == "simplenpkl" {
 		err = runNPKL(*name, *rows, *k, *m, *npklRank, *c, *out)
 	} else {
-		err = run(*name, *rows, *k, *loss, *mode, *iters, *algo, *c, *out)
+		err = run(*name, *rows, *k, *loss, *mode, *iters, *algo, *c, *wsName, *out)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "distrun:", err)
@@ -154,7 +156,7 @@ func main() {
 	}
 }
 
-func run(name string, rows, k int, lossName, modeName string, iters int, algo string, c float64, out string) error {
+func run(name string, rows, k int, lossName, modeName string, iters int, algo string, c float64, wsName, out string) error {
 	if algo != "boostmetric" && algo != "frobmetric" {
 		return fmt.Errorf("unknown -algo %q", algo)
 	}
@@ -203,13 +205,17 @@ func run(name string, rows, k int, lossName, modeName string, iters int, algo st
 	var rep Report
 	var m mat.Symmetric
 	if algo == "frobmetric" {
-		res, err := dist.FrobMetric(context.Background(), tc, x, sh, frob.MetricOptions{C: c, MaxIter: iters, WorkingSet: frob.WorkingSetOff})
+		ws, err := frob.ParseWorkingSet(wsName)
+		if err != nil {
+			return err
+		}
+		res, err := dist.FrobMetric(context.Background(), tc, x, sh, frob.MetricOptions{C: c, MaxIter: iters, WorkingSet: ws})
 		if err != nil {
 			return err
 		}
 		m = res.M
 		rep = Report{Iterations: res.Iterations, Stop: res.Reason, Scale: res.DataScale, Objective: res.Primal,
-			Evaluations: res.Evaluations, Dual: res.Dual, Gap: res.Gap, RelGap: res.RelGap, Certified: res.Certified}
+			Evaluations: res.Evaluations, Dual: res.Dual, Gap: res.Gap, RelGap: res.RelGap, Certified: res.Certified, Rounds: res.Rounds}
 	} else {
 		res, err := dist.BoostMetric(context.Background(), tc, x, sh, boost.Options{Loss: loss, Mode: mode, Iters: iters})
 		if err != nil {
