@@ -101,6 +101,10 @@ type RunReport struct {
 	Rank        int     // rank of the learned K
 	Covered     bool    // whether the positive spectrum was covered
 	Iterations  int     // closed-form solves
+	// OpApplies counts the eigensolver's operator products over all the
+	// solves; Eigensolver names the eigensolver that ran.
+	OpApplies   int
+	Eigensolver string
 	// LearnSeconds is the kernel learning time, including constraint selection
 	// (the paper's CPU time, clustering excluded); ClusterSeconds the k-means
 	// time; SelectCSeconds the time spent choosing C from CGrid.
@@ -283,6 +287,7 @@ func clusterRun(ctx context.Context, lap *sparse.CSR, y []int, o ClusterOptions,
 	}
 	rr.LearnSeconds = time.Since(t0).Seconds()
 	rr.Rank, rr.Covered, rr.Iterations = res.Rank(), res.Covered, res.Iterations
+	rr.OpApplies, rr.Eigensolver = res.OpApplies, res.Eigensolver.String()
 	for _, it := range res.History {
 		rr.Objectives = append(rr.Objectives, it.Objective)
 	}
