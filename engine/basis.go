@@ -22,21 +22,74 @@ func projectRows(v, w *mat.Dense) []float64 {
 	rv, rw := v.RawMatrix(), w.RawMatrix()
 	n, m, b := rv.Rows, rv.Cols, rw.Cols
 	return streamParts(n, m*b, func(ct []float64, lo, hi int) {
+		if m <= smallCols {
+			// Inline loops: for short rows the calls would cost more
+			// than the arithmetic (the same operations and bits).
+			for i := lo; i < hi; i++ {
+				vr := rv.Data[i*rv.Stride : i*rv.Stride+m]
+				for l, a := range rw.Data[i*rw.Stride : i*rw.Stride+b] {
+					row := ct[l*m : l*m+m]
+					for j, x := range vr {
+						row[j] += a * x
+					}
+				}
+			}
+			return
+		}
 		for i := lo; i < hi; i++ {
 			addOuterRow(ct, m, rv.Data[i*rv.Stride:i*rv.Stride+m], rw.Data[i*rw.Stride:i*rw.Stride+b])
 		}
 	})
 }
 
+// smallCols is the basis width up to which the kernels run inline loops
+// (KrylovSchur's local pass against two blocks, CholQR's Gram matrix).
+const smallCols = 16
+
 // subtractRows overwrites W with W − V·C for ct = Cᵀ (b×m row-major).
 func subtractRows(w, v *mat.Dense, ct []float64) {
 	rv, rw := v.RawMatrix(), w.RawMatrix()
 	n, m, b := rv.Rows, rv.Cols, rw.Cols
 	sparse.ParallelRows(n, n*m*b, func(lo, hi int) {
+		if m <= smallCols {
+			for i := lo; i < hi; i++ {
+				vr := rv.Data[i*rv.Stride : i*rv.Stride+m]
+				wr := rw.Data[i*rw.Stride : i*rw.Stride+b]
+				for l := range wr {
+					wr[l] -= laneDot(vr, ct[l*m:l*m+m])
+				}
+			}
+			return
+		}
 		for i := lo; i < hi; i++ {
 			subDotsRow(rw.Data[i*rw.Stride:i*rw.Stride+b], rv.Data[i*rv.Stride:i*rv.Stride+m], ct, m)
 		}
 	})
+}
+
+// laneDot is v·c summed as dot4 sums (four lanes j mod 4, added as
+// (s₀ + s₁) + (s₂ + s₃)), inline.
+func laneDot(v, c []float64) float64 {
+	c = c[:len(v)]
+	var a0, a1, a2, a3 float64
+	j := 0
+	for ; j+4 <= len(v); j += 4 {
+		a0 += v[j] * c[j]
+		a1 += v[j+1] * c[j+1]
+		a2 += v[j+2] * c[j+2]
+		a3 += v[j+3] * c[j+3]
+	}
+	switch len(v) - j {
+	case 3:
+		a2 += v[j+2] * c[j+2]
+		fallthrough
+	case 2:
+		a1 += v[j+1] * c[j+1]
+		fallthrough
+	case 1:
+		a0 += v[j] * c[j]
+	}
+	return (a0 + a1) + (a2 + a3)
 }
 
 // addOuterRow adds wr[l]·vr to row l of ct (rows of length ldc).
@@ -64,12 +117,7 @@ func subDotsRow(wr, vr, ct []float64, ldc int) {
 		}
 	}
 	for ; l < len(wr); l++ {
-		var a [4]float64
-		row := ct[l*ldc : l*ldc+len(vr)]
-		for j, x := range vr {
-			a[j&3] += x * row[j]
-		}
-		wr[l] -= (a[0] + a[1]) + (a[2] + a[3])
+		wr[l] -= laneDot(vr, ct[l*ldc:l*ldc+len(vr)])
 	}
 }
 

@@ -113,6 +113,7 @@ func KrylovSchur(ctx context.Context, b Backend, op Operator, k int, which Which
 	r0 := mat.NewDense(bs, bs, nil)
 	s.orthonormalize(start, 0, r0)
 	s.cols(0, bs).Copy(start)
+	s.last = start
 	cur := bs // basis columns; the last block's image is not known yet
 	eps23 := math.Pow(epsilon, 2.0/3)
 	for restart := 0; ; restart++ {
@@ -208,6 +209,10 @@ func KrylovSchur(ctx context.Context, b Backend, op Operator, k int, which Which
 		s.h.Zero()
 		s.cols(0, p).Copy(x)
 		s.cols(p, p+bs).Copy(last)
+		s.last, s.prev = last, nil
+		if p >= bs {
+			s.prev = mat.DenseCopyOf(x.Slice(0, s.n, p-bs, p))
+		}
 		for t, j := range order[:p] {
 			s.h.Set(t, t, eig.Values[j])
 			for i := 0; i < bs; i++ {
@@ -222,14 +227,17 @@ func KrylovSchur(ctx context.Context, b Backend, op Operator, k int, which Which
 
 // krylovSchur holds the state of one KrylovSchur solve.
 type krylovSchur struct {
-	ctx     context.Context
-	b       Backend
-	impl    blas.Float64
-	op      Operator
-	n, bs   int
-	v, h    *mat.Dense // basis (n×MaxBasis) and projected matrix
-	rng     *rand.Rand
-	applies int
+	ctx   context.Context
+	b     Backend
+	impl  blas.Float64
+	op    Operator
+	n, bs int
+	v, h  *mat.Dense // basis (n×MaxBasis) and projected matrix
+	// last and prev are contiguous copies of the basis's last block and
+	// the one before (nil at the start).
+	last, prev *mat.Dense
+	rng        *rand.Rand
+	applies    int
 }
 
 // cols returns columns [lo, hi) of the basis.
@@ -270,7 +278,7 @@ func (s *krylovSchur) apply(x *mat.Dense) (*mat.Dense, error) {
 // filling the new entries of the projected matrix.
 func (s *krylovSchur) expand(cur int) error {
 	bs := s.bs
-	w, err := s.apply(s.cols(cur-bs, cur))
+	w, err := s.apply(s.last)
 	if err != nil {
 		return err
 	}
@@ -283,13 +291,21 @@ func (s *krylovSchur) expand(cur int) error {
 	// its column's norm; a second pass only if the first still removed
 	// much (DGKS: some column lost more than 1 − 1/√2 of its norm). The
 	// basis is read once or twice per block in the usual case.
-	lo := max(0, cur-2*bs)
-	local := s.cols(lo, cur)
-	ctl := projectRows(local, w)
-	subtractRows(w, local, ctl)
+	// The last two blocks are kept contiguous (s.prev, s.last): read
+	// from the strided basis, this pass cost as much as the full one.
+	ctLast := projectRows(s.last, w)
+	var ctPrev []float64
+	if s.prev != nil {
+		ctPrev = projectRows(s.prev, w)
+		subtractRows(w, s.prev, ctPrev)
+	}
+	subtractRows(w, s.last, ctLast)
 	for l := 0; l < bs; l++ {
-		for i := lo; i < cur; i++ {
-			c.Set(i, l, ctl[l*(cur-lo)+i-lo])
+		for i := 0; i < bs; i++ {
+			c.Set(cur-bs+i, l, ctLast[l*bs+i])
+			if ctPrev != nil {
+				c.Set(cur-2*bs+i, l, ctPrev[l*bs+i])
+			}
 		}
 	}
 	for pass := 0; pass < 2; pass++ {
@@ -328,6 +344,7 @@ func (s *krylovSchur) expand(cur int) error {
 	r := mat.NewDense(bs, bs, nil)
 	s.orthonormalize(w, cur, r)
 	s.cols(cur, cur+bs).Copy(w)
+	s.prev, s.last = s.last, w
 	for i := 0; i < bs; i++ {
 		for j := 0; j < bs; j++ {
 			s.h.Set(cur+i, cur-bs+j, r.At(i, j))
@@ -447,6 +464,12 @@ func (s *krylovSchur) cholQR(w *mat.Dense, r *mat.Dense) bool {
 		var nr mat.Dense
 		nr.Mul(&u, r)
 		r.Copy(&nr)
+		if pass == 0 && lo > 0.1*hi {
+			// A well-conditioned block (Cholesky diagonal within a
+			// factor 10): one pass leaves orthogonality to about
+			// ε·cond², and the second would only read it again.
+			break
+		}
 	}
 	w.Copy(q)
 	return true
