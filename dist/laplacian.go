@@ -50,100 +50,18 @@ func Laplacian(comm mpi.Comm, xLocal *mat.Dense, k int, g sparse.GraphOptions) (
 	if comm == nil {
 		return nil, fmt.Errorf("%w: nil communicator", ErrInvalid)
 	}
-	rows, d := 0, 0
-	if xLocal != nil {
-		rows, d = xLocal.Dims()
-	}
 	var lerr error
-	if k <= 0 {
-		lerr = fmt.Errorf("%w: Laplacian: k = %d, want k ≥ 1", ErrInvalid, k)
-	} else if _, err := g.WeightFunc(1); err != nil {
+	if _, err := g.WeightFunc(1); err != nil {
 		lerr = fmt.Errorf("%w: Laplacian: %w", ErrInvalid, err)
-	} else if rows > 0 {
-		if err := engine.CheckDistances("data", xLocal); err != nil {
-			lerr = fmt.Errorf("%w: Laplacian: %w", ErrInvalid, err)
-		}
 	}
-	// One Allreduce agrees on the errors and the column count.
-	agree := []float64{0, float64(d), -float64(d)}
-	if lerr != nil {
-		agree[0] = 1
-	}
-	if rows == 0 {
-		agree[1], agree[2] = math.Inf(-1), math.Inf(-1)
-	}
-	if err := comm.AllreduceMax(agree); err != nil {
-		return nil, fmt.Errorf("dist: Laplacian: %w", err)
-	}
-	if lerr != nil {
-		return nil, lerr
-	}
-	if agree[0] != 0 {
-		return nil, fmt.Errorf("%w: Laplacian: another rank refused its input", ErrRemote)
-	}
-	if math.IsInf(agree[1], -1) {
-		return nil, fmt.Errorf("%w: Laplacian: no rank has data", ErrInvalid)
-	}
-	if agree[1] != -agree[2] {
-		return nil, fmt.Errorf("%w: Laplacian: the ranks' data have %g to %g columns", ErrInvalid, -agree[2], agree[1])
-	}
-	d = int(agree[1])
-	counts, offsets, err := layout(comm, rows)
+	nl, err := knnLists(comm, xLocal, k, lerr, "Laplacian")
 	if err != nil {
 		return nil, err
 	}
+	nbs, counts, offsets := nl.nbs, nl.counts, nl.offsets
 	p, me := comm.Size(), comm.Rank()
 	n, lo := offsets[p], offsets[me]
-	if n < 2 {
-		return nil, fmt.Errorf("%w: Laplacian: %d points, need at least 2", ErrInvalid, n)
-	}
-	if k >= n {
-		return nil, fmt.Errorf("%w: Laplacian: k = %d outside [1, %d]", ErrInvalid, k, n-1)
-	}
-
-	// Ring 1: the rows of X; every local point's k nearest rows.
-	var local *mat.Dense
-	if rows > 0 {
-		local = mat.DenseCopyOf(xLocal)
-	}
-	nbs := make([][]cand, rows)
-	sizes := make([]int, p)
-	for q, nq := range counts {
-		sizes[q] = nq * d
-	}
-	err = passBlocks(comm, sizes, func(buf []float64) {
-		copy(buf, local.RawMatrix().Data)
-	}, func(q int, buf []float64) error {
-		if rows == 0 {
-			return nil
-		}
-		nq := counts[q]
-		self := q == me
-		kq := min(k, nq)
-		ref := local
-		if self {
-			kq = min(k, nq-1)
-		} else {
-			ref = mat.NewDense(nq, d, buf)
-		}
-		if kq <= 0 {
-			return nil
-		}
-		res, err := sparse.KNN(local, ref, kq, self)
-		if err != nil {
-			return fmt.Errorf("dist: Laplacian: %w", err)
-		}
-		for i := 0; i < rows; i++ {
-			idx, dd := res.Row(i)
-			for t, j := range idx {
-				nbs[i] = insert(nbs[i], cand{d: dd[t], g: offsets[q] + j}, k, lessIdx)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("dist: Laplacian: %w", err)
-	}
+	rows := counts[me]
 
 	// σ² of heat weights: the one-process sum, point by point, in rank order.
 	var mean float64
@@ -178,6 +96,7 @@ func Laplacian(comm mpi.Comm, xLocal *mat.Dense, k int, g sparse.GraphOptions) (
 			half[i] = append(half[i], sparse.HalfEdge{J: c.g, W: weight(c.d), Out: true})
 		}
 	}
+	sizes := make([]int, p)
 	for q, nq := range counts {
 		sizes[q] = 2 * nq * k
 	}
@@ -215,4 +134,117 @@ func Laplacian(comm mpi.Comm, xLocal *mat.Dense, k int, g sparse.GraphOptions) (
 		return nil, fmt.Errorf("dist: Laplacian: degrees: %w", err)
 	}
 	return &LaplacianRows{L: sparse.NormalizedLaplacianRows(s, lo, deg), Counts: counts, Offset: lo}, nil
+}
+
+// neighbourLists is every local point's k nearest rows (global numbers,
+// ascending by distance then row) over all the ranks' rows, and the layout.
+type neighbourLists struct {
+	nbs             [][]cand
+	counts, offsets []int
+	d               int
+}
+
+// knnLists validates the sharded rows (lerr: the caller's own check of its
+// other arguments, agreed on with the rest) and finds every local point's
+// k nearest rows by passing the blocks of rows round the ranks once (one
+// Bcast per block), searching each with sparse.KNN: the exact neighbours
+// of sparse.KNN on the whole data (squared Euclidean distance, ties by the
+// lower global row). It is collective; what names the caller in errors.
+func knnLists(comm mpi.Comm, xLocal *mat.Dense, k int, lerr error, what string) (*neighbourLists, error) {
+	if comm == nil {
+		return nil, fmt.Errorf("%w: nil communicator", ErrInvalid)
+	}
+	rows, d := 0, 0
+	if xLocal != nil {
+		rows, d = xLocal.Dims()
+	}
+	if lerr == nil && k <= 0 {
+		lerr = fmt.Errorf("%w: %s: k = %d, want k ≥ 1", ErrInvalid, what, k)
+	} else if lerr == nil && rows > 0 {
+		if err := engine.CheckDistances("data", xLocal); err != nil {
+			lerr = fmt.Errorf("%w: %s: %w", ErrInvalid, what, err)
+		}
+	}
+	// One Allreduce agrees on the errors and the column count.
+	agree := []float64{0, float64(d), -float64(d)}
+	if lerr != nil {
+		agree[0] = 1
+	}
+	if rows == 0 {
+		agree[1], agree[2] = math.Inf(-1), math.Inf(-1)
+	}
+	if err := comm.AllreduceMax(agree); err != nil {
+		return nil, fmt.Errorf("dist: %s: %w", what, err)
+	}
+	if lerr != nil {
+		return nil, lerr
+	}
+	if agree[0] != 0 {
+		return nil, fmt.Errorf("%w: %s: another rank refused its input", ErrRemote, what)
+	}
+	if math.IsInf(agree[1], -1) {
+		return nil, fmt.Errorf("%w: %s: no rank has data", ErrInvalid, what)
+	}
+	if agree[1] != -agree[2] {
+		return nil, fmt.Errorf("%w: %s: the ranks' data have %g to %g columns", ErrInvalid, what, -agree[2], agree[1])
+	}
+	d = int(agree[1])
+	counts, offsets, err := layout(comm, rows)
+	if err != nil {
+		return nil, err
+	}
+	p, me := comm.Size(), comm.Rank()
+	n := offsets[p]
+	if n < 2 {
+		return nil, fmt.Errorf("%w: %s: %d points, need at least 2", ErrInvalid, what, n)
+	}
+	if k >= n {
+		return nil, fmt.Errorf("%w: %s: k = %d outside [1, %d]", ErrInvalid, what, k, n-1)
+	}
+
+	// Ring 1: the rows of X; every local point's k nearest rows.
+	var local *mat.Dense
+	if rows > 0 {
+		local = mat.DenseCopyOf(xLocal)
+	}
+	nbs := make([][]cand, rows)
+	sizes := make([]int, p)
+	for q, nq := range counts {
+		sizes[q] = nq * d
+	}
+	err = passBlocks(comm, sizes, func(buf []float64) {
+		copy(buf, local.RawMatrix().Data)
+	}, func(q int, buf []float64) error {
+		if rows == 0 {
+			return nil
+		}
+		nq := counts[q]
+		self := q == me
+		kq := min(k, nq)
+		ref := local
+		if self {
+			kq = min(k, nq-1)
+		} else {
+			ref = mat.NewDense(nq, d, buf)
+		}
+		if kq <= 0 {
+			return nil
+		}
+		res, err := sparse.KNN(local, ref, kq, self)
+		if err != nil {
+			return fmt.Errorf("dist: %s: %w", what, err)
+		}
+		for i := 0; i < rows; i++ {
+			idx, dd := res.Row(i)
+			for t, j := range idx {
+				nbs[i] = insert(nbs[i], cand{d: dd[t], g: offsets[q] + j}, k, lessIdx)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dist: %s: %w", what, err)
+	}
+
+	return &neighbourLists{nbs: nbs, counts: counts, offsets: offsets, d: d}, nil
 }

@@ -124,16 +124,11 @@ func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 	}
 	n, _ := x.Dims()
 	k := cmp.Or(opt.K, 6)
-	dims := cmp.Or(opt.Dims, 2)
-	sigma := opt.Sigma
 	if k < 1 || k >= n {
 		return nil, fmt.Errorf("%w: k = %d neighbours for %d points", ErrInput, k, n)
 	}
-	if dims < 1 || dims > n {
-		return nil, fmt.Errorf("%w: %d embedding dimensions for %d points", ErrInput, dims, n)
-	}
-	if sigma != 0 && (!(sigma > 0) || math.IsInf(sigma, 0)) {
-		return nil, fmt.Errorf("%w: sigma = %v, want a finite σ > 0 (or 0 to choose it)", ErrInput, sigma)
+	if err := checkOptions(n, opt); err != nil {
+		return nil, err
 	}
 	nb, err := sparse.KNN(x, x, k, true)
 	if err != nil {
@@ -143,6 +138,49 @@ func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 	if !connected(n, edges) {
 		return nil, fmt.Errorf("%w: the %d-nearest-neighbour graph is not connected; increase k", ErrInput, k)
 	}
+	return embedGraph(ctx, n, edges, dist2, opt)
+}
+
+// checkOptions validates the options that do not depend on the graph.
+func checkOptions(n int, opt Options) error {
+	dims := cmp.Or(opt.Dims, 2)
+	if dims < 1 || dims > n {
+		return fmt.Errorf("%w: %d embedding dimensions for %d points", ErrInput, dims, n)
+	}
+	if s := opt.Sigma; s != 0 && (!(s > 0) || math.IsInf(s, 0)) {
+		return fmt.Errorf("%w: sigma = %v, want a finite σ > 0 (or 0 to choose it)", ErrInput, s)
+	}
+	return nil
+}
+
+// EmbedGraph is Embed on a neighbourhood graph given by its edges: the
+// distinct undirected pairs (A < B, sorted by A then B) of points
+// 0 … n−1, with their squared distances, such as the k-nearest-neighbour
+// edges Embed computes itself (package dist builds them on sharded rows).
+// Options.K is not used. The graph must be connected.
+func EmbedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64, opt Options) (*Embedding, error) {
+	if err := checkOptions(n, opt); err != nil {
+		return nil, err
+	}
+	if len(edges) != len(dist2) {
+		return nil, fmt.Errorf("%w: %d edges and %d distances", ErrInput, len(edges), len(dist2))
+	}
+	for t, e := range edges {
+		if e.A < 0 || e.A >= e.B || e.B >= n || !(dist2[t] >= 0) || math.IsInf(dist2[t], 0) ||
+			(t > 0 && (e.A < edges[t-1].A || (e.A == edges[t-1].A && e.B <= edges[t-1].B))) {
+			return nil, fmt.Errorf("%w: edge %d (%d, %d) at squared distance %v: want sorted distinct pairs 0 ≤ A < B < %d and finite distances ≥ 0", ErrInput, t, e.A, e.B, dist2[t], n)
+		}
+	}
+	if !connected(n, edges) {
+		return nil, fmt.Errorf("%w: the neighbourhood graph is not connected", ErrInput)
+	}
+	return embedGraph(ctx, n, edges, dist2, opt)
+}
+
+// embedGraph is EmbedGraph on validated input.
+func embedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64, opt Options) (*Embedding, error) {
+	dims := cmp.Or(opt.Dims, 2)
+	sigma := opt.Sigma
 	// Scale-free formulation: squared distances in units of their mean.
 	unit, scale2 := unitDistances(dist2)
 	if !(scale2 > 0) {

@@ -414,3 +414,39 @@ func TestEdgeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedGraph: Embed is EmbedGraph on the kNN edges (the same
+// embedding to the last bit), and EmbedGraph rejects malformed graphs.
+func TestEmbedGraph(t *testing.T) {
+	x, _, _ := swissRoll(120, 3)
+	opt := Options{K: 6, Dims: 2, Inequalities: true, SDP: sdp.Options{MaxIter: 300}}
+	want, err := Embed(context.Background(), x, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := EmbedGraph(context.Background(), 120, want.Edges, want.Dist2, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(got.Coords, want.Coords) || got.Iterations != want.Iterations || got.Sigma != want.Sigma {
+		t.Errorf("EmbedGraph differs from Embed: %d iterations against %d", got.Iterations, want.Iterations)
+	}
+	e := want.Edges
+	for _, tc := range []struct {
+		name  string
+		n     int
+		edges []engine.Pair
+		dist2 []float64
+	}{
+		{"lengths", 120, e, want.Dist2[1:]},
+		{"unsorted", 120, append([]engine.Pair{e[1], e[0]}, e[2:]...), want.Dist2},
+		{"A ≥ B", 120, append([]engine.Pair{{A: e[0].B, B: e[0].A}}, e[1:]...), want.Dist2},
+		{"outside", 100, e, want.Dist2},
+		{"disconnected", 120, e[:10], want.Dist2[:10]},
+		{"NaN distance", 120, e, append([]float64{math.NaN()}, want.Dist2[1:]...)},
+	} {
+		if _, err := EmbedGraph(context.Background(), tc.n, tc.edges, tc.dist2, opt); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}

@@ -18,7 +18,6 @@ import (
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Distributed clustering: `mpirun -np P psdlearn cluster --algo simplenpkl
@@ -135,50 +134,12 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 	// its file; otherwise every rank parses the data and keeps its block
 	// (as train does).
 	t := time.Now()
-	var (
-		x              *mat.Dense
-		yLocal         []float64
-		n, dim, lo, hi int
-		name           string
-		classes        []string
-		dataInfo       *model.DataInfo // rank 0's description of the whole data, for --out
-	)
-	if strings.Contains(c.spec, rankPlaceholder) {
-		sh, err := loadRankShard(comm, "cluster", c.spec, c.labelCol, loadData)
-		if err != nil {
-			return err
-		}
-		x, n, lo, classes = sh.x, sh.n, sh.lo, sh.classes
-		_, dim = x.Dims()
-		hi = lo + len(sh.y)
-		yLocal = make([]float64, len(sh.y))
-		for i, v := range sh.y {
-			yLocal[i] = float64(v)
-		}
-		name = c.spec
-		// No rank holds the whole data to hash it: the model records its
-		// name and shape only.
-		dataInfo = &model.DataInfo{Rows: n, Features: dim}
-	} else {
-		ds, err := loadData(c.spec, c.labelCol)
-		if err != nil {
-			return err
-		}
-		n, dim = ds.X.Dims()
-		if n < 2*p {
-			return usagef("cluster: %d rows for %d ranks: every rank needs at least 2 rows", n, p)
-		}
-		lo, hi = r*n/p, (r+1)*n/p
-		x = mat.DenseCopyOf(ds.X.Slice(lo, hi, 0, dim))
-		yLocal = make([]float64, hi-lo)
-		for i := range yLocal {
-			yLocal[i] = float64(ds.Y[lo+i])
-		}
-		name, classes = ds.Name, ds.Classes
-		if r == 0 && c.out != "" {
-			dataInfo = model.DescribeData(ds.Name, ds.X, ds.Y, ds.Classes)
-		}
+	rows, err := loadMPIRows(comm, "cluster", c.spec, c.labelCol, 2, nil)
+	if err != nil {
+		return err
 	}
+	x, n, dim, lo, name, classes, dataInfo := rows.x, rows.n, rows.dim, rows.lo, rows.name, rows.classes, rows.info
+	hi := lo + len(rows.yLocal)
 	if err := checkKernelOut("cluster", c.out, n); err != nil {
 		return err
 	}
@@ -199,15 +160,13 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 
 	// The pairs are drawn from all the labels, as npkl.Cluster's run 1 draws them.
 	t = time.Now()
-	yf := make([]float64, n)
-	if err := comm.Allgatherv(yLocal, yf, lr.Counts); err != nil {
+	y, err := rows.allLabels(comm, lr.Counts)
+	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	y := make([]int, n)
 	distinct := map[int]bool{}
-	for i, v := range yf {
-		y[i] = int(v)
-		distinct[y[i]] = true
+	for _, v := range y {
+		distinct[v] = true
 	}
 	if len(distinct) < 2 {
 		return fmt.Errorf("cluster: the labels have a single class; the protocol needs at least two")

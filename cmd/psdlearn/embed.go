@@ -180,41 +180,72 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := loadData(dataSpec, labelCol)
-	if err != nil {
-		return err
-	}
-	if err := checkKernelOut("embed", modelOut, d.Len()); err != nil {
-		return err
-	}
-	x := d.X
-	if standardize {
-		s, err := data.FitStandardizer(x)
-		if err != nil {
-			return err
-		}
-		if x, err = s.Apply(x); err != nil {
-			return err
-		}
-	}
-	// Under mpirun (embed_mpi.go) the negative parts are computed on
-	// PARPACK across the ranks; everything else is replicated, and only
-	// rank 0 reports and writes.
-	eigs, ranks, rank, closeMPI, err := embedMPI(env, &m, solver, d.Len())
+	// Under mpirun (embed_mpi.go) every rank holds a block of the rows
+	// (one file per rank with {rank} in --data), the kNN graph is built
+	// across the ranks and the negative parts are computed on PARPACK;
+	// the rest of the solve is replicated, and only rank 0 reports and
+	// writes.
+	comm, closeMPI, err := embedMPI(env, &m, solver)
 	if err != nil {
 		return err
 	}
 	defer closeMPI()
+	var prep func(*mat.Dense) (*mat.Dense, error)
+	if standardize {
+		prep = func(x *mat.Dense) (*mat.Dense, error) {
+			s, err := data.FitStandardizer(x)
+			if err != nil {
+				return nil, err
+			}
+			return s.Apply(x)
+		}
+	}
+	var (
+		d        *data.Dataset   // the outputs' labels (and, in one process, the data)
+		dataInfo *model.DataInfo // the data's description for --model
+		x        *mat.Dense
+		sh       *embedShard // under mpirun
+		ranks    = 1
+		rank     = 0
+	)
+	if comm == nil {
+		if d, err = loadData(dataSpec, labelCol); err != nil {
+			return err
+		}
+		x = d.X
+		if prep != nil {
+			if x, err = prep(x); err != nil {
+				return err
+			}
+		}
+		dataInfo = model.DescribeData(dataSpec, d.X, d.Y, d.Classes)
+	} else {
+		if sh, err = loadEmbedShard(env, comm, dataSpec, labelCol, k, prep); err != nil {
+			return err
+		}
+		d, dataInfo, ranks, rank = sh.labels, sh.info, comm.Size(), comm.Rank()
+	}
+	n, inDim := sh.size(x)
+	if err := checkKernelOut("embed", modelOut, n); err != nil {
+		return err
+	}
 	budget := iters
 	if budget == 0 {
 		budget = 20000 // frob.SDPOptions.MaxIter's default
 	}
 	progress := newProgress(env).withTotal(budget)
 	start := time.Now()
-	emb, err := mvu.Embed(ctx, x, mvu.Options{
+	mopt := mvu.Options{
 		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty, RelaxIter: relaxIters,
-		SDP: sdp.Options{Method: m, MaxIter: iters, GapTol: gapTol, FeasTol: feasTol, Backend: b, Seed: seed, Progress: progress.event, Eigensolver: solver, Eigs: eigs, NoShiftInvert: !shiftInvert},
-	})
+		SDP: sdp.Options{Method: m, MaxIter: iters, GapTol: gapTol, FeasTol: feasTol, Backend: b, Seed: seed, Progress: progress.event, Eigensolver: solver, NoShiftInvert: !shiftInvert},
+	}
+	var emb *mvu.Embedding
+	if sh == nil {
+		emb, err = mvu.Embed(ctx, x, mopt)
+	} else {
+		mopt.SDP.Eigs = sh.eigs
+		emb, err = mvu.EmbedGraph(ctx, n, sh.edges, sh.dist2, mopt)
+	}
 	if err != nil {
 		return err
 	}
@@ -242,7 +273,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	sum := embedSummary{
 		Algo: "mvu", Backend: b.Name(), Data: dataSpec, Method: sol.Method.String(),
-		N: d.Len(), InputDim: d.Dim(), Dims: dims, K: k, Sigma: sigma, Constraints: cons,
+		N: n, InputDim: inDim, Dims: dims, K: k, Sigma: sigma, Constraints: cons,
 		Edges: len(emb.Edges), Iterations: emb.Iterations, Evaluations: emb.Evaluations, RelaxIterations: relaxIterations,
 		TrainSeconds: elapsed, Objective: finiteOrNil(sol.Primal), DualObjective: finiteOrNil(sol.Dual),
 		DualityGap: finiteOrNil(sol.RelGap), MaxViolation: finiteOrNil(sol.MaxViolation),
@@ -263,7 +294,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	if modelOut != "" {
-		m, err := embedKernelModel(emb, d, dataSpec, b.Name(), seed, cmp.Or(gapTol, sdp.DefaultGapTol), map[string]any{
+		m, err := embedKernelModel(emb, d.Classes, dataInfo, b.Name(), seed, cmp.Or(gapTol, sdp.DefaultGapTol), map[string]any{
 			"data": dataSpec, "k": k, "sigma": sigma, "dims": dims, "inequalities": inequalities, "penalty": penalty,
 			"standardize": standardize, "method": sol.Method.String(), "iterations": emb.Iterations, "seed": seed,
 			"objective": sol.Primal, "dual_objective": sol.Dual, "duality_gap": sol.RelGap, "max_violation": sol.MaxViolation,
@@ -321,7 +352,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 // of O(n·r²), no n×n matrix formed. Columns with σ = 0 are dropped. Like
 // the other learned kernels it is transductive: MVU defines no embedding
 // of new points.
-func embedKernelModel(emb *mvu.Embedding, d *data.Dataset, spec, backend string, seed uint64, gapTol float64, info map[string]any) (*model.Model, error) {
+func embedKernelModel(emb *mvu.Embedding, classes []string, dataInfo *model.DataInfo, backend string, seed uint64, gapTol float64, info map[string]any) (*model.Model, error) {
 	f := emb.Solution.Factor
 	if f == nil {
 		return nil, fmt.Errorf("the solution has no factor")
@@ -353,8 +384,8 @@ func embedKernelModel(emb *mvu.Embedding, d *data.Dataset, spec, backend string,
 	sol := emb.Solution
 	cert := &model.Certificate{Converged: sol.Certified, Gap: sol.RelGap, Tolerance: gapTol, Reason: sol.Reason}
 	prov := model.NewProvenance(backend, seed)
-	prov.Data = model.DescribeData(spec, d.X, d.Y, d.Classes)
-	return &model.Model{Kind: model.KindKernel, Algo: "mvu", Kernel: k, Classes: d.Classes, Info: info, Certificate: cert, Provenance: prov}, nil
+	prov.Data = dataInfo
+	return &model.Model{Kind: model.KindKernel, Algo: "mvu", Kernel: k, Classes: classes, Info: info, Certificate: cert, Provenance: prov}, nil
 }
 
 // edgeErrors returns the mean and largest relative error |d̂² − d²|/d² of

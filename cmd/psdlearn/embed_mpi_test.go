@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,7 +27,10 @@ import (
 // the same options), and the two dual objectives, each within the gap
 // tolerance of the optimum, must agree to twice that. -np 2 runs the
 // default shift-and-invert (each rank solves the whole system), -np 3
-// --shift-invert=false (every product split by rows). (PARPACK's rounding differs from ARPACK's, so the
+// --shift-invert=false (every product split by rows), and -np 2 once more
+// on the roll written as one file per rank (--data roll-{rank}.csv, 120 and
+// 80 rows: each rank reads only its rows and the kNN graph is built across
+// the ranks). (PARPACK's rounding differs from ARPACK's, so the
 // iterates drift apart; the exactness of the distributed eigensolves is
 // dist's TestEigsMVUFake: the one-process result to the last bit on fake
 // ranks.)
@@ -43,9 +48,28 @@ func TestEmbedMPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, np := range []int{2, 3} {
+	// The same roll in one file per rank, split unevenly (120 + 80 rows),
+	// with exact decimal digits: every rank reads only its rows.
+	for r, rows := range [][2]int{{0, 120}, {120, 200}} {
+		var sb strings.Builder
+		sb.WriteString("x1,x2,x3,label\n")
+		for i := rows[0]; i < rows[1]; i++ {
+			for j := 0; j < 3; j++ {
+				sb.WriteString(strconv.FormatFloat(x.At(i, j), 'g', -1, 64) + ",")
+			}
+			sb.WriteString(strconv.Itoa(i%2) + "\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("roll-%d.csv", r)), []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		np   int
+		data string
+	}{{2, "swissroll:200"}, {3, "swissroll:200"}, {2, filepath.Join(dir, "roll-{rank}.csv")}} {
+		np := tc.np
 		out := filepath.Join(dir, "emb.csv")
-		args := []string{bin, "embed", "--data", "swissroll:200", "--inequalities", "--gap-tol", "1e-4", "--feas-tol", "1e-3", "--backend", "native", "--json", "--quiet", "--out", out}
+		args := []string{bin, "embed", "--data", tc.data, "--inequalities", "--gap-tol", "1e-4", "--feas-tol", "1e-3", "--backend", "native", "--json", "--quiet", "--out", out}
 		if np == 3 {
 			// Every product split by rows.
 			args = append(args, "--shift-invert=false")
@@ -69,7 +93,7 @@ func TestEmbedMPI(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 			t.Fatalf("-np %d: %v\n%s", np, err, stdout)
 		}
-		t.Logf("-np %d: %+v; one process: dual %.12g, %d iterations, %d products", np, sum, want.Solution.Dual, want.Iterations, want.OperatorProducts)
+		t.Logf("-np %d, %s: %+v; one process: dual %.12g, %d iterations, %d products", np, tc.data, sum, want.Solution.Dual, want.Iterations, want.OperatorProducts)
 		if sum.Ranks != np || sum.N != 200 || sum.OperatorProducts == 0 || sum.Method != "sparse" {
 			t.Errorf("-np %d: summary %+v", np, sum)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/mpi"
 	"gonum.org/v1/gonum/mat"
 )
@@ -110,4 +111,84 @@ func twos(p int) []int {
 		c[i] = 2
 	}
 	return c
+}
+
+// mpiRows is one rank's block of the rows of a data set under mpirun, with
+// what every rank knows of the whole: see loadMPIRows.
+type mpiRows struct {
+	x          *mat.Dense // this rank's rows
+	yLocal     []int      // their labels
+	n, dim, lo int        // rows over all ranks, features, this rank's first row
+	name       string
+	classes    []string
+	// info describes the whole data for a model file (rank 0 only): its
+	// name, shape and hash, or only its shape when no rank holds it all.
+	info *model.DataInfo
+}
+
+// loadMPIRows loads this rank's rows of spec: with rankPlaceholder in it,
+// rank r reads only its own file (loadRankShard); otherwise every rank
+// parses the data and keeps the block r·n/P … (r+1)·n/P − 1, as train
+// does. Every rank needs at least minRows rows. prep, if not nil,
+// transforms the whole data before the split (standardisation, fitted on
+// all the rows as in one process); it needs every rank to read the whole
+// data, so with rankPlaceholder it is a usage error.
+func loadMPIRows(comm mpi.Comm, cmd, spec, labelCol string, minRows int, prep func(*mat.Dense) (*mat.Dense, error)) (*mpiRows, error) {
+	p, r := comm.Size(), comm.Rank()
+	out := &mpiRows{name: spec}
+	if strings.Contains(spec, rankPlaceholder) {
+		if prep != nil {
+			return nil, usagef("%s: with one file per rank (%s) the data cannot be standardised across the files: standardise them beforehand", cmd, rankPlaceholder)
+		}
+		sh, err := loadRankShard(comm, cmd, spec, labelCol, loadData)
+		if err != nil {
+			return nil, err
+		}
+		out.x, out.yLocal, out.n, out.lo, out.classes = sh.x, sh.y, sh.n, sh.lo, sh.classes
+		_, out.dim = sh.x.Dims()
+		// No rank holds the whole data to hash it: the model records its
+		// shape only.
+		out.info = &model.DataInfo{Rows: out.n, Features: out.dim}
+		return out, nil
+	}
+	ds, err := loadData(spec, labelCol)
+	if err != nil {
+		return nil, err
+	}
+	out.n, out.dim = ds.X.Dims()
+	if out.n < minRows*p {
+		return nil, usagef("%s: %d rows for %d ranks: every rank needs at least %d rows", cmd, out.n, p, minRows)
+	}
+	x := ds.X
+	if prep != nil {
+		if x, err = prep(x); err != nil {
+			return nil, err
+		}
+	}
+	lo, hi := r*out.n/p, (r+1)*out.n/p
+	out.x = mat.DenseCopyOf(x.Slice(lo, hi, 0, out.dim))
+	out.yLocal = append([]int(nil), ds.Y[lo:hi]...)
+	out.lo, out.name, out.classes = lo, ds.Name, ds.Classes
+	if r == 0 {
+		out.info = model.DescribeData(ds.Name, ds.X, ds.Y, ds.Classes)
+	}
+	return out, nil
+}
+
+// allLabels gathers every rank's labels on every rank (counts: the ranks'
+// row counts).
+func (m *mpiRows) allLabels(comm mpi.Comm, counts []int) ([]int, error) {
+	send := make([]float64, len(m.yLocal))
+	for i, v := range m.yLocal {
+		send[i] = float64(v)
+	}
+	all := make([]float64, m.n)
+	if err := comm.Allgatherv(send, all, counts); err != nil {
+		return nil, err
+	}
+	y := make([]int, m.n)
+	for i, v := range all {
+		y[i] = int(v)
+	}
+	return y, nil
 }
