@@ -54,7 +54,7 @@ const (
 	// Auto, the default, is KrylovSchur on operators of dimension at least
 	// AutoKrylovSchurDim and Lanczos below. On all 20,000 letters (100
 	// eigenpairs, 10 squared-hinge iterations) Krylov–Schur takes about
-	// 0.6 of ARPACK's time (docs/eigen-sequences.md, seventh round);
+	// 0.4 of ARPACK's time (docs/eigen-sequences.md, seventh round);
 	// below, both take well under a second and ARPACK is the reference.
 	Auto Eigensolver = iota
 	// Lanczos is the backend's implicitly restarted Lanczos (ARPACK on the
