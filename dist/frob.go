@@ -257,12 +257,18 @@ func (o *frobOracle) Eval(u, margin []float64) ([]float64, *mat.Dense, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return lam, vec, o.margins(margin, lam, vec)
+}
+
+// margins computes this rank's triplets' margins ⟨A_r, V diag(λ) Vᵀ⟩ and
+// gathers all m of them into margin.
+func (o *frobOracle) margins(margin, lam []float64, vec *mat.Dense) error {
 	if o.part != nil {
 		if err := o.part.Margins(o.local, lam, vec); err != nil {
-			return nil, nil, fmt.Errorf("dist: %w", err)
+			return fmt.Errorf("dist: %w", err)
 		}
 	}
-	return lam, vec, o.gather(margin, "margins")
+	return o.gather(margin, "margins")
 }
 
 func (o *frobOracle) Eig() ([]float64, *mat.Dense, error) {

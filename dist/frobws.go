@@ -77,12 +77,7 @@ func (o *frobOracle) PositivePart(x *mat.SymDense, margin []float64) ([]float64,
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.part != nil {
-		if err := o.part.Margins(o.local, lam, vec); err != nil {
-			return nil, nil, fmt.Errorf("dist: %w", err)
-		}
-	}
-	return lam, vec, o.gather(margin, "margins")
+	return lam, vec, o.margins(margin, lam, vec)
 }
 
 // Restrict gathers the triplets idx (ascending, the same on every rank) and

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/psdlearn/psdlearn/internal/f64"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -14,7 +15,8 @@ import (
 // touches only row i of W and the small matrix C, which stay in cache.
 // The kernels below stream the rows in parallel (partial sums over fixed
 // blocks of rows, added in block order, so results do not depend on
-// GOMAXPROCS), four columns of W at a time with AVX2 on amd64.
+// GOMAXPROCS), four columns of W at a time (internal/f64's Axpy4 and
+// Dot4, AVX2 on amd64).
 
 // projectRows returns Cᵀ = (VᵀW)ᵀ as a b×m row-major slice for V (n×m)
 // and W (n×b).
@@ -56,7 +58,7 @@ func subtractRows(w, v *mat.Dense, ct []float64) {
 				vr := rv.Data[i*rv.Stride : i*rv.Stride+m]
 				wr := rw.Data[i*rw.Stride : i*rw.Stride+b]
 				for l := range wr {
-					wr[l] -= laneDot(vr, ct[l*m:l*m+m])
+					wr[l] -= f64.Dot(vr, ct[l*m:l*m+m])
 				}
 			}
 			return
@@ -67,36 +69,11 @@ func subtractRows(w, v *mat.Dense, ct []float64) {
 	})
 }
 
-// laneDot is v·c summed as dot4 sums (four lanes j mod 4, added as
-// (s₀ + s₁) + (s₂ + s₃)), inline.
-func laneDot(v, c []float64) float64 {
-	c = c[:len(v)]
-	var a0, a1, a2, a3 float64
-	j := 0
-	for ; j+4 <= len(v); j += 4 {
-		a0 += v[j] * c[j]
-		a1 += v[j+1] * c[j+1]
-		a2 += v[j+2] * c[j+2]
-		a3 += v[j+3] * c[j+3]
-	}
-	switch len(v) - j {
-	case 3:
-		a2 += v[j+2] * c[j+2]
-		fallthrough
-	case 2:
-		a1 += v[j+1] * c[j+1]
-		fallthrough
-	case 1:
-		a0 += v[j] * c[j]
-	}
-	return (a0 + a1) + (a2 + a3)
-}
-
 // addOuterRow adds wr[l]·vr to row l of ct (rows of length ldc).
 func addOuterRow(ct []float64, ldc int, vr, wr []float64) {
 	l := 0
 	for ; l+4 <= len(wr); l += 4 {
-		axpy4(vr, (*[4]float64)(wr[l:l+4]), ct[l*ldc:], ldc)
+		f64.Axpy4((*[4]float64)(wr[l:l+4]), vr, ct[l*ldc:], ldc)
 	}
 	for ; l < len(wr); l++ {
 		a, row := wr[l], ct[l*ldc:l*ldc+len(vr)]
@@ -111,45 +88,14 @@ func addOuterRow(ct []float64, ldc int, vr, wr []float64) {
 func subDotsRow(wr, vr, ct []float64, ldc int) {
 	l := 0
 	for ; l+4 <= len(wr); l += 4 {
-		d := dot4(vr, ct[l*ldc:], ldc)
+		d := f64.Dot4(vr, ct[l*ldc:], ldc)
 		for t := range d {
 			wr[l+t] -= d[t]
 		}
 	}
 	for ; l < len(wr); l++ {
-		wr[l] -= laneDot(vr, ct[l*ldc:l*ldc+len(vr)])
+		wr[l] -= f64.Dot(vr, ct[l*ldc:l*ldc+len(vr)])
 	}
-}
-
-// axpy4 adds w[l]·v to rows l = 0..3 of ct (rows at offsets l·ldc): with
-// AVX2 on amd64 (products and sums rounded separately, as in Go), the
-// rest in Go.
-func axpy4(v []float64, w *[4]float64, ct []float64, ldc int) {
-	j0 := axpy4Fast(v, w, ct, ldc)
-	for l, a := range w {
-		row := ct[l*ldc : l*ldc+len(v)]
-		for j := j0; j < len(v); j++ {
-			row[j] += a * v[j]
-		}
-	}
-}
-
-// dot4 returns the dot products of v with rows 0..3 of ct (rows at
-// offsets l·ldc), each summed in four lanes (the terms j ≡ k mod 4, in
-// order) added as (s₀ + s₁) + (s₂ + s₃): the order of the AVX2 kernel,
-// which does the first len(v) &^ 3 terms on amd64, so both paths give the
-// same bits.
-func dot4(v, ct []float64, ldc int) (d [4]float64) {
-	var acc [16]float64
-	j0 := dot4Fast(v, ct, ldc, &acc)
-	for l := range d {
-		row, a := ct[l*ldc:l*ldc+len(v)], acc[4*l:4*l+4]
-		for j := j0; j < len(v); j++ {
-			a[j&3] += v[j] * row[j]
-		}
-		d[l] = (a[0] + a[1]) + (a[2] + a[3])
-	}
-	return d
 }
 
 // streamBlock is the number of rows per partial sum of streamParts.

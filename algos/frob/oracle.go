@@ -143,14 +143,7 @@ func (p *oracleProblem) evaluator(b engine.Backend, cm float64) *metricEval {
 }
 
 func (p *oracleProblem) fixedTerm(_ *metricEval, inF []bool, cm float64) (*fixedPart, error) {
-	w := make([]float64, len(inF))
-	n := 0
-	for r, in := range inF {
-		if in {
-			w[r] = cm
-			n++
-		}
-	}
+	w, n := heldWeights(inF, cm)
 	if n == 0 {
 		return nil, nil
 	}

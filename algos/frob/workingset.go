@@ -442,14 +442,7 @@ func writeRestricted(u []float64, inW []bool, idx []int, uw []float64, cm float6
 // fixedTerm returns the fixed part of a round: B = cm·Xᵀ L_F X over the
 // triplets with inF, and |F|; nil when F is empty.
 func fixedTerm(full *metricEval, inF []bool, cm float64) (*fixedPart, error) {
-	w := make([]float64, len(inF))
-	n := 0
-	for r, in := range inF {
-		if in {
-			w[r] = cm
-			n++
-		}
-	}
+	w, n := heldWeights(inF, cm)
 	if n == 0 {
 		return nil, nil
 	}
@@ -463,4 +456,18 @@ func fixedTerm(full *metricEval, inF []bool, cm float64) (*fixedPart, error) {
 		return nil, fmt.Errorf("frob: working set: weighted Gram: %w", err)
 	}
 	return &fixedPart{B: b, Count: n}, nil
+}
+
+// heldWeights returns the weights of a round's fixed part (cm on the
+// triplets with inF, 0 elsewhere) and their number.
+func heldWeights(inF []bool, cm float64) ([]float64, int) {
+	w := make([]float64, len(inF))
+	n := 0
+	for r, in := range inF {
+		if in {
+			w[r] = cm
+			n++
+		}
+	}
+	return w, n
 }

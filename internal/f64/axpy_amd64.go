@@ -12,3 +12,12 @@ var useAVX2 = cpu.X86.HasAVX2
 //
 //go:noescape
 func axpyAVX2(alpha float64, x, y []float64)
+
+// axpy4AVX2 and dot4AVX2 (axpy4_amd64.s) are Axpy4's and Dot4's loops on
+// the first n entries, n a multiple of 4.
+//
+//go:noescape
+func axpy4AVX2(n int, v *float64, w *[4]float64, ct *float64, ldc int)
+
+//go:noescape
+func dot4AVX2(n int, v *float64, ct *float64, ldc int, acc *[16]float64)

@@ -93,3 +93,62 @@ func axpyGeneric(alpha float64, x, y []float64) {
 		y[i] += alpha * x[i]
 	}
 }
+
+// Axpy4 adds w[l]·v to the rows l = 0..3 of c (row l is c[l·ldc:], at
+// least len(v) long): four Axpy calls that read v once, with Axpy's
+// roundings, so the result is the same bit for bit with and without AVX2.
+func Axpy4(w *[4]float64, v, c []float64, ldc int) {
+	n := len(v)
+	_ = c[3*ldc+n-1]
+	n4 := n &^ 3
+	if useAVX2 && n4 > 0 {
+		axpy4AVX2(n4, &v[0], w, &c[0], ldc)
+	} else {
+		for l, a := range w {
+			axpyGeneric(a, v[:n4], c[l*ldc:])
+		}
+	}
+	for l, a := range w {
+		row := c[l*ldc : l*ldc+n]
+		for j := n4; j < n; j++ {
+			row[j] += a * v[j]
+		}
+	}
+}
+
+// Dot4 returns Dot(v, c[l·ldc:]) for l = 0..3, bit for bit, reading v
+// once (AVX2 on amd64 processors that have it).
+func Dot4(v, c []float64, ldc int) (d [4]float64) {
+	n := len(v)
+	_ = c[3*ldc+n-1]
+	n4 := n &^ 3
+	var acc [16]float64
+	if useAVX2 && n4 > 0 {
+		dot4AVX2(n4, &v[0], &c[0], ldc, &acc)
+	} else {
+		dot4Generic(v[:n4], c, ldc, &acc)
+	}
+	for l := range d {
+		a, row := acc[4*l:4*l+4], c[l*ldc:l*ldc+n]
+		for j := n4; j < n; j++ {
+			a[0] += v[j] * row[j] // Dot's tail goes to its first accumulator
+		}
+		d[l] = (a[0] + a[1]) + (a[2] + a[3])
+	}
+	return d
+}
+
+// dot4Generic is dot4AVX2's loop: acc[4l+k] sums v[j]·c[l·ldc+j] over
+// j ≡ k mod 4, len(v) a multiple of 4.
+func dot4Generic(v, c []float64, ldc int, acc *[16]float64) {
+	for l := 0; l < 4; l++ {
+		row := c[l*ldc : l*ldc+len(v)]
+		a := acc[4*l : 4*l+4]
+		for j := 0; j+4 <= len(v); j += 4 {
+			a[0] += v[j] * row[j]
+			a[1] += v[j+1] * row[j+1]
+			a[2] += v[j+2] * row[j+2]
+			a[3] += v[j+3] * row[j+3]
+		}
+	}
+}

@@ -56,3 +56,58 @@ func BenchmarkSqDist164(b *testing.B) {
 	}
 	_ = s
 }
+
+// TestAxpy4Dot4: Axpy4 is four Axpy calls and Dot4 four Dot calls, bit for
+// bit, for lengths around the multiples of four (the assembly's block) and
+// strided rows; and the assembly loops (where they run) give the generic
+// loops' bits.
+func TestAxpy4Dot4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 3, 4, 5, 8, 13, 64, 201} {
+		ldc := n + 3
+		v := make([]float64, n)
+		c := make([]float64, 3*ldc+n)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		for i := range c {
+			c[i] = rng.NormFloat64()
+		}
+		w := [4]float64{rng.NormFloat64(), -1.5, 0, 3e-7}
+		d := Dot4(v, c, ldc)
+		for l := range d {
+			if want := Dot(v, c[l*ldc:]); d[l] != want {
+				t.Errorf("n=%d: Dot4 row %d = %v, Dot %v", n, l, d[l], want)
+			}
+		}
+		got := append([]float64(nil), c...)
+		Axpy4(&w, v, got, ldc)
+		want := append([]float64(nil), c...)
+		for l, a := range w {
+			Axpy(a, v, want[l*ldc:])
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("n=%d: Axpy4 entry %d = %v, four Axpy %v", n, i, got[i], want[i])
+			}
+		}
+		if n4 := n &^ 3; useAVX2 && n4 > 0 {
+			var a1, a2 [16]float64
+			dot4AVX2(n4, &v[0], &c[0], ldc, &a1)
+			dot4Generic(v[:n4], c, ldc, &a2)
+			if a1 != a2 {
+				t.Errorf("n=%d: dot4AVX2 %v, generic %v", n, a1, a2)
+			}
+			g1, g2 := append([]float64(nil), c...), append([]float64(nil), c...)
+			axpy4AVX2(n4, &v[0], &w, &g1[0], ldc)
+			for l, a := range w {
+				axpyGeneric(a, v[:n4], g2[l*ldc:])
+			}
+			for i := range g1 {
+				if g1[i] != g2[i] {
+					t.Fatalf("n=%d: axpy4AVX2 entry %d = %v, generic %v", n, i, g1[i], g2[i])
+				}
+			}
+		}
+	}
+}

@@ -47,7 +47,7 @@ axpydone:
 // func dot4AVX2(n int, v *float64, ct *float64, ldc int, acc *[16]float64)
 // For l = 0..3 and lanes k = 0..3: acc[4l+k] = Σ_{j ≡ k mod 4, j < n}
 // v[j]·ct[l*ldc+j] (n a multiple of 4), accumulated in order of j, each
-// term rounded as a product then a sum, like the Go loop.
+// term rounded as a product then a sum: Dot's four accumulators.
 TEXT ·dot4AVX2(SB), NOSPLIT, $0-40
 	MOVQ n+0(FP), CX
 	MOVQ v+8(FP), SI
