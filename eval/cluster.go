@@ -94,6 +94,9 @@ func KernelKMeans(ctx context.Context, kern *model.Kernel, k int, opt KMeansOpti
 // a single add chain ran at a quarter of the processor's rate.
 func sqDist(a, b []float64) float64 { return f64.SqDist(a, b) }
 
+// hamerlyMargin is the relative margin of lloyd's bound test.
+const hamerlyMargin = 1e-9
+
 // lloyd runs one seeded k-means++ start.
 func lloyd(ctx context.Context, data []float64, stride, n, d, k, maxIter int, rng *rand.Rand) (*KMeansResult, error) {
 	row := func(i int) []float64 { return data[i*stride : i*stride+d] }
@@ -142,32 +145,72 @@ func lloyd(ctx context.Context, data []float64, stride, n, d, k, maxIter int, rn
 		assign[i] = -1
 	}
 	counts := make([]int, k)
+	// Hamerly's bounds (2010): upper[i] ≥ ‖x_i − c_assign[i]‖ and
+	// lower[i] ≤ ‖x_i − c‖ for every other centre c. A point whose upper
+	// bound is below max(lower[i], half the distance from its centre to
+	// the nearest other one) keeps its centre without any distance being
+	// computed; the test has a relative margin of hamerlyMargin, far above
+	// the rounding of the bounds, so the assignments are exactly Lloyd's
+	// (every distance that decides one is computed as Lloyd computes it).
+	// stale[i] marks a point whose dist[i] was not recomputed this
+	// iteration (the empty-cluster re-seeding needs it exact).
+	upper := make([]float64, n)
+	lower := make([]float64, n)
+	stale := make([]bool, n)
+	half := make([]float64, k) // half the distance to the nearest other centre
+	move := make([]float64, k) // how far each centre moved at the last update
+	old := make([]float64, k*d)
 	iters := 0
 	for iters < maxIter {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		iters++
+		for c := 0; c < k; c++ {
+			half[c] = math.Inf(1)
+			for c2 := 0; c2 < k; c2++ {
+				if c2 != c {
+					half[c] = math.Min(half[c], 0.5*math.Sqrt(sqDist(center(c), center(c2))))
+				}
+			}
+		}
 		changed := 0
 		ch := make([]int, n)
 		sparse.ParallelRows(n, n*k*d, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				bi, bd := 0, math.Inf(1)
+				if a := assign[i]; a >= 0 {
+					m := math.Max(half[a], lower[i]) * (1 - hamerlyMargin)
+					if upper[i] < m {
+						stale[i] = true
+						continue
+					}
+					u := sqDist(row(i), center(a))
+					if upper[i] = math.Sqrt(u); upper[i] < m {
+						dist[i], stale[i] = u, false
+						continue
+					}
+				}
+				bi, bd, sd := 0, math.Inf(1), math.Inf(1)
 				for c := 0; c < k; c++ {
-					if v := sqDist(row(i), center(c)); v < bd {
-						bi, bd = c, v
+					v := sqDist(row(i), center(c))
+					if v < bd {
+						bi, bd, sd = c, v, bd
+					} else if v < sd {
+						sd = v
 					}
 				}
 				if assign[i] != bi {
 					ch[i] = 1
 				}
-				assign[i], dist[i] = bi, bd
+				assign[i], dist[i], stale[i] = bi, bd, false
+				upper[i], lower[i] = math.Sqrt(bd), math.Sqrt(sd)
 			}
 		})
 		for _, v := range ch {
 			changed += v
 		}
 		// Update the means.
+		copy(old, centers)
 		clear(centers)
 		clear(counts)
 		for i := 0; i < n; i++ {
@@ -181,6 +224,15 @@ func lloyd(ctx context.Context, data []float64, stride, n, d, k, maxIter int, rn
 		reseeded := false
 		for c := 0; c < k; c++ {
 			if counts[c] == 0 {
+				if !reseeded {
+					// Lloyd's dist: every point's distance to its centre
+					// in this iteration.
+					for i := 0; i < n; i++ {
+						if stale[i] {
+							dist[i], stale[i] = sqDist(row(i), old[assign[i]*d:assign[i]*d+d]), false
+						}
+					}
+				}
 				// Re-seed an empty cluster with the point farthest from its centre.
 				far := 0
 				for i := 1; i < n; i++ {
@@ -200,6 +252,16 @@ func lloyd(ctx context.Context, data []float64, stride, n, d, k, maxIter int, rn
 		}
 		if changed == 0 && !reseeded {
 			break
+		}
+		// The bounds follow the centres' moves.
+		var maxMove float64
+		for c := 0; c < k; c++ {
+			move[c] = math.Sqrt(sqDist(old[c*d:c*d+d], center(c)))
+			maxMove = math.Max(maxMove, move[c])
+		}
+		for i := 0; i < n; i++ {
+			upper[i] += move[assign[i]]
+			lower[i] -= maxMove
 		}
 	}
 	// Final assignment to the final centres and the inertia.
