@@ -94,8 +94,8 @@ func KernelKMeans(ctx context.Context, kern *model.Kernel, k int, opt KMeansOpti
 // a single add chain ran at a quarter of the processor's rate.
 func sqDist(a, b []float64) float64 { return f64.SqDist(a, b) }
 
-// hamerlyMargin is the relative margin of lloyd's bound test.
-const hamerlyMargin = 1e-9
+// boundMargin is the relative margin of lloyd's bound tests.
+const boundMargin = 1e-9
 
 // lloyd runs one seeded k-means++ start.
 func lloyd(ctx context.Context, data []float64, stride, n, d, k, maxIter int, rng *rand.Rand) (*KMeansResult, error) {
@@ -145,21 +145,25 @@ func lloyd(ctx context.Context, data []float64, stride, n, d, k, maxIter int, rn
 		assign[i] = -1
 	}
 	counts := make([]int, k)
-	// Hamerly's bounds (2010): upper[i] ≥ ‖x_i − c_assign[i]‖ and
-	// lower[i] ≤ ‖x_i − c‖ for every other centre c. A point whose upper
-	// bound is below max(lower[i], half the distance from its centre to
-	// the nearest other one) keeps its centre without any distance being
-	// computed; the test has a relative margin of hamerlyMargin, far above
-	// the rounding of the bounds, so the assignments are exactly Lloyd's
-	// (every distance that decides one is computed as Lloyd computes it).
-	// stale[i] marks a point whose dist[i] was not recomputed this
-	// iteration (the empty-cluster re-seeding needs it exact).
+	// Elkan's bounds (2003): upper[i] ≥ ‖x_i − c_assign[i]‖ and
+	// lower[i·k+c] ≤ ‖x_i − c‖ for every centre c. A centre c is skipped
+	// for point i when the upper bound is below its lower bound or below
+	// half the distance between c and i's centre; a point whose upper
+	// bound is below half the distance from its centre to the nearest
+	// other one skips them all. The tests have a relative margin of
+	// boundMargin, far above the rounding of the bounds, and the centres
+	// not skipped are compared by the squared distances Lloyd computes,
+	// with Lloyd's rule for ties (the lower index), so the assignments are
+	// exactly Lloyd's. stale[i] marks a point whose dist[i] was not
+	// recomputed this iteration (the empty-cluster re-seeding needs it).
 	upper := make([]float64, n)
-	lower := make([]float64, n)
+	lower := make([]float64, n*k)
 	stale := make([]bool, n)
+	cc := make([]float64, k*k) // half the distances between the centres
 	half := make([]float64, k) // half the distance to the nearest other centre
 	move := make([]float64, k) // how far each centre moved at the last update
 	old := make([]float64, k*d)
+	const keep = 1 - boundMargin
 	iters := 0
 	for iters < maxIter {
 		if err := ctx.Err(); err != nil {
@@ -170,7 +174,8 @@ func lloyd(ctx context.Context, data []float64, stride, n, d, k, maxIter int, rn
 			half[c] = math.Inf(1)
 			for c2 := 0; c2 < k; c2++ {
 				if c2 != c {
-					half[c] = math.Min(half[c], 0.5*math.Sqrt(sqDist(center(c), center(c2))))
+					cc[c*k+c2] = 0.5 * math.Sqrt(sqDist(center(c), center(c2)))
+					half[c] = math.Min(half[c], cc[c*k+c2])
 				}
 			}
 		}
@@ -178,32 +183,57 @@ func lloyd(ctx context.Context, data []float64, stride, n, d, k, maxIter int, rn
 		ch := make([]int, n)
 		sparse.ParallelRows(n, n*k*d, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				if a := assign[i]; a >= 0 {
-					m := math.Max(half[a], lower[i]) * (1 - hamerlyMargin)
-					if upper[i] < m {
-						stale[i] = true
-						continue
+				lb := lower[i*k : i*k+k]
+				a := assign[i]
+				if a < 0 {
+					// First pass: every distance.
+					bi, bd := 0, math.Inf(1)
+					for c := 0; c < k; c++ {
+						v := sqDist(row(i), center(c))
+						lb[c] = math.Sqrt(v)
+						if v < bd {
+							bi, bd = c, v
+						}
 					}
-					u := sqDist(row(i), center(a))
-					if upper[i] = math.Sqrt(u); upper[i] < m {
-						dist[i], stale[i] = u, false
-						continue
-					}
+					assign[i], dist[i], stale[i] = bi, bd, false
+					upper[i] = math.Sqrt(bd)
+					ch[i] = 1
+					continue
 				}
-				bi, bd, sd := 0, math.Inf(1), math.Inf(1)
+				if upper[i] < half[a]*keep {
+					stale[i] = true
+					continue
+				}
+				bi, bd := a, -1.0 // bd < 0: the distance to a not computed yet
 				for c := 0; c < k; c++ {
+					if c == bi {
+						continue
+					}
+					if m := math.Max(lb[c], cc[bi*k+c]) * keep; upper[i] < m {
+						continue
+					}
+					if bd < 0 {
+						bd = sqDist(row(i), center(bi))
+						lb[bi], upper[i] = math.Sqrt(bd), math.Sqrt(bd)
+						if m := math.Max(lb[c], cc[bi*k+c]) * keep; upper[i] < m {
+							continue
+						}
+					}
 					v := sqDist(row(i), center(c))
-					if v < bd {
-						bi, bd, sd = c, v, bd
-					} else if v < sd {
-						sd = v
+					lb[c] = math.Sqrt(v)
+					if v < bd || (v == bd && c < bi) {
+						bi, bd = c, v
+						upper[i] = lb[c]
 					}
 				}
-				if assign[i] != bi {
+				stale[i] = bd < 0
+				if bd >= 0 {
+					dist[i] = bd
+				}
+				if bi != a {
+					assign[i] = bi
 					ch[i] = 1
 				}
-				assign[i], dist[i], stale[i] = bi, bd, false
-				upper[i], lower[i] = math.Sqrt(bd), math.Sqrt(sd)
 			}
 		})
 		for _, v := range ch {
@@ -254,14 +284,15 @@ func lloyd(ctx context.Context, data []float64, stride, n, d, k, maxIter int, rn
 			break
 		}
 		// The bounds follow the centres' moves.
-		var maxMove float64
 		for c := 0; c < k; c++ {
 			move[c] = math.Sqrt(sqDist(old[c*d:c*d+d], center(c)))
-			maxMove = math.Max(maxMove, move[c])
 		}
 		for i := 0; i < n; i++ {
 			upper[i] += move[assign[i]]
-			lower[i] -= maxMove
+			lb := lower[i*k : i*k+k]
+			for c, m := range move {
+				lb[c] -= m
+			}
 		}
 	}
 	// Final assignment to the final centres and the inertia.
