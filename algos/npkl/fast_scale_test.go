@@ -12,6 +12,7 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestScaleLettersSolvers compares the squared-hinge eigensolver variants on
@@ -19,7 +20,8 @@ import (
 // clustering accuracy. NPKL_VARIANTS lists them, comma separated, from
 // auto (the default: Krylov–Schur here), lanczos, early (Lanczos with
 // EarlyEigTol = NPKL_EARLYTOL, default 1e-4), block, blockearly,
-// krylovschur (block size NPKL_BLOCK, default 4), filtered, filteredearly.
+// krylovschur (block size NPKL_BLOCK, default 4), filtered, filteredearly;
+// NPKL_ROWS > 0 keeps the first rows of letters only.
 func TestScaleLettersSolvers(t *testing.T) {
 	longOnly(t)
 	ds, err := datasets.Open("letters")
@@ -27,6 +29,11 @@ func TestScaleLettersSolvers(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := engine.Default()
+	if rows := envInt("NPKL_ROWS", 0); rows > 0 {
+		// The first rows only (the Auto threshold's measurements).
+		_, d := ds.X.Dims()
+		ds.X, ds.Y = mat.DenseCopyOf(ds.X.Slice(0, rows, 0, d)), ds.Y[:rows]
+	}
 	lap, err := Laplacian(ds.X, 50, sparse.GraphOptions{}, b)
 	if err != nil {
 		t.Fatal(err)
