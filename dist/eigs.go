@@ -24,21 +24,9 @@ import (
 // takes it, so MVU's negative part is computed on PARPACK. Every rank must
 // make the same calls with the same operators. It is collective.
 func Eigs(comm mpi.Comm, counts []int, solver parpack.Solver) (engine.EigsSolver, error) {
-	if comm == nil {
-		return nil, fmt.Errorf("%w: nil communicator", ErrInvalid)
-	}
-	if len(counts) != comm.Size() {
-		return nil, fmt.Errorf("%w: %d counts for %d ranks", ErrInvalid, len(counts), comm.Size())
-	}
-	n, lo := 0, 0
-	for r, c := range counts {
-		if c < 0 {
-			return nil, fmt.Errorf("%w: rank %d owns %d rows", ErrInvalid, r, c)
-		}
-		if r == comm.Rank() {
-			lo = n
-		}
-		n += c
+	n, lo, err := rowLayout(comm, counts, 0)
+	if err != nil {
+		return nil, err
 	}
 	if solver == nil {
 		solver = parpack.For(comm)
@@ -99,4 +87,25 @@ func dimOf(op engine.Operator) int {
 		return 0
 	}
 	return op.Dim()
+}
+
+// rowLayout checks every rank's row count (at least min each, one per
+// rank) and returns the number of rows and this rank's first row.
+func rowLayout(comm mpi.Comm, counts []int, min int) (n, lo int, err error) {
+	if comm == nil {
+		return 0, 0, fmt.Errorf("%w: nil communicator", ErrInvalid)
+	}
+	if len(counts) != comm.Size() {
+		return 0, 0, fmt.Errorf("%w: %d counts for %d ranks", ErrInvalid, len(counts), comm.Size())
+	}
+	for r, c := range counts {
+		if c < min {
+			return 0, 0, fmt.Errorf("%w: rank %d owns %d rows", ErrInvalid, r, c)
+		}
+		if r == comm.Rank() {
+			lo = n
+		}
+		n += c
+	}
+	return n, lo, nil
 }

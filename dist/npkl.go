@@ -99,21 +99,9 @@ func (r *NPKLResult) Kernel(comm mpi.Comm, counts []int) (*model.Kernel, error) 
 // default below npkl.AutoKrylovSchurDim points), for any number of ranks. It
 // is collective.
 func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts []int, pairs *constraints.Pairs, opt npkl.Options, solver parpack.Solver) (*NPKLResult, error) {
-	if comm == nil {
-		return nil, fmt.Errorf("%w: nil communicator", ErrInvalid)
-	}
-	if len(counts) != comm.Size() {
-		return nil, fmt.Errorf("%w: %d counts for %d ranks", ErrInvalid, len(counts), comm.Size())
-	}
-	n, lo := 0, 0
-	for r, c := range counts {
-		if c <= 0 {
-			return nil, fmt.Errorf("%w: rank %d owns %d rows", ErrInvalid, r, c)
-		}
-		if r == comm.Rank() {
-			lo = n
-		}
-		n += c
+	n, lo, err := rowLayout(comm, counts, 1)
+	if err != nil {
+		return nil, err
 	}
 	loc := counts[comm.Rank()]
 	if lapRows == nil || lapRows.Rows != loc || lapRows.Cols != n {

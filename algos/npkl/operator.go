@@ -2,7 +2,6 @@ package npkl
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/errs"
@@ -77,16 +76,14 @@ func NewOperator(lap *sparse.CSR, pairs *constraints.Pairs, w []float64) (*Opera
 
 // SetWeights replaces the constraint weights w_c.
 func (o *Operator) SetWeights(w []float64) error {
-	if len(w) != len(o.t) {
-		return fmt.Errorf("npkl: %d weights for %d constraints", len(w), len(o.t))
+	// The merged rows check the weights (length, finite) before any change.
+	if err := o.rows.SetWeights(w); err != nil {
+		return err
 	}
 	for c, v := range w {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("npkl: weight %d is %v", c, v)
-		}
 		o.half[c] = 0.5 * v * o.t[c]
 	}
-	return o.rows.SetWeights(w)
+	return nil
 }
 
 // Dim returns the number of points.
