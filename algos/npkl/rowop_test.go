@@ -91,32 +91,42 @@ func TestRowOperator(t *testing.T) {
 			t.Fatalf("row %d held alone: %.17g, whole operator %.17g", lo+i, v, whole[lo+i])
 		}
 	}
-	// MulBlock's columns: six, so both the groups of four and the
-	// remaining columns are checked.
-	xb := mat.NewDense(n, 6, nil)
-	for i := 0; i < n; i++ {
-		xb.Set(i, 0, x[i])
-		xb.Set(i, 1, -2*x[i])
-		for j := 2; j < 6; j++ {
-			xb.Set(i, j, rng.NormFloat64())
-		}
-	}
-	yb := mat.NewDense(n, 6, nil)
-	op.ApplyBlock(yb, xb)
-	col, out := make([]float64, n), make([]float64, n)
-	for j := 0; j < 6; j++ {
-		mat.Col(col, j, xb)
-		op.Apply(out, col)
-		for i := range out {
-			if out[i] != yb.At(i, j) {
-				t.Fatalf("ApplyBlock column %d row %d: %.17g, Apply %.17g", j, i, yb.At(i, j), out[i])
-			}
-		}
+	// MulBlock's columns: four (the vector kernel f64.SpDot4), then six,
+	// so both the groups of four and the remaining columns are checked.
+	for _, c := range []int{4, 6} {
+		checkBlock(t, op, x, c, rng)
 	}
 	if _, err := NewRowOperator(block, 250, pairs, w); err == nil {
 		t.Error("rows past the end: no error")
 	}
 	if err := ro.SetWeights(w[:3]); err == nil {
 		t.Error("short weights: no error")
+	}
+}
+
+// checkBlock checks that op.ApplyBlock on c columns (x, −2x, then random)
+// gives op.Apply's bits column by column.
+func checkBlock(t *testing.T, op *Operator, x []float64, c int, rng *rand.Rand) {
+	t.Helper()
+	n := len(x)
+	xb := mat.NewDense(n, c, nil)
+	for i := 0; i < n; i++ {
+		xb.Set(i, 0, x[i])
+		xb.Set(i, 1, -2*x[i])
+		for j := 2; j < c; j++ {
+			xb.Set(i, j, rng.NormFloat64())
+		}
+	}
+	yb := mat.NewDense(n, c, nil)
+	op.ApplyBlock(yb, xb)
+	col, out := make([]float64, n), make([]float64, n)
+	for j := 0; j < c; j++ {
+		mat.Col(col, j, xb)
+		op.Apply(out, col)
+		for i := range out {
+			if out[i] != yb.At(i, j) {
+				t.Fatalf("ApplyBlock on %d columns, column %d row %d: %.17g, Apply %.17g", c, j, i, yb.At(i, j), out[i])
+			}
+		}
 	}
 }

@@ -21,3 +21,8 @@ func axpy4AVX2(n int, v *float64, w *[4]float64, ct *float64, ldc int)
 
 //go:noescape
 func dot4AVX2(n int, v *float64, ct *float64, ldc int, acc *[16]float64)
+
+// spDot4AVX2 (spdot4_amd64.s) is SpDot4's loop over the first n entries.
+//
+//go:noescape
+func spDot4AVX2(n int, val *float64, ind *int32, x *float64, out *[4]float64)

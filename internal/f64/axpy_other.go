@@ -13,3 +13,7 @@ func axpy4AVX2(n int, v *float64, w *[4]float64, ct *float64, ldc int) {
 func dot4AVX2(n int, v *float64, ct *float64, ldc int, acc *[16]float64) {
 	panic("f64: dot4AVX2 without assembly")
 }
+
+func spDot4AVX2(n int, val *float64, ind *int32, x *float64, out *[4]float64) {
+	panic("f64: spDot4AVX2 without assembly")
+}

@@ -152,3 +152,55 @@ func dot4Generic(v, c []float64, ldc int, acc *[16]float64) {
 		}
 	}
 }
+
+// SpDot4 returns, for k = 0..3, Σ_p val[p]·x[4·ind[p]+k]: one row of a
+// sparse matrix (values val, column indices ind) times a block of four
+// columns stored row by row (x is n×4, contiguous). The terms are summed
+// in two accumulators, one for the even p and one for the odd, each in
+// order of p, and the two added at the end; with AVX2 this is one 256-bit
+// multiply and add per entry, and the pure-Go loop rounds the same, so
+// both give the same bits. Every ind[p] must be in [0, len(x)/4): on amd64
+// the assembly does not check it (the caller's pattern is validated once).
+// It panics if len(ind) ≠ len(val).
+func SpDot4(val []float64, ind []int32, x []float64) (out [4]float64) {
+	if len(ind) != len(val) {
+		panic("f64: SpDot4: len(ind) ≠ len(val)")
+	}
+	if len(val) == 0 {
+		return out
+	}
+	if useAVX2 {
+		spDot4AVX2(len(val), &val[0], &ind[0], &x[0], &out)
+		return out
+	}
+	return spDot4Go(val, ind, x)
+}
+
+// spDot4Go is SpDot4 in Go.
+func spDot4Go(val []float64, ind []int32, x []float64) (out [4]float64) {
+	var e0, e1, e2, e3, o0, o1, o2, o3 float64
+	p := 0
+	for ; p+2 <= len(val); p += 2 {
+		v, j := val[p], int(ind[p])*4
+		xr := x[j : j+4 : j+4]
+		e0 += v * xr[0]
+		e1 += v * xr[1]
+		e2 += v * xr[2]
+		e3 += v * xr[3]
+		v, j = val[p+1], int(ind[p+1])*4
+		xr = x[j : j+4 : j+4]
+		o0 += v * xr[0]
+		o1 += v * xr[1]
+		o2 += v * xr[2]
+		o3 += v * xr[3]
+	}
+	if p < len(val) {
+		v, j := val[p], int(ind[p])*4
+		xr := x[j : j+4 : j+4]
+		e0 += v * xr[0]
+		e1 += v * xr[1]
+		e2 += v * xr[2]
+		e3 += v * xr[3]
+	}
+	return [4]float64{e0 + o0, e1 + o1, e2 + o2, e3 + o3}
+}
