@@ -69,6 +69,131 @@ func subtractRows(w, v *mat.Dense, ct []float64) {
 	})
 }
 
+// localPass orthogonalises w (n×b) against the contiguous blocks prev
+// (n×b, or nil) and last (n×b) by one classical Gram–Schmidt pass, reading
+// each once for the projection and once for the subtraction, and returns
+// the coefficients as projectRows would (Cᵀ, b×b row-major; ctPrev nil
+// when prev is): w −= prev·C_prev, then w −= last·C_last.
+func localPass(w, prev, last *mat.Dense) (ctPrev, ctLast []float64) {
+	rw, rl := w.RawMatrix(), last.RawMatrix()
+	n, b := rw.Rows, rw.Cols
+	var rp blas64.General
+	np := 0
+	if prev != nil {
+		rp, np = prev.RawMatrix(), 1
+	}
+	bb := b * b
+	ct := streamParts(n, (1+np)*bb, func(acc []float64, lo, hi int) {
+		if b == 4 {
+			// Unrolled on fixed-size arrays (no bounds checks): the
+			// loops below spent 4x the time on index arithmetic.
+			al := (*[16]float64)(acc[:16])
+			for i := lo; i < hi; i++ {
+				wr := (*[4]float64)(rw.Data[i*rw.Stride:])
+				outer4(al, wr, (*[4]float64)(rl.Data[i*rl.Stride:]))
+			}
+			if np == 1 {
+				ap := (*[16]float64)(acc[16:32])
+				for i := lo; i < hi; i++ {
+					wr := (*[4]float64)(rw.Data[i*rw.Stride:])
+					outer4(ap, wr, (*[4]float64)(rp.Data[i*rp.Stride:]))
+				}
+			}
+			return
+		}
+		for i := lo; i < hi; i++ {
+			wr := rw.Data[i*rw.Stride : i*rw.Stride+b]
+			lr := rl.Data[i*rl.Stride : i*rl.Stride+b]
+			for l, a := range wr {
+				row := acc[l*b : l*b+b]
+				for j, x := range lr {
+					row[j] += a * x
+				}
+			}
+			if np == 0 {
+				continue
+			}
+			pr := rp.Data[i*rp.Stride : i*rp.Stride+b]
+			for l, a := range wr {
+				row := acc[bb+l*b : bb+l*b+b]
+				for j, x := range pr {
+					row[j] += a * x
+				}
+			}
+		}
+	})
+	ctLast = ct[:bb]
+	if np == 1 {
+		ctPrev = ct[bb:]
+	}
+	sparse.ParallelRows(n, 2*n*bb, func(lo, hi int) {
+		if b == 4 {
+			cl := (*[16]float64)(ctLast)
+			var cp *[16]float64
+			if np == 1 {
+				cp = (*[16]float64)(ctPrev)
+			}
+			for i := lo; i < hi; i++ {
+				wr := (*[4]float64)(rw.Data[i*rw.Stride:])
+				if cp != nil {
+					sub4(wr, (*[4]float64)(rp.Data[i*rp.Stride:]), cp)
+				}
+				sub4(wr, (*[4]float64)(rl.Data[i*rl.Stride:]), cl)
+			}
+			return
+		}
+		for i := lo; i < hi; i++ {
+			wr := rw.Data[i*rw.Stride : i*rw.Stride+b]
+			if np == 1 {
+				pr := rp.Data[i*rp.Stride : i*rp.Stride+b]
+				for l := range wr {
+					wr[l] -= dotSmall(pr, ctPrev[l*b:l*b+b])
+				}
+			}
+			lr := rl.Data[i*rl.Stride : i*rl.Stride+b]
+			for l := range wr {
+				wr[l] -= dotSmall(lr, ctLast[l*b:l*b+b])
+			}
+		}
+	})
+	return ctPrev, ctLast
+}
+
+// outer4 adds w[l]·v[j] to acc[4l+j].
+func outer4(acc *[16]float64, w, v *[4]float64) {
+	v0, v1, v2, v3 := v[0], v[1], v[2], v[3]
+	for l, a := range w {
+		r := (*[4]float64)(acc[4*l:])
+		r[0] += a * v0
+		r[1] += a * v1
+		r[2] += a * v2
+		r[3] += a * v3
+	}
+}
+
+// sub4 subtracts from w[l] the sum of v[j]·ct[4l+j] (dotSmall's pairing).
+func sub4(w, v *[4]float64, ct *[16]float64) {
+	v0, v1, v2, v3 := v[0], v[1], v[2], v[3]
+	for l := range w {
+		r := (*[4]float64)(ct[4*l:])
+		w[l] -= (v0*r[0] + v1*r[1]) + (v2*r[2] + v3*r[3])
+	}
+}
+
+// dotSmall returns Σ x[i]·y[i] for a short x, inlined: for four entries
+// f64.Dot's pairing, (x₀y₀ + x₁y₁) + (x₂y₂ + x₃y₃), otherwise in order.
+func dotSmall(x, y []float64) float64 {
+	if len(x) == 4 {
+		y = y[:4]
+		return (x[0]*y[0] + x[1]*y[1]) + (x[2]*y[2] + x[3]*y[3])
+	}
+	var s float64
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
+}
+
 // addOuterRow adds wr[l]·vr to row l of ct (rows of length ldc).
 func addOuterRow(ct []float64, ldc int, vr, wr []float64) {
 	l := 0

@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -88,6 +89,50 @@ func TestSolveUpperRows(t *testing.T) {
 		solveUpperRows(&w, u)
 		if !mat.EqualApprox(&w, x, 1e-12) {
 			t.Fatalf("b = %d: W·U⁻¹ does not recover X", b)
+		}
+	}
+}
+
+// TestLocalPass checks the fused local pass of KrylovSchur against
+// projectRows and subtractRows run one after another: the same
+// coefficients, and the same block (equal values for b = 4, where both
+// pair the sums alike; to rounding otherwise), with and without prev.
+func TestLocalPass(t *testing.T) {
+	for _, tc := range []struct {
+		n, b int
+		prev bool
+	}{{1, 1, true}, {50, 4, false}, {5000, 4, true}, {4100, 3, true}, {2049, 6, true}} {
+		rng := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.b)))
+		mk := func() *mat.Dense {
+			m := mat.NewDense(tc.n, tc.b, nil)
+			for i := range m.RawMatrix().Data {
+				m.RawMatrix().Data[i] = rng.NormFloat64()
+			}
+			return m
+		}
+		w, last := mk(), mk()
+		var prev *mat.Dense
+		if tc.prev {
+			prev = mk()
+		}
+		want := mat.DenseCopyOf(w)
+		wantLast := projectRows(last, want)
+		var wantPrev []float64
+		if prev != nil {
+			wantPrev = projectRows(prev, want)
+			subtractRows(want, prev, wantPrev)
+		}
+		subtractRows(want, last, wantLast)
+		got := mat.DenseCopyOf(w)
+		ctPrev, ctLast := localPass(got, prev, last)
+		if !slices.Equal(ctLast, wantLast) || !slices.Equal(ctPrev, wantPrev) {
+			t.Errorf("%+v: coefficients differ from projectRows's", tc)
+		}
+		for i, g := range got.RawMatrix().Data {
+			x := want.RawMatrix().Data[i]
+			if tc.b == 4 && g != x || math.Abs(g-x) > 1e-13*(1+math.Abs(x)) {
+				t.Fatalf("%+v: entry %d = %v, projectRows and subtractRows give %v", tc, i, g, x)
+			}
 		}
 	}
 }

@@ -21,7 +21,8 @@ type Operator interface {
 // operator has it; Eigs applies column by column.
 type BlockOperator interface {
 	Operator
-	// ApplyBlock overwrites dst (Dim()×c) with A·x (Dim()×c).
+	// ApplyBlock overwrites dst (Dim()×c) with A·x (Dim()×c). It must not
+	// modify x, which may be the solver's own copy of a basis block.
 	ApplyBlock(dst, x *mat.Dense)
 }
 

@@ -181,6 +181,40 @@ func TestKrylovSchurAgreesWithEigs(t *testing.T) {
 	}
 }
 
+// TestKrylovSchurWarmStart solves a sequence of two nearby problems (the
+// diagonal perturbed by up to 1e-3), the second from the first's
+// eigenvectors, on every backend: the warm solve passes the same checks
+// as a cold one (ARPACK's test on residuals recomputed here, orthonormal
+// vectors) and finds the cold solve's eigenvalues.
+func TestKrylovSchurWarmStart(t *testing.T) {
+	const k, tol = 40, 1e-10
+	op := newTridiag(3000, 5)
+	next := tridiagOp{append([]float64(nil), op.d...)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range next.d {
+		next.d[i] += 1e-3 * rng.Float64()
+	}
+	for _, b := range engine.All() {
+		t.Run(b.Name(), func(t *testing.T) {
+			ctx := context.Background()
+			first, err := engine.KrylovSchur(ctx, b, op, k, engine.LargestAlgebraic, engine.KrylovSchurOptions{Tol: tol, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cold, err := engine.KrylovSchur(ctx, b, next, k, engine.LargestAlgebraic, engine.KrylovSchurOptions{Tol: tol, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			warm, err := engine.KrylovSchur(ctx, b, next, k, engine.LargestAlgebraic, engine.KrylovSchurOptions{Tol: tol, Seed: 1, Start: first.Vectors})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("products: cold %d, warm %d", cold.OpApplies, warm.OpApplies)
+			checkARPACKTest(t, next, warm, cold.Values, tol)
+		})
+	}
+}
+
 // TestKrylovSchurErrors checks argument errors, cancellation and a
 // non-finite operator.
 func TestKrylovSchurErrors(t *testing.T) {
@@ -197,6 +231,8 @@ func TestKrylovSchurErrors(t *testing.T) {
 		{10, engine.KrylovSchurOptions{Keep: 20, MaxBasis: 25, Block: 4}},
 		{10, engine.KrylovSchurOptions{Tol: math.NaN()}},
 		{10, engine.KrylovSchurOptions{MaxRestarts: -1}},
+		{10, engine.KrylovSchurOptions{Start: mat.NewDense(499, 3, nil)}},
+		{10, engine.KrylovSchurOptions{Start: mat.NewDense(500, 1, []float64{499: math.Inf(1)})}},
 	} {
 		t.Run(fmt.Sprintf("k=%d/%+v", tc.k, tc.opt), func(t *testing.T) {
 			if _, err := engine.KrylovSchur(context.Background(), b, op, tc.k, engine.LargestAlgebraic, tc.opt); !errors.Is(err, engine.ErrDimension) && !errors.Is(err, engine.ErrNotFinite) {

@@ -83,7 +83,8 @@ const (
 	Filtered
 	// KrylovSchur is engine.KrylovSchur, the block Krylov–Schur method
 	// with block operator products and BLAS-3 orthogonalisation and
-	// restarts, with ARPACK's test at EigTol.
+	// restarts, with ARPACK's test at EigTol. Every solve after the first
+	// starts from the previous one's eigenvectors (KrylovSchurOptions.Start).
 	KrylovSchur
 )
 
@@ -438,7 +439,7 @@ type solver struct {
 	opt Options
 	k   int        // eigenpairs to request next
 	tol float64    // eigensolver tolerance of the current solve
-	sub *mat.Dense // the last Ritz subspace (Block): the next solve's start
+	sub *mat.Dense // the last Ritz subspace (Block, KrylovSchur): the next solve's start
 	cut float64    // the smallest eigenvalue of the last solve (Filtered), 0 if none
 }
 
@@ -509,7 +510,13 @@ func (s *solver) eigs(k int) (engine.EigsResult, error) {
 		return r.EigsResult, err
 	}
 	if s.opt.Eigensolver == KrylovSchur {
-		return engine.KrylovSchur(s.ctx, s.b, s.op, k, engine.LargestAlgebraic, engine.KrylovSchurOptions{Tol: s.tol, Seed: s.opt.Seed, Block: ksBlock})
+		// Warm: the previous iteration's eigenvectors seed the start.
+		ko := engine.KrylovSchurOptions{Tol: s.tol, Seed: s.opt.Seed, Block: ksBlock, Start: s.sub}
+		r, err := engine.KrylovSchur(s.ctx, s.b, s.op, k, engine.LargestAlgebraic, ko)
+		if err == nil {
+			s.sub = r.Vectors
+		}
+		return r, err
 	}
 	var wasted engine.EigsResult
 	if s.opt.Eigensolver == Filtered && s.cut > 0 {

@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func benchBlock(n, b int, rng *rand.Rand) *mat.Dense {
+	m := mat.NewDense(n, b, nil)
+	for i := range m.RawMatrix().Data {
+		m.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	return m
+}
+
+// BenchmarkLocalPass times KrylovSchur's local pass at letters' size.
+func BenchmarkLocalPass(bm *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	w, prev, last := benchBlock(20000, 4, rng), benchBlock(20000, 4, rng), benchBlock(20000, 4, rng)
+	for bm.Loop() {
+		localPass(w, prev, last)
+	}
+}
+
+// BenchmarkSketch times the sketch's update and check at letters' size.
+func BenchmarkSketch(bm *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	w := benchBlock(20000, 4, rng)
+	o := newOrthSketch(20000, 220, rng)
+	norms := colNorms(w)
+	for bm.Loop() {
+		o.add(w, 8)
+		o.small(w, norms, 1e-10)
+	}
+}
+
+func BenchmarkSketchAdd(bm *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	w := benchBlock(20000, 4, rng)
+	o := newOrthSketch(20000, 220, rng)
+	for bm.Loop() {
+		o.add(w, 8)
+	}
+}
