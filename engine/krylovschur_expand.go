@@ -80,9 +80,13 @@ func (s *krylovSchur) expand(cur int) error {
 			}
 		}
 	}
-	project := !s.sk.small(w, colNorms(w), s.skTol)
+	norms, small := s.sk.check(w, s.skTol)
+	project := !small
 	for pass := 0; project && pass < 2; pass++ {
-		before := colNorms(w)
+		before := norms
+		if pass > 0 {
+			before = colNorms(w)
+		}
 		ct := projectRows(basis, w)
 		if negligible(ct, cur, before) {
 			// The local pass left only rounding-level components:

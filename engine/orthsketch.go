@@ -101,12 +101,14 @@ func (o *orthSketch) add(w *mat.Dense, lo int) {
 	})
 }
 
-// small reports whether every column w_l of w has estimated coefficients
-// ‖Sᵀw_l‖ ≤ tol·norms[l] against the basis.
-func (o *orthSketch) small(w *mat.Dense, norms []float64, tol float64) bool {
+// check returns the column norms of w (n×b) and whether every column w_l
+// has estimated coefficients ‖Sᵀw_l‖ ≤ tol·‖w_l‖ against the basis: one
+// streamed pass over w and S.
+func (o *orthSketch) check(w *mat.Dense, tol float64) (norms []float64, ok bool) {
 	rw, rs := w.RawMatrix(), o.s.RawMatrix()
 	n, b := rw.Rows, rw.Cols
-	ct := streamParts(n, b*sketchCols, func(acc []float64, lo, hi int) {
+	sums := streamParts(n, b*(sketchCols+1), func(acc []float64, lo, hi int) {
+		sq := acc[b*sketchCols:]
 		for i := lo; i < hi; i++ {
 			sr := (*[sketchCols]float64)(rs.Data[i*rs.Stride:])
 			for l, a := range rw.Data[i*rw.Stride : i*rw.Stride+b] {
@@ -119,17 +121,21 @@ func (o *orthSketch) small(w *mat.Dense, norms []float64, tol float64) bool {
 				r[5] += a * sr[5]
 				r[6] += a * sr[6]
 				r[7] += a * sr[7]
+				sq[l] += a * a
 			}
 		}
 	})
-	for l, nrm := range norms {
+	norms = make([]float64, b)
+	ok = true
+	for l := range norms {
+		norms[l] = math.Sqrt(sums[b*sketchCols+l])
 		var ss float64
-		for _, c := range ct[l*sketchCols : (l+1)*sketchCols] {
+		for _, c := range sums[l*sketchCols : (l+1)*sketchCols] {
 			ss += c * c
 		}
-		if !(math.Sqrt(ss) <= tol*nrm) {
-			return false
+		if !(math.Sqrt(ss) <= tol*norms[l]) {
+			ok = false
 		}
 	}
-	return true
+	return norms, ok
 }

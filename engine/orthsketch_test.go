@@ -15,7 +15,8 @@ import (
 // orthonormal basis V plus a part orthogonal to it): over 400 draws the
 // estimate stays within a factor 10 of ‖c‖ (a χ² with 8 degrees of
 // freedom leaves it with probability below 10⁻³ per draw), its mean square
-// is within 20% of ‖c‖², and small passes or fails the blocks accordingly.
+// is within 20% of ‖c‖², and check passes or fails the blocks accordingly and returns the
+// column norms.
 func TestOrthSketch(t *testing.T) {
 	const n, m, b = 3000, 40, 4
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -59,11 +60,15 @@ func TestOrthSketch(t *testing.T) {
 			t.Errorf("draw %d: estimate %.3g for ‖Vᵀw‖ = %.3g", d, est, cn)
 		}
 		sumRatio2 += (est / cn) * (est / cn)
-		nw := []float64{mat.Norm(w, 2)}
-		if o.small(w, nw, cn/20) {
+		nw := mat.Norm(w, 2)
+		norms, ok := o.check(w, cn/20/nw)
+		if ok {
 			t.Errorf("draw %d: passed at a twentieth of ‖Vᵀw‖", d)
 		}
-		if !o.small(w, nw, 20*cn) {
+		if math.Abs(norms[0]-nw) > 1e-14*nw {
+			t.Errorf("draw %d: norm %v, want %v", d, norms[0], nw)
+		}
+		if _, ok := o.check(w, 20*cn/nw); !ok {
 			t.Errorf("draw %d: failed at 20 ‖Vᵀw‖", d)
 		}
 	}
