@@ -314,14 +314,18 @@ func (s *krylovSchur) verify(x *mat.Dense, vals []float64, tol, eps23 float64) (
 	if err != nil {
 		return false, err
 	}
+	ss := make([]float64, len(vals))
+	ra, rx := ax.RawMatrix(), x.RawMatrix()
+	for i := 0; i < s.n; i++ {
+		ar, xr := ra.Data[i*ra.Stride:i*ra.Stride+len(vals)], rx.Data[i*rx.Stride:i*rx.Stride+len(vals)]
+		for j, th := range vals {
+			d := ar[j] - th*xr[j]
+			ss[j] += d * d
+		}
+	}
 	ok := true
 	for j, th := range vals {
-		var ss float64
-		for i := 0; i < s.n; i++ {
-			d := ax.At(i, j) - th*x.At(i, j)
-			ss += d * d
-		}
-		if math.Sqrt(ss) > tol*math.Max(math.Abs(th), eps23) {
+		if math.Sqrt(ss[j]) > tol*math.Max(math.Abs(th), eps23) {
 			ok = false
 		}
 	}
@@ -340,8 +344,12 @@ func ascending(vals []float64, x *mat.Dense) ([]float64, *mat.Dense) {
 	out := mat.NewDense(n, len(vals), nil)
 	for t, j := range idx {
 		v[t] = vals[j]
-		for i := 0; i < n; i++ {
-			out.Set(i, t, x.At(i, j))
+	}
+	ro, rx := out.RawMatrix(), x.RawMatrix()
+	for i := 0; i < n; i++ {
+		or, xr := ro.Data[i*ro.Stride:i*ro.Stride+len(vals)], rx.Data[i*rx.Stride:]
+		for t, j := range idx {
+			or[t] = xr[j]
 		}
 	}
 	return v, out

@@ -80,13 +80,16 @@ func ParallelRows(n, work int, f func(lo, hi int)) {
 	}
 	var wg sync.WaitGroup
 	chunk := (n + p - 1) / p
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
+	lo := 0
+	for ; lo+chunk < n; lo += chunk {
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
 			f(lo, hi)
-		}(lo, hi)
+		}(lo, lo+chunk)
 	}
+	// The last chunk on this goroutine: one goroutine fewer to start and
+	// wake per call (KrylovSchur makes ~10 such calls per block).
+	f(lo, n)
 	wg.Wait()
 }
