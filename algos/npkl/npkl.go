@@ -260,11 +260,52 @@ func Learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt O
 		return nil, err
 	}
 	m := pairs.Len()
-	tv := pairs.T()
 	o, err := opt.WithDefaults(n, m)
 	if err != nil {
 		return nil, err
 	}
+	if o.Eigensolver != KrylovSchur {
+		return learn(ctx, lap, pairs, o, start)
+	}
+	// Krylov–Schur's products gather x's rows at the graph's columns: in
+	// the order data sets arrive those lie anywhere, and numbering the
+	// points along the graph (Cuthill–McKee) keeps them in cache (on a
+	// letters-sized graph, 1.0 ms per block product instead of 1.3 ms).
+	// The solve runs on the renumbered problem and the kernel's rows are
+	// put back; the Lanczos path keeps the given order, which the
+	// distributed solver matches bit for bit.
+	perm, err := sparse.CuthillMcKee(lap)
+	if err != nil {
+		return nil, fmt.Errorf("npkl: Learn: %w", err)
+	}
+	plap, err := sparse.PermuteSym(lap, perm)
+	if err != nil {
+		return nil, fmt.Errorf("npkl: Learn: %w", err)
+	}
+	inv := make([]int, n)
+	for k, i := range perm {
+		inv[i] = k
+	}
+	pp := &constraints.Pairs{N: n, List: make([]constraints.LabelledPair, m)}
+	for c, q := range pairs.List {
+		pp.List[c] = constraints.LabelledPair{A: inv[q.A], B: inv[q.B], Same: q.Same}
+	}
+	res, err := learn(ctx, plap, pp, o, start)
+	if res != nil && res.Kernel != nil {
+		v := res.Kernel.V
+		back := mat.NewDense(v.RawMatrix().Rows, v.RawMatrix().Cols, nil)
+		for k, i := range perm {
+			back.SetRow(i, v.RawRowView(k))
+		}
+		res.Kernel.V = back
+	}
+	return res, err
+}
+
+// learn is Learn on validated inputs and resolved options o.
+func learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, o Options, start time.Time) (*Result, error) {
+	n, m := lap.Rows, pairs.Len()
+	tv := pairs.T()
 	alpha := make([]float64, m)
 	init := o.C
 	if o.Loss == SquaredHinge {

@@ -10,7 +10,8 @@ import (
 
 // solverVariants runs the squared-hinge iterations with Lanczos at EigTol
 // throughout and with opt changed by each variant, and checks that every
-// iteration's objective agrees to 1e-8 relative and the final α to 1e-7.
+// iteration's objective agrees to 1e-8 relative, the final α to 1e-7 and
+// the final kernel's entries on the pairs to 1e-7 of the largest.
 // It returns the products of the reference and of each variant.
 func solverVariants(t *testing.T, maxRank int, variants map[string]func(*Options)) {
 	lap, cons, _ := problem(t, 600, 3)
@@ -40,6 +41,18 @@ func solverVariants(t *testing.T, maxRank int, variants map[string]func(*Options
 				}
 				if da > 1e-7 {
 					t.Errorf("%s: max |Δα| = %v", name, da)
+				}
+				// The final kernels' entries on the constraint pairs, in the
+				// caller's numbering (KrylovSchur solves a renumbered problem).
+				kr, kv := make([]float64, cons.Len()), make([]float64, cons.Len())
+				ref.Entries(kr, cons)
+				res.Entries(kv, cons)
+				var dk, mk float64
+				for c := range kr {
+					dk, mk = math.Max(dk, math.Abs(kv[c]-kr[c])), math.Max(mk, math.Abs(kr[c]))
+				}
+				if dk > 1e-7*mk {
+					t.Errorf("%s: kernel entries differ by %.2g (largest %.2g)", name, dk, mk)
 				}
 				t.Logf("%s: %d products, reference %d; max |Δα| %.2g", name, res.OpApplies, ref.OpApplies, da)
 				if name == "early" && res.OpApplies >= ref.OpApplies {
