@@ -43,3 +43,25 @@ func BenchmarkSketchAdd(bm *testing.B) {
 		o.add(w, 8)
 	}
 }
+
+// BenchmarkProjectRows times VᵀW for a letters-sized basis (170 columns of
+// a 220-column allocation) and a block of four.
+func BenchmarkProjectRows(bm *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	v := benchBlock(20000, 220, rng).Slice(0, 20000, 0, 170).(*mat.Dense)
+	w := benchBlock(20000, 4, rng)
+	for bm.Loop() {
+		projectRows(v, w)
+	}
+}
+
+// BenchmarkSolveUpperRows times CholQR's triangular solve on a block of
+// four at letters' size.
+func BenchmarkSolveUpperRows(bm *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	w := benchBlock(20000, 4, rng)
+	u := mat.NewTriDense(4, mat.Upper, []float64{1, 0.1, 0.2, 0.3, 0, 1, 0.1, 0.2, 0, 0, 1, 0.1, 0, 0, 0, 1})
+	for bm.Loop() {
+		solveUpperRows(w, u)
+	}
+}
