@@ -54,11 +54,11 @@ const (
 	// Auto, the default, is KrylovSchur on operators of dimension at least
 	// AutoKrylovSchurDim and Lanczos below. On all 20,000 letters (100
 	// eigenpairs, 10 squared-hinge iterations) Krylov–Schur takes about
-	// 0.4 of ARPACK's time (docs/eigen-sequences.md, seventh round); on
-	// the first 10,000, 5,000 and 2,000 rows (3 iterations) 0.61, 0.85
-	// and 0.8 of it. Below the threshold ARPACK stays: the gain is small
-	// there, and it is the solver the distributed one (package dist)
-	// matches bit for bit.
+	// 0.3 of ARPACK's time (docs/eigen-sequences.md, eighth round); on
+	// the first 10,000, 5,000 and 2,000 rows (3 iterations) 0.48, 0.58
+	// and 0.67 of it. Below the threshold ARPACK stays: the gain is a
+	// fraction of a second there, and it is the solver the distributed
+	// one (package dist) matches bit for bit.
 	Auto Eigensolver = iota
 	// Lanczos is the backend's implicitly restarted Lanczos (ARPACK on the
 	// native backend), from a random start at every iteration.
