@@ -144,7 +144,7 @@ func KrylovSchur(ctx context.Context, b Backend, op Operator, k int, which Which
 	s.cols(0, bs).Copy(start)
 	s.last = start
 	s.sk = newOrthSketch(n, maxBasis, s.rng)
-	s.skTol = max(sketchFactor*tol, orthSkip)
+	s.skTol = sketchFactor * tol
 	s.sk.reset(s.impl, s.cols(0, bs))
 	cur := bs // basis columns; the last block's image is not known yet
 	eps23 := math.Pow(epsilon, 2.0/3)
@@ -188,9 +188,20 @@ func KrylovSchur(ctx context.Context, b Backend, op Operator, k int, which Which
 			}
 			resid[j] = math.Sqrt(ss)
 		}
+		// A pair is accepted at ARPACK's test or at the rounding floor of
+		// its own residual, roundoffFactor·ε·‖H‖ (‖H‖ estimates ‖A‖: the
+		// Krylov space holds both ends of the spectrum): with Tol = 0
+		// (machine precision) the test alone can pass on the Krylov
+		// relation but never on a recomputed residual.
+		hnorm := 0.0
+		for _, v := range eig.Values {
+			hnorm = math.Max(hnorm, math.Abs(v))
+		}
+		floor := roundoffFactor * epsilon * hnorm
+		accept := func(r, theta float64) bool { return r <= math.Max(tol*math.Max(math.Abs(theta), eps23), floor) }
 		conv := 0
 		for _, j := range order[:k] {
-			if resid[j] <= tol*math.Max(math.Abs(eig.Values[j]), eps23) {
+			if accept(resid[j], eig.Values[j]) {
 				conv++
 			}
 		}
@@ -205,7 +216,7 @@ func KrylovSchur(ctx context.Context, b Backend, op Operator, k int, which Which
 				// The converged ones only.
 				idx = idx[:0]
 				for _, j := range order[:k] {
-					if resid[j] <= tol*math.Max(math.Abs(eig.Values[j]), eps23) {
+					if accept(resid[j], eig.Values[j]) {
 						idx = append(idx, j)
 					}
 				}
@@ -218,7 +229,7 @@ func KrylovSchur(ctx context.Context, b Backend, op Operator, k int, which Which
 			for t, j := range idx {
 				vals[t] = eig.Values[j]
 			}
-			ok, err := s.verify(x, vals, tol, eps23)
+			ok, err := s.verify(x, vals, accept)
 			if err != nil {
 				return res, err
 			}
@@ -306,7 +317,7 @@ func (s *krylovSchur) ritzVectors(y *mat.Dense, idx []int, mk int, dst *mat.Dens
 
 // verify recomputes ‖A·x − θ·x‖ with fresh products and reports whether
 // every pair passes the test.
-func (s *krylovSchur) verify(x *mat.Dense, vals []float64, tol, eps23 float64) (bool, error) {
+func (s *krylovSchur) verify(x *mat.Dense, vals []float64, accept func(r, theta float64) bool) (bool, error) {
 	if len(vals) == 0 {
 		return true, nil
 	}
@@ -325,7 +336,7 @@ func (s *krylovSchur) verify(x *mat.Dense, vals []float64, tol, eps23 float64) (
 	}
 	ok := true
 	for j, th := range vals {
-		if math.Sqrt(ss[j]) > tol*math.Max(math.Abs(th), eps23) {
+		if !accept(math.Sqrt(ss[j]), th) {
 			ok = false
 		}
 	}
@@ -415,6 +426,12 @@ func dstDims(m *mat.Dense) (int, int) {
 	}
 	return m.Dims()
 }
+
+// roundoffFactor sets the residual below which a Ritz pair counts as
+// converged whatever the tolerance: roundoffFactor·ε·‖A‖, about what the
+// rounding of the product A·x and of the Ritz vector leaves (√m·ε·‖A‖ for
+// m entries per row, √(basis)·ε·‖A‖ for the vector).
+const roundoffFactor = 256
 
 // epsilon is the unit round-off.
 const epsilon = 0x1p-53

@@ -88,7 +88,7 @@ func (s *krylovSchur) expand(cur int) error {
 			before = colNorms(w)
 		}
 		ct := projectRows(basis, w)
-		if negligible(ct, cur, before) {
+		if negligible(ct, cur, before, min(orthSkip, s.skTol)) {
 			// The local pass left only rounding-level components:
 			// subtracting them would not change the basis beyond
 			// orthogonality to ~1e-12, and it is one of the two reads
@@ -279,16 +279,18 @@ func colNorms(w *mat.Dense) []float64 {
 }
 
 // orthSkip bounds the coefficients of a block against the basis, relative
-// to the block's column norms, below which the subtraction is skipped.
+// to the block's column norms, below which the subtraction is skipped (or
+// the sketch's level, if lower: for tolerances below 1e-10 the basis is
+// kept orthogonal to machine precision).
 const orthSkip = 1e-12
 
 // negligible reports whether every coefficient ct[l·m + i] is at most
-// orthSkip times the norm of column l.
-func negligible(ct []float64, m int, norms []float64) bool {
+// lim times the norm of column l.
+func negligible(ct []float64, m int, norms []float64, lim float64) bool {
 	for l, nrm := range norms {
-		lim := orthSkip * nrm
+		bound := lim * nrm
 		for _, c := range ct[l*m : (l+1)*m] {
-			if !(math.Abs(c) <= lim) {
+			if !(math.Abs(c) <= bound) {
 				return false
 			}
 		}

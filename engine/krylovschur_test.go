@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/engine"
@@ -215,6 +217,42 @@ func TestKrylovSchurWarmStart(t *testing.T) {
 	}
 }
 
+// TestKrylovSchurMachinePrecision: with Tol 0 (machine precision, the
+// default) the solve converges on every backend, each recomputed residual
+// within the rounding floor 256·ε·‖A‖ and each value within it of the
+// dense decomposition's. (Before the floor, the recomputed residuals could
+// never pass a test at ε·|λ| and the solve ran to its restart cap.)
+func TestKrylovSchurMachinePrecision(t *testing.T) {
+	op := newTridiag(2000, 12)
+	spec := op.spectrum(t)
+	norm := math.Max(math.Abs(spec[0]), math.Abs(spec[len(spec)-1]))
+	floor := 256 * 0x1p-53 * norm
+	for _, b := range engine.All() {
+		res, err := engine.KrylovSchur(context.Background(), b, op, 15, engine.LargestAlgebraic, engine.KrylovSchurOptions{Seed: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", b.Name(), err)
+		}
+		n := op.Dim()
+		v, av := make([]float64, n), make([]float64, n)
+		for j, l := range res.Values {
+			mat.Col(v, j, res.Vectors)
+			op.Apply(av, v)
+			var ss float64
+			for i := range v {
+				d := av[i] - l*v[i]
+				ss += d * d
+			}
+			if r := math.Sqrt(ss); r > floor {
+				t.Errorf("%s: pair %d: residual %.3g above the floor %.3g", b.Name(), j, r, floor)
+			}
+			if want := spec[len(spec)-15+j]; math.Abs(l-want) > floor {
+				t.Errorf("%s: λ[%d] = %.17g, dense %.17g", b.Name(), j, l, want)
+			}
+		}
+		t.Logf("%s: %d products", b.Name(), res.OpApplies)
+	}
+}
+
 // TestKrylovSchurErrors checks argument errors, cancellation and a
 // non-finite operator.
 func TestKrylovSchurErrors(t *testing.T) {
@@ -296,5 +334,48 @@ func (o pathLaplacian) Apply(dst, x []float64) {
 			v -= x[i+1]
 		}
 		dst[i] = v
+	}
+}
+
+// TestKrylovSchurConcurrentRace runs KrylovSchur on 4 goroutines per
+// backend, all sharing one operator and one Start matrix, and requires the
+// bits of a sequential run (run with -race: the solves share no mutable
+// state, and the shared inputs are only read).
+func TestKrylovSchurConcurrentRace(t *testing.T) {
+	op := newTridiag(1500, 11)
+	start := mat.NewDense(1500, 6, nil)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range start.RawMatrix().Data {
+		start.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	before := mat.DenseCopyOf(start)
+	for _, b := range engine.All() {
+		opt := engine.KrylovSchurOptions{Tol: 1e-9, Seed: 3, Start: start}
+		want, err := engine.KrylovSchur(context.Background(), b, op, 12, engine.LargestAlgebraic, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		got := make([]engine.EigsResult, 4)
+		errs := make([]error, 4)
+		for g := range got {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got[g], errs[g] = engine.KrylovSchur(context.Background(), b, op, 12, engine.LargestAlgebraic, opt)
+			}()
+		}
+		wg.Wait()
+		for g := range got {
+			if errs[g] != nil {
+				t.Fatalf("%s: goroutine %d: %v", b.Name(), g, errs[g])
+			}
+			if !slices.Equal(got[g].Values, want.Values) || !mat.Equal(got[g].Vectors, want.Vectors) {
+				t.Errorf("%s: goroutine %d differs from the sequential run", b.Name(), g)
+			}
+		}
+	}
+	if !mat.Equal(start, before) {
+		t.Error("Start was modified")
 	}
 }

@@ -1,7 +1,11 @@
 package npkl
 
 import (
+	"slices"
+	"sync"
+
 	"context"
+	"gonum.org/v1/gonum/mat"
 	"math"
 	"testing"
 
@@ -87,5 +91,41 @@ func TestFilteredEigensolver(t *testing.T) {
 	})
 	if filteredSolves == 0 {
 		t.Error("no filtered solve")
+	}
+}
+
+// TestLearnConcurrentRace runs Learn with Krylov–Schur (renumbered problem,
+// warm starts) on 3 goroutines sharing one Laplacian and one constraint
+// set, and requires the bits of a sequential run and unchanged inputs (run
+// with -race).
+func TestLearnConcurrentRace(t *testing.T) {
+	lap, cons, _ := problem(t, 300, 4)
+	lapData, list := slices.Clone(lap.Data), slices.Clone(cons.List)
+	opt := Options{Loss: SquaredHinge, C: 0.5, MaxRank: 12, Iters: 3, Seed: 1, Eigensolver: KrylovSchur}
+	want, err := Learn(context.Background(), lap, cons, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got := make([]*Result, 3)
+	errs := make([]error, 3)
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[g], errs[g] = Learn(context.Background(), lap, cons, opt)
+		}()
+	}
+	wg.Wait()
+	for g, r := range got {
+		if errs[g] != nil {
+			t.Fatalf("goroutine %d: %v", g, errs[g])
+		}
+		if !mat.Equal(r.Kernel.V, want.Kernel.V) || !slices.Equal(r.Alpha, want.Alpha) {
+			t.Errorf("goroutine %d differs from the sequential run", g)
+		}
+	}
+	if !slices.Equal(lap.Data, lapData) || !slices.Equal(cons.List, list) {
+		t.Error("the inputs were modified")
 	}
 }
