@@ -26,7 +26,9 @@ type KrylovSchurOptions struct {
 	// Keep + max(8b, k) (about ARPACK's 2k + 1 for large k).
 	MaxBasis int
 	// Tol is ARPACK's test: a Ritz pair (θ, x) is accepted when
-	// ‖A·x − θ·x‖ ≤ Tol·max(|θ|, ε^(2/3)). Zero selects machine precision.
+	// ‖A·x − θ·x‖ ≤ Tol·max(|θ|, ε^(2/3)), or when the residual is within
+	// its own rounding, 256·ε·‖A‖ (‖A‖ estimated by the projected
+	// matrix). Zero selects machine precision.
 	Tol float64
 	// MaxRestarts bounds the restarts. Zero selects max(300, 10·n/MaxBasis)
 	// capped at 10000.
