@@ -2,7 +2,8 @@ package constraints
 
 import (
 	"fmt"
-	"slices"
+
+	"github.com/psdlearn/psdlearn/sparse"
 )
 
 // Locality: the products with a triplet set's graph Laplacian (L_W·X, behind
@@ -37,41 +38,7 @@ func (s *TripletSet) LocalityOrder() []int {
 		adj[fill[p.B]] = int32(p.A)
 		fill[p.B]++
 	}
-	deg := func(i int32) int { return ptr[i+1] - ptr[i] }
-	byDegree := func(a, b int32) int {
-		if da, db := deg(a), deg(b); da != db {
-			return da - db
-		}
-		return int(a - b)
-	}
-	for i := 0; i < n; i++ {
-		slices.SortFunc(adj[ptr[i]:ptr[i+1]], byDegree)
-	}
-	starts := make([]int32, n)
-	for i := range starts {
-		starts[i] = int32(i)
-	}
-	slices.SortFunc(starts, byDegree)
-	seen := make([]bool, n)
-	perm := make([]int, 0, n)
-	for _, s0 := range starts {
-		if seen[s0] {
-			continue
-		}
-		seen[s0] = true
-		head := len(perm)
-		perm = append(perm, int(s0))
-		for ; head < len(perm); head++ {
-			v := perm[head]
-			for _, u := range adj[ptr[v]:ptr[v+1]] {
-				if !seen[u] {
-					seen[u] = true
-					perm = append(perm, int(u))
-				}
-			}
-		}
-	}
-	return perm
+	return sparse.CuthillMcKeeOrder(ptr[:n], ptr[1:], adj)
 }
 
 // Relabel returns the set with point perm[k] renamed k: triplet r of the

@@ -83,6 +83,9 @@ func (o *orthSketch) add(w *mat.Dense, lo int) {
 	for l := range g {
 		g[l] = (*[sketchCols]float64)(rg.Data[(lo+l)*rg.Stride:])
 	}
+	// The unrolled sums here and in check are written out: a helper for
+	// them is not inlined, and a loop over the eight costs 1.8x the time
+	// (BenchmarkSketchAdd, 0.48 against 0.27 ms).
 	sparse.ParallelRows(n, n*b*sketchCols, func(rlo, rhi int) {
 		for i := rlo; i < rhi; i++ {
 			sr := (*[sketchCols]float64)(rs.Data[i*rs.Stride:])

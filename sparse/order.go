@@ -54,7 +54,19 @@ func CuthillMcKee(a *CSR) ([]int, error) {
 		slices.Sort(row)
 		fill[i] = ptr[i] + len(slices.Compact(row))
 	}
-	deg := func(i int32) int { return fill[i] - ptr[i] }
+	return CuthillMcKeeOrder(ptr[:n], fill, adj), nil
+}
+
+// CuthillMcKeeOrder returns the Cuthill–McKee order of the graph on n =
+// len(start) vertices whose vertex i has the neighbours
+// adj[start[i]:end[i]] (a neighbour listed twice counts twice in the
+// degree): perm[k] is the vertex to number k. Each connected part starts
+// from its unvisited vertex of smallest degree, and neighbours are visited
+// by increasing degree, then index. It sorts each vertex's neighbours in
+// place. CuthillMcKee and constraints.TripletSet.LocalityOrder use it.
+func CuthillMcKeeOrder(start, end []int, adj []int32) []int {
+	n := len(start)
+	deg := func(i int32) int { return end[i] - start[i] }
 	byDegree := func(x, y int32) int {
 		if dx, dy := deg(x), deg(y); dx != dy {
 			return dx - dy
@@ -62,7 +74,7 @@ func CuthillMcKee(a *CSR) ([]int, error) {
 		return int(x - y)
 	}
 	for i := 0; i < n; i++ {
-		slices.SortFunc(adj[ptr[i]:fill[i]], byDegree)
+		slices.SortFunc(adj[start[i]:end[i]], byDegree)
 	}
 	starts := make([]int32, n)
 	for i := range starts {
@@ -79,7 +91,7 @@ func CuthillMcKee(a *CSR) ([]int, error) {
 		perm = append(perm, int(s0))
 		for head := len(perm) - 1; head < len(perm); head++ {
 			v := perm[head]
-			for _, u := range adj[ptr[v]:fill[v]] {
+			for _, u := range adj[start[v]:end[v]] {
 				if !seen[u] {
 					seen[u] = true
 					perm = append(perm, int(u))
@@ -87,7 +99,7 @@ func CuthillMcKee(a *CSR) ([]int, error) {
 			}
 		}
 	}
-	return perm, nil
+	return perm
 }
 
 // PermuteSym returns P·a·Pᵀ for the permutation perm (perm[k] is the row
