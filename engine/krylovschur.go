@@ -54,13 +54,15 @@ type KrylovSchurOptions struct {
 // products than implicitly restarted Lanczos (ARPACK) but does its dense
 // work in blocks: the operator is applied to b vectors at once (one pass
 // over a BlockOperator's matrix), each new block is orthogonalised against
-// the last two blocks and then the whole basis, reading the basis once or
-// twice per block (basis.go's streaming kernels), and a restart is one
-// GEMM. ARPACK reorthogonalises one vector at a time and applies its
-// restarts column by column, reading the n×NCV basis hundreds of times per
-// restart: for 100 eigenpairs of a 20,000-point graph that memory traffic,
-// not the products, was 75% of the time, and this solver takes about 0.4
-// of ARPACK's time there (docs/eigen-sequences.md).
+// the last two blocks, and against the whole basis only when a random
+// sketch of the basis (orthsketch.go) says it has lost orthogonality
+// beyond a hundredth of Tol (basis.go's streaming kernels read the basis
+// then), and a restart is one GEMM. ARPACK reorthogonalises one vector at
+// a time and applies its restarts column by column, reading the n×NCV
+// basis hundreds of times per restart: for 100 eigenpairs of a
+// 20,000-point graph that memory traffic, not the products, was 75% of the
+// time, and this solver takes about 0.3 of ARPACK's time there
+// (docs/eigen-sequences.md, eighth round).
 //
 // The Gram–Schmidt kernels are the same Go (and AVX2) code on every
 // backend, and the restarts and projected eigenproblems run on b's BLAS
