@@ -104,7 +104,7 @@ type EigsNotConvergedError struct {
 
 // Error implements the error interface.
 func (e *EigsNotConvergedError) Error() string {
-	return fmt.Sprintf("arpack: %d of %d eigenpairs converged after %d iterations", e.Converged, e.Requested, e.Iterations)
+	return fmt.Sprintf("eigensolver: %d of %d eigenpairs converged after %d iterations", e.Converged, e.Requested, e.Iterations)
 }
 
 // Is makes errors.Is(err, errs.ErrNotConverged) hold.
