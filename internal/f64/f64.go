@@ -176,31 +176,20 @@ func SpDot4(val []float64, ind []int32, x []float64) (out [4]float64) {
 	return spDot4Go(val, ind, x)
 }
 
-// spDot4Go is SpDot4 in Go.
-func spDot4Go(val []float64, ind []int32, x []float64) (out [4]float64) {
-	var e0, e1, e2, e3, o0, o1, o2, o3 float64
-	p := 0
-	for ; p+2 <= len(val); p += 2 {
-		v, j := val[p], int(ind[p])*4
+// spDot4Go is SpDot4 in Go: even p into e, odd p into o.
+func spDot4Go(val []float64, ind []int32, x []float64) [4]float64 {
+	var e, o [4]float64
+	for p, v := range val {
+		acc := &e
+		if p&1 == 1 {
+			acc = &o
+		}
+		j := int(ind[p]) * 4
 		xr := x[j : j+4 : j+4]
-		e0 += v * xr[0]
-		e1 += v * xr[1]
-		e2 += v * xr[2]
-		e3 += v * xr[3]
-		v, j = val[p+1], int(ind[p+1])*4
-		xr = x[j : j+4 : j+4]
-		o0 += v * xr[0]
-		o1 += v * xr[1]
-		o2 += v * xr[2]
-		o3 += v * xr[3]
+		acc[0] += v * xr[0]
+		acc[1] += v * xr[1]
+		acc[2] += v * xr[2]
+		acc[3] += v * xr[3]
 	}
-	if p < len(val) {
-		v, j := val[p], int(ind[p])*4
-		xr := x[j : j+4 : j+4]
-		e0 += v * xr[0]
-		e1 += v * xr[1]
-		e2 += v * xr[2]
-		e3 += v * xr[3]
-	}
-	return [4]float64{e0 + o0, e1 + o1, e2 + o2, e3 + o3}
+	return [4]float64{e[0] + o[0], e[1] + o[1], e[2] + o[2], e[3] + o[3]}
 }
