@@ -18,12 +18,17 @@ import (
 // TestScaleLettersSolvers compares the squared-hinge eigensolver variants on
 // letters (issue 24): products and time per iteration, final objective and
 // clustering accuracy. NPKL_VARIANTS lists them, comma separated, from
-// auto (the default: Krylov–Schur here), lanczos, early (Lanczos with
-// EarlyEigTol = NPKL_EARLYTOL, default 1e-4), block, blockearly,
-// krylovschur (block size NPKL_BLOCK, default 4), filtered, filteredearly;
-// NPKL_ROWS > 0 keeps the first rows of letters only.
+// auto (the default: Krylov–Schur with its filter here; NPKL_BLOCK,
+// NPKL_DEGREE and NPKL_CUT tune it), ksplain (Krylov–Schur without the
+// filter), lanczos, early (Lanczos with EarlyEigTol = NPKL_EARLYTOL,
+// default 1e-4), block, blockearly, krylovschur (block size NPKL_BLOCK,
+// default 4), filtered, filteredearly; NPKL_ROWS > 0 keeps the first rows
+// of letters only.
 func TestScaleLettersSolvers(t *testing.T) {
 	longOnly(t)
+	defer func(on bool, b, kd, d int, c float64, log func(filterStats)) {
+		ksFilter, ksBlock, ksFilterDegree, filterDegree, filterCut, filterLog = on, b, kd, d, c, log
+	}(ksFilter, ksBlock, ksFilterDegree, filterDegree, filterCut, filterLog)
 	ds, err := datasets.Open("letters")
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +54,7 @@ func TestScaleLettersSolvers(t *testing.T) {
 	var ref float64
 	for _, v := range strings.Split(variants, ",") {
 		opt := Options{Loss: SquaredHinge, C: 0.5, MaxRank: 100, EigTol: envFloat("NPKL_EIGTOL", 1e-8), Iters: envInt("NPKL_ITERS", 10), Backend: b, Seed: 1}
+		ksFilter = true
 		switch v {
 		case "lanczos":
 			opt.Eigensolver = Lanczos
@@ -60,17 +66,22 @@ func TestScaleLettersSolvers(t *testing.T) {
 		case "krylovschur":
 			opt.Eigensolver = KrylovSchur
 			ksBlock = envInt("NPKL_BLOCK", 0)
+		case "ksplain":
+			opt.Eigensolver = KrylovSchur
+			ksFilter = false
+		case "auto":
+			ksBlock = envInt("NPKL_BLOCK", 0)
+			ksFilterDegree = envInt("NPKL_DEGREE", ksFilterDegree)
+			filterCut = envFloat("NPKL_CUT", filterCut)
+			filterLog = func(f filterStats) { t.Logf("  %s degree %d: %s", v, ksFilterDegree, f) }
 		case "filtered", "filteredearly":
 			opt.Eigensolver = Filtered
 			filterDegree = envInt("NPKL_DEGREE", filterDegree)
 			filterCut = envFloat("NPKL_CUT", filterCut)
-			filterLanczosLow = os.Getenv("NPKL_LANCZOSLOW") != ""
 			if v == "filteredearly" {
 				opt.EarlyEigTol = envFloat("NPKL_EARLYTOL", 1e-4)
 			}
-			filterLog = func(k int, cut, lo, worst float64, theta []float64) {
-				t.Logf("  filtered k=%d degree %d cut %.4g lo %.4g: worst residual/|θ| %.2g, θ %.4g … %.4g", k, filterDegree, cut, lo, worst, theta[0], theta[len(theta)-1])
-			}
+			filterLog = func(f filterStats) { t.Logf("  %s degree %d: %s", v, filterDegree, f) }
 		case "blockearly":
 			opt.Eigensolver = Block
 			opt.EarlyEigTol = envFloat("NPKL_EARLYTOL", 1e-4)

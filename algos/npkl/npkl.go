@@ -52,13 +52,12 @@ type Eigensolver int
 
 const (
 	// Auto, the default, is KrylovSchur on operators of dimension at least
-	// AutoKrylovSchurDim and Lanczos below. On all 20,000 letters (100
-	// eigenpairs, 10 squared-hinge iterations) Krylov–Schur takes about
-	// 0.3 of ARPACK's time (docs/eigen-sequences.md, eighth round); on
-	// the first 10,000, 5,000 and 2,000 rows (3 iterations) 0.48, 0.58
-	// and 0.67 of it. Below the threshold ARPACK stays: the gain is a
-	// fraction of a second there, and it is the solver the distributed
-	// one (package dist) matches bit for bit.
+	// AutoKrylovSchurDim and Lanczos below. On the first 1,000, 2,000,
+	// 5,000 and 10,000 letters (100 eigenpairs, 10 squared-hinge
+	// iterations) Krylov–Schur with its filter took 0.4, 0.6, 0.4 and 0.26
+	// of ARPACK's time (docs/eigen-sequences.md, ninth round); at 500
+	// points the two were even. Below the threshold ARPACK stays: it is
+	// the solver the distributed one (package dist) matches bit for bit.
 	Auto Eigensolver = iota
 	// Lanczos is the backend's implicitly restarted Lanczos (ARPACK on the
 	// native backend), from a random start at every iteration.
@@ -68,29 +67,38 @@ const (
 	// the previous iteration's Ritz subspace; the first solve is Lanczos.
 	// Its tolerance is relative to ‖A‖: residuals ≤ EigTol·‖A‖.
 	Block
-	// Filtered is the backend's Lanczos on the Chebyshev polynomial p(A)
-	// of degree filterDegree (8) that stays in [−1, 1] on [λ_lo, cut]
-	// (λ_lo the Gershgorin bound, cut = filterCut (½) × the smallest
-	// eigenvalue of the previous solve) and grows above it. Each Lanczos
-	// step then costs 8 products but one reorthogonalisation, which
-	// dominates ARPACK's cost on large problems: on letters it takes ~2.4x
-	// the products in ~3.3x fewer Lanczos steps (docs/eigen-sequences.md).
-	// The Ritz values are Rayleigh quotients on A, and the pairs must pass
-	// ARPACK's test at EigTol on A itself (residuals recomputed). The
-	// first solve, solves after a covered one, and any filtered solve that
-	// fails (not converged in 30 restarts, a Ritz value at or below cut,
-	// a residual too large) are plain Lanczos. Experimental.
+	// Filtered is the backend's Lanczos on a Chebyshev filter of A,
+	// degree filterDegree (8), as KrylovSchur filters its solves (see
+	// there). Each Lanczos step then costs 8 products but one
+	// reorthogonalisation, which dominates ARPACK's cost on large problems;
+	// the gain did not outweigh the products on letters
+	// (docs/eigen-sequences.md, third round). Experimental.
 	Filtered
 	// KrylovSchur is engine.KrylovSchur, the block Krylov–Schur method
 	// with block operator products and BLAS-3 orthogonalisation and
 	// restarts, with ARPACK's test at EigTol. Every solve after the first
-	// starts from the previous one's eigenvectors (KrylovSchurOptions.Start).
+	// is filtered and warm: it runs on p(A) = T_6((A − c)/e), the Chebyshev
+	// polynomial of degree 6 that stays in [−1, 1] on [λ_lo, cut] and grows
+	// fast above it, starting from the previous solve's eigenvectors. The
+	// cut is half the k-th Ritz value of A on the span of those vectors, a
+	// lower bound of λ_k(A) however much A changed (Cauchy's interlacing),
+	// and λ_lo an estimate of A's smallest eigenvalue (a short solve,
+	// warm too). A filtered step costs six products, but the wanted
+	// eigenvalues of p(A) are so well separated that Krylov–Schur needs
+	// about a third of the basis vectors, and the orthogonalisation
+	// against the basis, not the products, dominated the plain solves. The
+	// returned Ritz values are Rayleigh quotients on A and every pair must
+	// pass the test on A itself (residuals recomputed); a filtered solve
+	// that fails it, or does not converge in 30 restarts, is redone plain.
+	// On letters (100 eigenpairs, ten squared-hinge iterations) the filter
+	// takes 0.7 of the plain solves' time (docs/eigen-sequences.md, ninth
+	// round).
 	KrylovSchur
 )
 
 // AutoKrylovSchurDim is the operator dimension from which Auto selects
 // KrylovSchur.
-const AutoKrylovSchurDim = 10000
+const AutoKrylovSchurDim = 1000
 
 // String returns the eigensolver's name.
 func (e Eigensolver) String() string {
@@ -113,7 +121,13 @@ func (e Eigensolver) String() string {
 // letters scale test sets it.
 var ksBlock int
 
-// filterDegree and filterCut tune Filtered (see there).
+// ksFilter makes KrylovSchur filter its solves after the first (see
+// there); tests and measurements turn it off to compare.
+var ksFilter = true
+
+// filterDegree is Filtered's filter degree (ksFilterDegree KrylovSchur's)
+// and filterCut the filter's cut as a fraction of the bound on λ_k
+// (filter.go).
 var (
 	filterDegree = 8
 	filterCut    = 0.5
@@ -480,8 +494,8 @@ type solver struct {
 	opt Options
 	k   int        // eigenpairs to request next
 	tol float64    // eigensolver tolerance of the current solve
-	sub *mat.Dense // the last Ritz subspace (Block, KrylovSchur): the next solve's start
-	cut float64    // the smallest eigenvalue of the last solve (Filtered), 0 if none
+	low *mat.Dense // the last estimate of A's smallest eigenvector (filters)
+	sub *mat.Dense // the last solve's eigenvectors (Block: its Ritz subspace): the next solve's start and the filters' cut
 }
 
 type closedForm struct {
@@ -518,10 +532,6 @@ func (s *solver) closedForm() (closedForm, error) {
 		}
 		// r.Values ascending: the smallest computed decides coverage.
 		covered := r.Values[0] <= posTol
-		s.cut = 0
-		if !covered {
-			s.cut = r.Values[0]
-		}
 		if covered || k >= s.opt.MaxRank {
 			out.covered = covered
 			out.computed = k
@@ -550,28 +560,31 @@ func (s *solver) eigs(k int) (engine.EigsResult, error) {
 		}
 		return r.EigsResult, err
 	}
-	if s.opt.Eigensolver == KrylovSchur {
-		// Warm: the previous iteration's eigenvectors seed the start.
-		ko := engine.KrylovSchurOptions{Tol: s.tol, Seed: s.opt.Seed, Block: ksBlock, Start: s.sub}
-		r, err := engine.KrylovSchur(s.ctx, s.b, s.op, k, engine.LargestAlgebraic, ko)
-		if err == nil {
-			s.sub = r.Vectors
-		}
-		return r, err
-	}
-	var wasted engine.EigsResult
-	if s.opt.Eigensolver == Filtered && s.cut > 0 {
-		r, ok, err := s.filtered(k, filterCut*s.cut)
-		if err != nil || ok {
+	var r, wasted engine.EigsResult
+	var err error
+	if s.opt.Eigensolver == Filtered || (s.opt.Eigensolver == KrylovSchur && ksFilter) {
+		var ok bool
+		r, ok, err = s.filtered(k)
+		switch {
+		case err != nil:
 			return r, err
+		case ok:
+			s.sub = r.Vectors
+			return r, nil
 		}
 		wasted = r
 	}
-	eo := engine.EigsOptions{Tol: s.tol, Seed: s.opt.Seed}
-	r, err := s.b.Eigs(s.ctx, s.op, k, engine.LargestAlgebraic, eo)
+	if s.opt.Eigensolver == KrylovSchur {
+		// Warm: the previous iteration's eigenvectors seed the start.
+		ko := engine.KrylovSchurOptions{Tol: s.tol, Seed: s.opt.Seed, Block: ksBlock, Start: s.sub}
+		r, err = engine.KrylovSchur(s.ctx, s.b, s.op, k, engine.LargestAlgebraic, ko)
+	} else {
+		eo := engine.EigsOptions{Tol: s.tol, Seed: s.opt.Seed}
+		r, err = s.b.Eigs(s.ctx, s.op, k, engine.LargestAlgebraic, eo)
+	}
 	r.OpApplies += wasted.OpApplies
 	r.Iterations += wasted.Iterations
-	if err == nil && s.opt.Eigensolver == Block {
+	if err == nil {
 		s.sub = r.Vectors
 	}
 	return r, err

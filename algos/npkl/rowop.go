@@ -211,3 +211,33 @@ func (o *RowOperator) mulPanel(dst []float64, ld int, x []float64) {
 		}
 	})
 }
+
+// chebPanel is one step of the Chebyshev recurrence fused into a block
+// product, for contiguous n×4 panels and an operator holding all its rows:
+// dst = (A·x − c·x)·s when prev is nil, and (A·x − c·x)·s − prev
+// otherwise (dst may be prev, not x). Each entry is rounded as the
+// product followed by that update in separate passes, so it gives chebOp's
+// unfused bits while reading the panels once, on every core.
+func (o *RowOperator) chebPanel(dst, x, prev []float64, c, s float64) {
+	a := &o.m
+	if a.Rows != a.Cols || len(x) != 4*a.Rows || len(dst) != len(x) || (prev != nil && len(prev) != len(x)) {
+		panic(fmt.Sprintf("npkl: chebPanel: panels of %d, %d and %d for %d×%d rows", len(dst), len(x), len(prev), a.Rows, a.Cols))
+	}
+	sparse.ParallelRows(a.Rows, 4*len(a.Data), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p, q := a.Indptr[i], a.Indptr[i+1]
+			d := f64.SpDot4(a.Data[p:q], o.ind32[p:q], x)
+			xi, di := x[4*i:4*i+4:4*i+4], dst[4*i:4*i+4:4*i+4]
+			if prev == nil {
+				for l := range 4 {
+					di[l] = (d[l] - c*xi[l]) * s
+				}
+				continue
+			}
+			pi := prev[4*i : 4*i+4 : 4*i+4]
+			for l := range 4 {
+				di[l] = (d[l]-c*xi[l])*s - pi[l]
+			}
+		}
+	})
+}

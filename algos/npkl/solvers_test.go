@@ -84,13 +84,58 @@ func TestEigensolverVariants(t *testing.T) {
 // regime it is for.
 func TestFilteredEigensolver(t *testing.T) {
 	var filteredSolves int
-	defer func(f func(int, float64, float64, float64, []float64)) { filterLog = f }(filterLog)
-	filterLog = func(int, float64, float64, float64, []float64) { filteredSolves++ }
+	defer func(f func(filterStats)) { filterLog = f }(filterLog)
+	filterLog = func(filterStats) { filteredSolves++ }
 	solverVariants(t, 10, map[string]func(*Options){
 		"filtered": func(o *Options) { o.Eigensolver = Filtered },
 	})
 	if filteredSolves == 0 {
 		t.Error("no filtered solve")
+	}
+}
+
+// TestFilteredKrylovSchur: Krylov–Schur on the Chebyshev filter (its
+// default after the first solve) gives the iterates of Lanczos, and so does
+// the fallback to a plain solve when the cut lies above the wanted
+// eigenvalues (filterCut 3: the filter then finds the wrong end, which
+// the check on A must catch).
+func TestFilteredKrylovSchur(t *testing.T) {
+	defer func(f func(filterStats), c float64, on bool) {
+		filterLog, filterCut, ksFilter = f, c, on
+	}(filterLog, filterCut, ksFilter)
+	for _, tc := range []struct {
+		name   string
+		cut    float64
+		filter bool
+	}{
+		{"filtered", filterCut, true},
+		{"fallback", 3, true},
+		{"plain", filterCut, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var solves, failed int
+			filterLog = func(f filterStats) {
+				solves++
+				if !f.Accepted {
+					failed++
+				}
+			}
+			filterCut, ksFilter = tc.cut, tc.filter
+			solverVariants(t, 10, map[string]func(*Options){
+				"krylovschur": func(o *Options) { o.Eigensolver = KrylovSchur },
+			})
+			switch {
+			case tc.filter && solves == 0:
+				t.Error("no filtered solve")
+			case !tc.filter && solves > 0:
+				t.Errorf("%d filtered solves with the filter off", solves)
+			case tc.cut > 1 && failed != solves:
+				t.Errorf("%d of %d filtered solves with the cut above the wanted eigenvalues passed", solves-failed, solves)
+			case tc.cut < 1 && failed > 0:
+				t.Errorf("%d of %d filtered solves failed", failed, solves)
+			}
+			t.Logf("%d filtered solves, %d fell back", solves, failed)
+		})
 	}
 }
 
