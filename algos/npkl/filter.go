@@ -181,8 +181,8 @@ type filterStats struct {
 
 // filtered computes the k largest eigenpairs of A by Lanczos (Filtered) or
 // Krylov–Schur (KrylovSchur) on the Chebyshev filter p(A) that damps
-// [λ_lo, cut], λ_lo Gershgorin's lower bound and cut filterCut × the
-// bound of ritzBounds, so that p is increasing and above 1 on the wanted
+// [λ_lo, cut], λ_lo from lowEnd and cut filterCut × the bound of
+// ritzBounds, so that p is increasing and above 1 on the wanted
 // eigenvalues. The solve on p(A) runs at the tolerance EigTol·θ_k/(θ_1 −
 // λ_lo): a pair whose residual on p(A) passes it passes EigTol on A
 // (components along damped eigenvectors are scaled by up to that ratio
