@@ -120,7 +120,12 @@ func RelGap(primal, dual float64) float64 {
 // evaluated: after a failed line search that can be a trial point below the
 // last accepted iterate (on the degenerate MVU dual the slope along the
 // search direction can jump by orders of magnitude within a short step, and
-// the Wolfe conditions then hold nowhere the line search looks). On return the
+// the Wolfe conditions then hold nowhere the line search looks). A round
+// whose first line search fails without accepting a step is followed by a
+// projected steepest-descent step with Armijo backtracking, and the next
+// round's first step is scaled to that step's length (recover.go); when no
+// decrease above the objective's rounding is left along the projected
+// gradient, the solve stops and its Reason says so. On return the
 // evaluator's cache holds the returned point. When ctx is cancelled the
 // result holds the best accepted iterate (u nil if nothing was evaluated)
 // and the error wraps ctx.Err().
@@ -142,6 +147,10 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 		// accepted iterate, and the next round starts there.
 		lowU []float64
 		lowF = math.Inf(1)
+		// stepScale is the length of the first step of every L-BFGS-B
+		// round: 1 until a recovery step (recover.go) measured the scale
+		// at which the objective decreases.
+		stepScale = 1.0
 	)
 	bestGap := math.Inf(1)
 	lastReport := time.Now()
@@ -230,7 +239,7 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 			MaxIter: cfg.MaxIter - res.Iterations,
 			MaxEval: 4*(cfg.MaxIter-res.Iterations) + 20,
 		}
-		r, err := b.Minimize(rctx, engine.Problem{Func: fn, Lower: p.Lower, Upper: p.Upper}, u, set)
+		r, err := minimizeScaled(rctx, b, engine.Problem{Func: fn, Lower: p.Lower, Upper: p.Upper}, u, set, stepScale)
 		cancel()
 		if p.SetCutoff != nil {
 			// The evaluations below (and after solveDual) must be exact.
@@ -289,6 +298,38 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 			return res, fmt.Errorf("dualsolve: L-BFGS-B: %w", err)
 		}
 		lowU, lowF = lowU[:0], math.Inf(1)
+		stepped, stalled := false, false
+		if r.Reason == engine.ReasonAbnormal && r.Iterations == 0 && certified == nil && jumpU == nil && !tighten {
+			// The line search failed at the round's start, and a fresh
+			// round from here would fail the same way (recover.go).
+			x, ne, err := recoverStep(ctx, p, u)
+			evals += ne
+			res.Evaluations = evals
+			haveLast = false // the cache holds the recovery's last trial point
+			switch {
+			case err != nil && ctx.Err() != nil:
+				if _, eerr := p.Eval(u, make([]float64, n)); eerr != nil {
+					return res, eerr
+				}
+				res.U = u
+				res.Primal, res.Dual = p.Certificate()
+				res.Reason = "cancelled"
+				return res, fmt.Errorf("dualsolve: %w", ctx.Err())
+			case err != nil:
+				return res, err
+			case x != nil:
+				stepScale = powerOfTwo(dist(x, u))
+				copy(u, x)
+				copy(last, x)
+				haveLast = true
+				stepped = true
+				res.Iterations++
+				res.Reason = "projected-gradient step after an abnormal line search"
+			default:
+				stalled = true
+				res.Reason = "abnormal line search; no decrease along the projected gradient above the objective's rounding"
+			}
+		}
 		if tighten {
 			// Re-evaluate u at the raised accuracy (the cache holds u, or
 			// the last point, at the old one).
@@ -305,7 +346,8 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 			}
 			copy(last, u)
 			haveLast = true
-			res.Evaluations++
+			evals++
+			res.Evaluations = evals
 		}
 		pr, du := p.Certificate()
 		g := RelGap(pr, du)
@@ -317,11 +359,14 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 			cfg.Progress(progress.Event{Algorithm: algorithmOf(cfg.Label), Iteration: res.Evaluations, Objective: du, Gap: g,
 				Message: fmt.Sprintf("%s: round %d stopped (%s) after %d iterations, %d evaluations: dual %.10g rel.gap %.3g%s", cfg.Label, round, res.Reason, res.Iterations, res.Evaluations, du, g, p.describe())})
 		}
+		if stalled && exact() {
+			break // every fresh start from u fails the same way
+		}
 		if tighten && res.Iterations < cfg.MaxIter {
 			round-- // raising the accuracy does not spend a restart
 			continue
 		}
-		if g >= bestGap*(1-1e-3) && r.Iterations <= 1 {
+		if g >= bestGap*(1-1e-3) && r.Iterations <= 1 && !stepped {
 			if !exact() {
 				// Stalled at a loose accuracy: go on at the final one.
 				acc.Set(true)
@@ -342,14 +387,16 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 		copy(u, bestU)
 		if !needFinal {
 			p.Eval(u, make([]float64, n)) // it evaluated without error before
-			res.Evaluations++
+			evals++
+			res.Evaluations = evals
 		}
 	}
 	if needFinal {
 		if _, err := p.Eval(u, make([]float64, n)); err != nil {
 			return res, err
 		}
-		res.Evaluations++
+		evals++
+		res.Evaluations = evals
 		if pr, du := p.Certificate(); certified == nil && RelGap(pr, du) <= cfg.GapTol {
 			certified = u
 			res.Reason = "duality gap"
