@@ -4,7 +4,7 @@ GO ?= go
 TEST_TIMEOUT ?= 30m
 FUZZTIME ?= 20000x
 
-.PHONY: deps demo test test-mpi test-race fuzz bench build
+.PHONY: deps demo test test-mpi test-perturbed test-race fuzz bench build
 
 deps:
 	bash third_party/install-deps.sh
@@ -17,12 +17,25 @@ demo: deps
 
 # test runs the whole suite with the native backend (cgo), the pure-Go build
 # (CGO_ENABLED=0: only the "go" backend exists), the race detector on the
-# packages with concurrency guarantees, and the MPI binding (test-mpi).
+# packages with concurrency guarantees, the numerical suites on a backend
+# whose every dense result is moved at the level of rounding
+# (test-perturbed), and the MPI binding (test-mpi).
 test: deps
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/... ./mpi/... ./parpack/...
 	$(GO) test -count=1 -race -timeout $(TEST_TIMEOUT) -run 'Race|Concurren|Reentrant' ./...
+	$(MAKE) test-perturbed
 	$(MAKE) test-mpi
+
+# test-perturbed runs the numerical suites on the "perturbed" backend
+# (package engine/perturbed): the native backend with every BLAS, LAPACK and
+# ARPACK result moved by up to 4ε relative and the inner sums of dot
+# products, GEMM and SYRK added in another order, as another build of those
+# libraries would round. A test that fails here and passes on native asserts
+# the rounding of one build, not mathematics.
+PERTURBED_PKGS ?= ./engine/... ./algos/... ./dist/... ./parpack/...
+test-perturbed: deps
+	PSDLEARN_BACKEND=perturbed $(GO) test -tags perturbed -count=1 -timeout $(TEST_TIMEOUT) $(PERTURBED_PKGS)
 
 # test-mpi runs the mpi package built with Open MPI (-tags mpi): the
 # conformance suite in one process and under mpirun -np 2 and -np 3, and a

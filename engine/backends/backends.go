@@ -3,7 +3,10 @@
 //
 //   - "go": pure Go on gonum, always registered;
 //   - "native": OpenBLAS/LAPACKE, arpack-ng, the Fortran L-BFGS-B and CLP
-//     through cgo, registered in cgo builds without the purego tag.
+//     through cgo, registered in cgo builds without the purego tag;
+//   - "perturbed": only in builds with the perturbed tag, for tests: the
+//     default one of the above with every dense result moved at the level
+//     of rounding (package engine/perturbed).
 //
 // The algorithms depend only on package engine, so a program chooses what it
 // links: the root package psdlearn and the command import this package; a
@@ -19,10 +22,14 @@ import (
 )
 
 func init() {
-	register("go", engine.Parts{Eig: lapack.Go, Eigs: arpack.Go, Min: lbfgsb.Go, LP: lp.Go, BLAS: lapack.GoBLAS})
+	goParts := engine.Parts{Eig: lapack.Go, Eigs: arpack.Go, Min: lbfgsb.Go, LP: lp.Go, BLAS: lapack.GoBLAS}
+	register("go", goParts)
+	base := goParts
 	if lapack.HaveNative && arpack.HaveNative && lbfgsb.HaveNative && lp.HaveNative {
-		register("native", engine.Parts{Eig: lapack.Native, Eigs: arpack.Native, Min: lbfgsb.Native, LP: lp.Native, BLAS: lapack.NativeBLAS})
+		base = engine.Parts{Eig: lapack.Native, Eigs: arpack.Native, Min: lbfgsb.Native, LP: lp.Native, BLAS: lapack.NativeBLAS}
+		register("native", base)
 	}
+	registerTestBackends(base)
 }
 
 func register(name string, p engine.Parts) {
