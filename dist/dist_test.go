@@ -165,27 +165,16 @@ func TestBoostMetric(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantM := want.Matrix(d)
 		for _, p := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s/%v/P=%d", tc.name, tc.opt.Loss, p), func(t *testing.T) {
 				for r, got := range distBoost(t, x, y, 3, split(n, p), tc.opt) {
-					if got.Iterations != want.Iterations || got.Stop != want.Stop {
-						t.Errorf("rank %d: %d iterations (%v), want %d (%v)", r, got.Iterations, got.Stop, want.Iterations, want.Stop)
-					}
-					e := relDiff(got.Matrix(d), wantM)
-					if !(e <= 1e-9) {
-						t.Errorf("rank %d: metric differs by %.3g relative", r, e)
-					}
-					if r == 0 {
+					if e := checkBoost(t, r, outcome(got, d), outcome(want, d), 1e-9, 1e-9); r == 0 {
 						t.Logf("metric differs by %.2g relative", e)
 					}
 					if e := math.Abs(got.Scale-want.Scale) / want.Scale; e > 1e-12 {
 						t.Errorf("rank %d: scale %v, want %v", r, got.Scale, want.Scale)
 					}
-					if e := math.Abs(got.Objective - want.Objective); e > 1e-9*math.Max(1, math.Abs(want.Objective)) {
-						t.Errorf("rank %d: objective %v, want %v", r, got.Objective, want.Objective)
-					}
-					if len(got.Lambda) != len(want.Lambda) || len(got.Curve) != len(want.Curve) {
+					if got.Iterations == want.Iterations && (len(got.Lambda) != len(want.Lambda) || len(got.Curve) != len(want.Curve)) {
 						t.Errorf("rank %d: %d λ and %d objectives, want %d and %d", r, len(got.Lambda), len(got.Curve), len(want.Lambda), len(want.Curve))
 					}
 				}
@@ -263,21 +252,12 @@ func TestCorrective(t *testing.T) {
 		x, y := load(t, tc.name)
 		n, d := x.Dims()
 		want, sens := oneProcess(t, x, y, tc.opt)
-		wantM := want.Matrix(d)
 		tolM := math.Max(corrTol, 10*sens)
 		for _, p := range []int{1, 2, 3} {
 			t.Run(fmt.Sprintf("%s/%v/P=%d", tc.name, tc.opt.Loss, p), func(t *testing.T) {
 				for r, got := range distBoost(t, x, y, 3, split(n, p), tc.opt) {
-					if got.Iterations != want.Iterations || got.Stop != want.Stop {
-						t.Errorf("rank %d: %d iterations (%v), want %d (%v)", r, got.Iterations, got.Stop, want.Iterations, want.Stop)
-					}
-					if e := relDiff(got.Matrix(d), wantM); !(e <= tolM) {
-						t.Errorf("rank %d: metric differs by %.3g relative; rounding moves the one-process metric by %.3g", r, e, sens)
-					} else if r == 0 {
+					if e := checkBoost(t, r, outcome(got, d), outcome(want, d), tolM, 1e-9); r == 0 {
 						t.Logf("metric differs by %.2g relative (rounding sensitivity %.2g)", e, sens)
-					}
-					if e := math.Abs(got.Objective - want.Objective); e > 1e-9*math.Max(1, math.Abs(want.Objective)) {
-						t.Errorf("rank %d: objective %v, want %v", r, got.Objective, want.Objective)
 					}
 				}
 			})
@@ -333,9 +313,7 @@ func TestEmptyRank(t *testing.T) {
 		t.Fatal(err)
 	}
 	for r, got := range distBoost(t, x, y, 3, []int{0, 0, 50, 150}, boost.Options{}) {
-		if e := relDiff(got.Matrix(d), want.Matrix(d)); !(e <= 1e-9) || got.Iterations != want.Iterations {
-			t.Errorf("rank %d: %d iterations, metric differs by %.3g", r, got.Iterations, e)
-		}
+		checkBoost(t, r, outcome(got, d), outcome(want, d), 1e-9, 1e-9)
 	}
 }
 
@@ -440,4 +418,43 @@ func TestOptionsRefused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// boostOutcome is what checkBoost compares of a BoostMetric run.
+type boostOutcome struct {
+	iterations int
+	stop       string
+	m          *mat.SymDense
+	objective  float64
+}
+
+func outcome(r *boost.Result, d int) boostOutcome {
+	return boostOutcome{r.Iterations, r.Stop.String(), r.Matrix(d), r.Objective}
+}
+
+// checkBoost asserts what a BoostMetric run got, summed in another order
+// than the one-process run want, promises against it, and returns the
+// metrics' relative difference. The stop is the same, and the iterations at
+// most one apart: a stopping test within rounding of its threshold may fire
+// one iteration earlier or later. Stopped at the same iteration, the
+// metrics agree to tolM and the objectives to tolObj, relative; one
+// iteration apart, the objectives agree to 1e-6 (the last term's share of
+// a converged objective). Counts are bounded, never equated: another
+// reduction order is another rounding.
+func checkBoost(t *testing.T, r int, got, want boostOutcome, tolM, tolObj float64) float64 {
+	t.Helper()
+	if got.stop != want.stop || got.iterations < want.iterations-1 || got.iterations > want.iterations+1 {
+		t.Errorf("rank %d: %d iterations (%s), one process %d (%s)", r, got.iterations, got.stop, want.iterations, want.stop)
+	}
+	e := relDiff(got.m, want.m)
+	objTol := tolObj
+	if got.iterations != want.iterations {
+		objTol = 1e-6
+	} else if !(e <= tolM) {
+		t.Errorf("rank %d: metric differs by %.3g relative (tolerance %.3g)", r, e, tolM)
+	}
+	if d := math.Abs(got.objective - want.objective); !(d <= objTol*math.Max(1, math.Abs(want.objective))) {
+		t.Errorf("rank %d: objective %v, one process %v", r, got.objective, want.objective)
+	}
+	return e
 }

@@ -69,7 +69,6 @@ func TestMpirun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantM := want.Matrix(d)
 		for _, np := range []int{2, 3} {
 			if loss == boost.Logistic && np == 3 {
 				continue // keep the test short: one logistic job
@@ -79,13 +78,7 @@ func TestMpirun(t *testing.T) {
 				total := 0
 				for r, rep := range reps {
 					total += rep.Triplets
-					got := mat.NewSymDense(d, rep.Matrix)
-					if e := relDiff(got, wantM); !(e <= 1e-9) {
-						t.Errorf("rank %d: metric differs by %.3g relative", r, e)
-					}
-					if rep.Iterations != want.Iterations || rep.Stop != want.Stop.String() {
-						t.Errorf("rank %d: %d iterations (%s), want %d (%v)", r, rep.Iterations, rep.Stop, want.Iterations, want.Stop)
-					}
+					checkBoost(t, r, boostOutcome{rep.Iterations, rep.Stop, mat.NewSymDense(d, rep.Matrix), rep.Objective}, outcome(want, d), 1e-9, 1e-9)
 					t.Logf("rank %d of %d: %d rows, %d triplets, halo %d, triplets %.3f s, %d iterations at %.2f ms",
 						r, np, rep.Rows, rep.Triplets, rep.Halo, rep.TripletsSec, rep.Iterations, rep.PerIterMillis)
 				}
@@ -108,18 +101,8 @@ func TestMpirunCorrective(t *testing.T) {
 	x, y := load(t, "letters2000")
 	_, d := x.Dims()
 	want, sens := oneProcess(t, x, y, boost.Options{Mode: boost.Corrective, Iters: 20})
-	wantM := want.Matrix(d)
 	for r, rep := range runDistrun(t, bin, 3, "-data", "letters", "-rows", "2000", "-mode", "corrective", "-iters", "20") {
-		got := mat.NewSymDense(d, rep.Matrix)
-		if e := relDiff(got, wantM); !(e <= math.Max(corrTol, 10*sens)) {
-			t.Errorf("rank %d: metric differs by %.3g relative (rounding sensitivity %.3g)", r, e, sens)
-		}
-		if rep.Iterations != want.Iterations || rep.Stop != want.Stop.String() {
-			t.Errorf("rank %d: %d iterations (%s), want %d (%v)", r, rep.Iterations, rep.Stop, want.Iterations, want.Stop)
-		}
-		if e := math.Abs(rep.Objective-want.Objective) / math.Abs(want.Objective); !(e <= 1e-9) {
-			t.Errorf("rank %d: objective %v, want %v", r, rep.Objective, want.Objective)
-		}
+		checkBoost(t, r, boostOutcome{rep.Iterations, rep.Stop, mat.NewSymDense(d, rep.Matrix), rep.Objective}, outcome(want, d), math.Max(corrTol, 10*sens), 1e-9)
 		t.Logf("rank %d of 3: %d iterations at %.2f ms", r, rep.Iterations, rep.PerIterMillis)
 	}
 }

@@ -119,13 +119,15 @@ func distNPKLRows(t *testing.T, c mpi.Comm, pr npklProblem, rows *sparse.CSR, co
 		t.Errorf("rank %d: objective %.17g, one process %.17g", c.Rank(), got.Objective, last.Objective)
 	}
 	// Every iteration's record and the final α (the squared hinge's dual).
-	if len(got.History) != len(want.History) || got.Iterations != want.Iterations {
-		t.Errorf("rank %d: %d iterations, one process %d", c.Rank(), len(got.History), len(want.History))
+	// The iterations are bounded, not equated: a stopping test within
+	// rounding of its threshold may fire one iteration apart.
+	if got.Iterations != len(got.History) || len(got.History) < len(want.History)-1 || len(got.History) > len(want.History)+1 {
+		t.Errorf("rank %d: %d iterations (%d records), one process %d", c.Rank(), got.Iterations, len(got.History), len(want.History))
 	} else {
 		rel := func(a, b float64) float64 {
 			return math.Abs(a-b) / math.Max(1e-300, math.Max(math.Abs(a), math.Abs(b)))
 		}
-		for i, g := range got.History {
+		for i, g := range got.History[:min(len(got.History), len(want.History))] {
 			w := want.History[i]
 			if g.Rank != w.Rank || g.Eigenpairs != w.Eigenpairs || !(rel(g.Objective, w.Objective) <= tol) || !(rel(g.Primal, w.Primal) <= tol) ||
 				!(math.Abs(g.AlphaChange-w.AlphaChange) <= tol*math.Max(1, w.AlphaChange)) {

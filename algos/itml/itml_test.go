@@ -171,7 +171,10 @@ func TestScaleFree(t *testing.T) {
 		if rel := mat.Norm(&diff, 2) / mat.Norm(ref.M, 2); rel > 1e-6 {
 			t.Errorf("s = %g: ‖A·s² − A‖/‖A‖ = %.3g", s, rel)
 		}
-		if res.Iterations != ref.Iterations || math.Abs(res.U-ref.U) > 1e-9*ref.U || math.Abs(res.L-ref.L) > 1e-9*ref.L {
+		// Scaling is exact only by powers of two: the cycles are bounded,
+		// not equated (a stopping test within rounding of its threshold may
+		// fire one cycle apart).
+		if res.Iterations < ref.Iterations-1 || res.Iterations > ref.Iterations+1 || math.Abs(res.U-ref.U) > 1e-9*ref.U || math.Abs(res.L-ref.L) > 1e-9*ref.L {
 			t.Errorf("s = %g: %d cycles, u %g, l %g; unscaled %d, %g, %g", s, res.Iterations, res.U, res.L, ref.Iterations, ref.U, ref.L)
 		}
 		str := tr.Subset(nil)

@@ -168,7 +168,9 @@ func TestDefiniteBoostRepresentations(t *testing.T) {
 				ref = res
 				continue
 			}
-			if res.Iterations != ref.Iterations {
+			// Each representation sums in its own order: the sweeps are
+			// bounded, not equated.
+			if res.Iterations < ref.Iterations-1 || res.Iterations > ref.Iterations+1 {
 				t.Errorf("%v/%s: %d iterations, pair form %d", proj, name, res.Iterations, ref.Iterations)
 			}
 			if e := maxAbsDiff(res.W, ref.W); e > 1e-10 {

@@ -119,10 +119,11 @@ var scaleLearners = []scaleLearner{
 //   - Other factors perturb the data by rounding (fl(c·x)/s(c) differs from
 //     x/s in the last bit), and the models then agree as well as the
 //     learner is conditioned. FrobMetric's certified optimum is unique:
-//     c²M(c) = M(1) to 1e-6 with the same 3-NN test error everywhere. A
+//     c²M(c) = M(1) to 1e-6 with the same 3-NN test error everywhere (up
+//     to one test point whose neighbours tie to that accuracy). A
 //     boosting run that converged reproduces its objective to 1e-4 of
 //     max(1, |f|) (its optimum need not be unique) and its
-//     3-NN error. A boosting run that stopped at its iteration limit (all
+//     3-NN error (up to one test point). A boosting run that stopped at its iteration limit (all
 //     BoostMetric runs on wine: 500 greedy rank-one steps, whose leading
 //     eigenvalues cluster, so last-bit perturbations grow into 2–20%
 //     differences, as between the two backends) is checked only exactly.
@@ -203,8 +204,12 @@ func TestScaleInvariance(t *testing.T) {
 								// change, so only the exact case above applies.
 								continue
 							}
-							if ec != e1 {
-								t.Errorf("%s, factor %g: 3-NN test error %.4f, unscaled %.4f", bname, c, ec, e1)
+							// Models equal to their certificate's (or the
+							// objective's) accuracy classify alike, but for
+							// a test point whose neighbours tie to that
+							// accuracy: one such point may change side.
+							if math.Abs(ec-e1) > 1.5/float64(te.Len()) {
+								t.Errorf("%s, factor %g: 3-NN test error %.4f, unscaled %.4f (more than one of %d test points apart)", bname, c, ec, e1, te.Len())
 							}
 						}
 					}

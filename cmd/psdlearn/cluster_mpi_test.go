@@ -99,7 +99,7 @@ func TestClusterMPI(t *testing.T) {
 			if sum.Accuracy != want.Accuracy {
 				t.Errorf("pairwise accuracy %v, one-process run 1 %v", sum.Accuracy, want.Accuracy)
 			}
-			if sum.Constraints != want.Constraints || sum.Rank != want.Rank || sum.Iterations != len(want.Objectives) {
+			if sum.Constraints != want.Constraints || sum.Rank != want.Rank || sum.Iterations < len(want.Objectives)-1 || sum.Iterations > len(want.Objectives)+1 {
 				t.Errorf("%d constraints, rank %d, %d iterations; one-process %d, %d, %d", sum.Constraints, sum.Rank, sum.Iterations, want.Constraints, want.Rank, len(want.Objectives))
 			}
 			if len(sum.Eigenvalues) != len(want.LeadingEigenvalues) {
