@@ -4,7 +4,10 @@ GO ?= go
 TEST_TIMEOUT ?= 30m
 FUZZTIME ?= 20000x
 
-.PHONY: deps demo test test-mpi test-perturbed test-race fuzz bench build
+.PHONY: deps demo test test-mpi test-perturbed test-race test-acceptance fuzz bench build lint
+
+# STATICCHECK is pinned: the same checks on every machine.
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 deps:
 	bash third_party/install-deps.sh
@@ -25,6 +28,7 @@ test: deps
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/... ./mpi/... ./parpack/...
 	$(GO) test -count=1 -race -timeout $(TEST_TIMEOUT) -run 'Race|Concurren|Reentrant' ./...
 	$(MAKE) test-perturbed
+	$(MAKE) test-acceptance
 	$(MAKE) test-mpi
 
 # test-perturbed runs the numerical suites on the "perturbed" backend
@@ -36,6 +40,18 @@ test: deps
 PERTURBED_PKGS ?= ./engine/... ./algos/... ./dist/... ./parpack/...
 test-perturbed: deps
 	PSDLEARN_BACKEND=perturbed $(GO) test -tags perturbed -count=1 -timeout $(TEST_TIMEOUT) $(PERTURBED_PKGS)
+
+# test-acceptance runs the program in acceptance/, a module of its own that
+# uses this one through a replace directive, as an embedding program would.
+test-acceptance: deps
+	cd acceptance && $(GO) test -count=1 -timeout 10m ./...
+
+# lint fails on any file gofmt would change and on any staticcheck finding.
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^third_party/')); \
+	  if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
+	$(STATICCHECK) ./...
+	cd acceptance && $(STATICCHECK) ./...
 
 # test-mpi runs the mpi package built with Open MPI (-tags mpi): the
 # conformance suite in one process and under mpirun -np 2 and -np 3, and a

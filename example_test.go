@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/psdlearn/psdlearn"
@@ -124,4 +126,41 @@ func ExampleDefiniteBoost() {
 	// converged: true
 	// must-link (0,1) 0.08, cannot-link (2,3) 0.43
 	// 0 closer to 2 than to 4: true
+}
+
+// The README's Go quick start: fit with the zero values (C chosen among
+// the default list by 3-fold cross-validation), look at the choice, save,
+// load and transform.
+func ExampleRun() {
+	iris, err := datasets.Open("iris") // or your own x (n×D *mat.Dense) and labels y
+	if err != nil {
+		panic(err)
+	}
+	r, err := psdlearn.Run(context.Background(),
+		psdlearn.FrobMetric{Common: psdlearn.Common{Standardize: true}}, // zero values are the defaults
+		psdlearn.Data{X: iris.X, Y: iris.Y})
+	if err != nil { // errors.Is(err, errs.ErrNotConverged): r.Model is the best found
+		panic(err)
+	}
+	fmt.Println(r.Selection, r.Searched, r.Certificate.Converged)
+	path := filepath.Join(os.TempDir(), "psdlearn-example-metric.json")
+	defer os.Remove(path)
+	if err := r.Model.SaveFile(path); err != nil {
+		panic(err)
+	}
+
+	// In the service (links no native library):
+	served, err := model.LoadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	z, err := served.Transform(iris.X) // Euclidean distances between rows of z are the metric's
+	if err != nil {
+		panic(err)
+	}
+	rows, _ := z.Dims()
+	fmt.Println(rows, "rows transformed")
+	// Output:
+	// folds [0.1 1 10 100] true
+	// 150 rows transformed
 }

@@ -92,7 +92,7 @@ func TestITMLFitPairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := psdlearn.ITML{Common: psdlearn.Common{Standardize: true}}.FitPairs(context.Background(), tr.X, ps)
+	m, err := psdlearn.ITML{Common: psdlearn.Common{Standardize: true}, Gamma: []float64{itml.DefaultGamma}}.FitPairs(context.Background(), tr.X, ps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,10 @@ func TestITMLErrors(t *testing.T) {
 		{"Fit negative iters", func() error { _, err := (psdlearn.ITML{Iters: -1}).Fit(ctx, tr.X, tr.Y); return err }()},
 		{"FitPairs nil pairs", func() error { _, err := (psdlearn.ITML{}).FitPairs(ctx, tr.X, nil); return err }()},
 		{"FitPairs other points", func() error { _, err := (psdlearn.ITML{}).FitPairs(ctx, tr.X, other); return err }()},
-		{"FitPairs two gammas", func() error { _, err := (psdlearn.ITML{Gamma: []float64{1, 2}}).FitPairs(ctx, tr.X, ps); return err }()},
+		{"FitPairs two gammas, hold-out share 1", func() error {
+			_, err := (psdlearn.ITML{Common: psdlearn.Common{HoldOut: 1}, Gamma: []float64{1, 2}}).FitPairs(ctx, tr.X, ps)
+			return err
+		}()},
 		{"FitPairs infinite gamma", func() error {
 			_, err := (psdlearn.ITML{Gamma: []float64{math.Inf(1)}}).FitPairs(ctx, tr.X, ps)
 			return err

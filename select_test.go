@@ -112,7 +112,7 @@ func TestKFoldChoosesC(t *testing.T) {
 	}
 
 	sorted := []float64{0.001, 1, 100}
-	folds, err := stratifiedFolds(iris.Y, defaultFolds, seed)
+	folds, err := stratifiedFolds(iris.Y, DefaultFolds, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestKFoldChoosesC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want[i] += e / defaultFolds
+			want[i] += e / DefaultFolds
 		}
 	}
 	best := 0
@@ -158,8 +158,8 @@ func TestKFoldChoosesC(t *testing.T) {
 	if c := m.Info["chosen_c"]; c != sorted[best] {
 		t.Errorf("chosen C %v, explicit %v", c, sorted[best])
 	}
-	if f := m.Info["folds"]; f != defaultFolds {
-		t.Errorf("folds %v, want %d", f, defaultFolds)
+	if f := m.Info["folds"]; f != DefaultFolds {
+		t.Errorf("folds %v, want %d", f, DefaultFolds)
 	}
 	if !slices.Equal(m.Info["C"].([]float64), sorted) {
 		t.Errorf("C %v, want %v", m.Info["C"], sorted)

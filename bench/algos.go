@@ -2,9 +2,12 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn"
+	"github.com/psdlearn/psdlearn/algos/boost"
 	_ "github.com/psdlearn/psdlearn/algos/boost" // registers boostmetric, psdboost
 	_ "github.com/psdlearn/psdlearn/algos/frob"  // registers frobmetric
 	"github.com/psdlearn/psdlearn/algos/meg"
@@ -12,7 +15,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/train"
+	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,14 +40,20 @@ func AlgoCases(seed uint64) []Case {
 	var cases []Case
 	for _, c := range []struct {
 		data, split, algo, label string
-		opts                     train.Options
+		learner                  func(psdlearn.Common) psdlearn.Learner
 	}{
-		{"iris", "0.7,0.15,0.15", "psdboost", "psdboost", train.Options{}},
-		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric exp stage-wise", train.Options{Loss: "exp", Mode: "stagewise"}},
-		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric logistic corrective", train.Options{Loss: "logistic", Mode: "corrective"}},
-		{"wine", "0.7,0.15,0.15", "frobmetric", "frobmetric", train.Options{}},
-		{"letters", "rows:10500,4500,5000", "boostmetric", "boostmetric exp stage-wise", train.Options{Loss: "exp", Mode: "stagewise"}},
-		{"letters", "rows:10500,4500,5000", "frobmetric", "frobmetric", train.Options{}},
+		{"iris", "0.7,0.15,0.15", "psdboost", "psdboost", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.PSDBoost{Common: c} }},
+		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric exp stage-wise", func(c psdlearn.Common) psdlearn.Learner {
+			return psdlearn.BoostMetric{Common: c, Loss: boost.Exp, Mode: boost.Stagewise}
+		}},
+		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric logistic corrective", func(c psdlearn.Common) psdlearn.Learner {
+			return psdlearn.BoostMetric{Common: c, Loss: boost.Logistic, Mode: boost.Corrective}
+		}},
+		{"wine", "0.7,0.15,0.15", "frobmetric", "frobmetric", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.FrobMetric{Common: c} }},
+		{"letters", "rows:10500,4500,5000", "boostmetric", "boostmetric exp stage-wise", func(c psdlearn.Common) psdlearn.Learner {
+			return psdlearn.BoostMetric{Common: c, Loss: boost.Exp, Mode: boost.Stagewise}
+		}},
+		{"letters", "rows:10500,4500,5000", "frobmetric", "frobmetric", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.FrobMetric{Common: c} }},
 	} {
 		c := c
 		parts, err := splitBuiltin(c.data, c.split, seed)
@@ -57,12 +66,11 @@ func AlgoCases(seed uint64) []Case {
 				return nil, err
 			}
 			return func(ctx context.Context) (Outcome, error) {
-				rep, err := train.RunExperiment(ctx, train.Experiment{Algo: c.algo, Train: parts[0], Val: parts[1], Test: parts[2],
-					Standardize: true, Seed: seed, Backend: b, Options: c.opts})
+				rep, err := runExperiment(ctx, c.learner(psdlearn.Common{Standardize: true, Seed: seed, Backend: b}), parts)
 				if err != nil {
 					return Outcome{}, err
 				}
-				m := map[string]float64{"test_error": rep.TestError, "euclidean_test_error": rep.EuclideanTestErr}
+				m := map[string]float64{"test_error": rep.Eval.TestError, "euclidean_test_error": rep.Eval.EuclideanTestError}
 				if !math.IsNaN(rep.DualityGap) {
 					m["duality_gap"] = rep.DualityGap
 				}
@@ -156,4 +164,42 @@ func standardized(b engine.Backend, x *mat.Dense) (*mat.Dense, error) {
 		return nil, err
 	}
 	return p.Apply(x)
+}
+
+// runExperiment runs l on the training part of parts, choosing C on the
+// validation part (parts[1], nil for none) and scoring on the test part.
+// A solve that stops without its certificate still counts: its model is
+// scored and the result says so (Certificate, Warnings).
+func runExperiment(ctx context.Context, l psdlearn.Learner, parts []*data.Dataset) (*psdlearn.Result, error) {
+	d := psdlearn.Data{X: parts[0].X, Y: parts[0].Y, Test: parts[len(parts)-1]}
+	if len(parts) == 3 {
+		l = withValidation(l, parts[1])
+	}
+	r, err := psdlearn.Run(ctx, l, d)
+	if err != nil && (r == nil || !errors.Is(err, errs.ErrNotConverged) || ctx.Err() != nil) {
+		return nil, err
+	}
+	return r, nil
+}
+
+// withValidation returns l with its Common.Validation set to val.
+func withValidation(l psdlearn.Learner, val *data.Dataset) psdlearn.Learner {
+	switch e := l.(type) {
+	case psdlearn.BoostMetric:
+		e.Validation = val
+		return e
+	case psdlearn.PSDBoost:
+		e.Validation = val
+		return e
+	case psdlearn.FrobMetric:
+		e.Validation = val
+		return e
+	case psdlearn.ITML:
+		e.Validation = val
+		return e
+	case psdlearn.LMNN:
+		e.Validation = val
+		return e
+	}
+	return l
 }

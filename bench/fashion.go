@@ -9,9 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/psdlearn/psdlearn"
+	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/train"
 )
 
 // FashionDir is where the "fashion" cases of the algos suite look for the
@@ -111,13 +112,15 @@ func FashionCases(seed uint64, p FashionProtocol) []Case {
 	detail := fmt.Sprintf("fashion-mnist rows:%d,%d + t10k, standardised, PCA %d, k = %d", p.Train, p.Val, p.PCA, p.K)
 	var cases []Case
 	for _, c := range []struct {
-		name string
-		algo string
-		opts train.Options
+		name    string
+		algo    string
+		learner func(psdlearn.Common) psdlearn.Learner
 	}{
-		{"fashion boostmetric exp stage-wise", "boostmetric", train.Options{Loss: "exp", Mode: "stagewise"}},
-		{"fashion frobmetric C=100", "frobmetric", train.Options{C: []float64{100}}},
-		{"fashion frobmetric", "frobmetric", train.Options{}},
+		{"fashion boostmetric exp stage-wise", "boostmetric", func(c psdlearn.Common) psdlearn.Learner {
+			return psdlearn.BoostMetric{Common: c, Loss: boost.Exp, Mode: boost.Stagewise}
+		}},
+		{"fashion frobmetric C=100", "frobmetric", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.FrobMetric{Common: c, C: []float64{100}} }},
+		{"fashion frobmetric", "frobmetric", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.FrobMetric{Common: c} }},
 	} {
 		c := c
 		cases = append(cases, Case{Name: c.name, Size: p.Train, Detail: detail, Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
@@ -126,8 +129,7 @@ func FashionCases(seed uint64, p FashionProtocol) []Case {
 				return nil, err
 			}
 			return func(ctx context.Context) (Outcome, error) {
-				rep, err := train.RunExperiment(ctx, train.Experiment{Algo: c.algo, Train: parts[0], Val: parts[1], Test: parts[2],
-					Standardize: true, PCA: p.PCA, K: p.K, Seed: seed, Backend: b, Options: c.opts})
+				rep, err := runExperiment(ctx, c.learner(psdlearn.Common{Standardize: true, PCA: p.PCA, K: p.K, Seed: seed, Backend: b}), parts)
 				if err != nil {
 					return Outcome{}, err
 				}
@@ -141,22 +143,22 @@ func FashionCases(seed uint64, p FashionProtocol) []Case {
 	return cases
 }
 
-// ExperimentMetrics are the figures of a train.Report as bench metrics:
+// ExperimentMetrics are the figures of a psdlearn.Result as bench metrics:
 // test and validation errors (learned and Euclidean), the chosen C, the
 // duality gap and its tolerance when the algorithm has them, converged (1
 // or 0), and the seconds of every phase — "phase_load", "phase_preprocess",
 // "phase_triplets", "phase_train", "phase_evaluation", and one
 // "phase_solve_C=…" (or "phase_solve") per solve.
-func ExperimentMetrics(rep *train.Report) map[string]float64 {
+func ExperimentMetrics(rep *psdlearn.Result) map[string]float64 {
 	m := map[string]float64{
-		"test_error": rep.TestError, "euclidean_test_error": rep.EuclideanTestErr,
+		"test_error": rep.Eval.TestError, "euclidean_test_error": rep.Eval.EuclideanTestError,
 		"phase_load": rep.Phases.Load, "phase_preprocess": rep.Phases.Preprocess, "phase_triplets": rep.Phases.Triplets,
 		"phase_train": rep.Phases.Train, "phase_evaluation": rep.Phases.Evaluation, "converged": 0,
 	}
-	if rep.Converged {
+	if rep.Certificate.Converged {
 		m["converged"] = 1
 	}
-	for k, v := range map[string]float64{"val_error": rep.ValError, "duality_gap": rep.DualityGap, "gap_tolerance": rep.GapTol, "chosen_c": rep.ChosenC} {
+	for k, v := range map[string]float64{"val_error": rep.Eval.ValError, "duality_gap": rep.DualityGap, "gap_tolerance": rep.Certificate.Tolerance, "chosen_c": rep.ChosenC} {
 		if !math.IsNaN(v) {
 			m[k] = v
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/engine"
 )
 
@@ -95,7 +95,7 @@ func TestFashionCasesTiny(t *testing.T) {
 				solves++
 			}
 		}
-		want := map[string]int{"fashion boostmetric exp stage-wise": 1, "fashion frobmetric C=100": 1, "fashion frobmetric": len(frob.DefaultCs)}[r.Case]
+		want := map[string]int{"fashion boostmetric exp stage-wise": 1, "fashion frobmetric C=100": 1, "fashion frobmetric": len(psdlearn.DefaultFrobMetricC)}[r.Case]
 		if solves != want {
 			t.Errorf("%s: %d solve phases, want %d: %v", r.Case, solves, want, m)
 		}

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/blas"
 )
 
@@ -77,7 +77,7 @@ func gemmRates(impl blas.Float64, d int) (dgemm, sgemm float64) {
 // addFlopBounds adds to m, for every phase of rep, "bound_<phase>" (seconds
 // at the measured rates) and "ratio_<phase>" (measured seconds over the
 // bound), with the rates as "dgemm_gflops" and "sgemm_gflops".
-func addFlopBounds(m map[string]float64, rep *train.Report, b engine.Backend) {
+func addFlopBounds(m map[string]float64, rep *psdlearn.Result, b engine.Backend) {
 	dgemm, sgemm := gemmRates(b.BLAS(), rep.Dim)
 	if sgemm == 0 {
 		sgemm = dgemm
@@ -86,7 +86,7 @@ func addFlopBounds(m map[string]float64, rep *train.Report, b engine.Backend) {
 	n, nv, nt := float64(rep.NTrain), float64(rep.NVal), float64(rep.NTest)
 	din, d := float64(rep.InputDim), float64(rep.Dim)
 	perIter := 2.0
-	if rep.Algo == "frobmetric" {
+	if rep.Algorithm == "frobmetric" {
 		perIter = 4
 	}
 	iters := 0 // every solve's iterations (one per C tried)

@@ -4,17 +4,17 @@ import (
 	"math"
 	"testing"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/engine/enginetest"
-	"github.com/psdlearn/psdlearn/train"
 )
 
 // TestFlopBounds checks the phase bounds against their formulas at the
 // rates the function reports, and the ratios against the phase times.
 func TestFlopBounds(t *testing.T) {
 	for _, b := range enginetest.Backends(t) {
-		rep := &train.Report{Algo: "frobmetric", NTrain: 1000, NVal: 200, NTest: 300, InputDim: 50, Dim: 20,
-			Iterations: 7, Phases: train.Phases{Preprocess: 0.5, Triplets: 1, Train: 2, Evaluation: 3,
-				Solves: []train.Solve{{Iterations: 10}, {Iterations: 30}}}}
+		rep := &psdlearn.Result{Algorithm: "frobmetric", NTrain: 1000, NVal: 200, NTest: 300, InputDim: 50, Dim: 20,
+			Iterations: 7, Phases: psdlearn.Phases{Preprocess: 0.5, Triplets: 1, Train: 2, Evaluation: 3,
+				Solves: []psdlearn.Solve{{Iterations: 10}, {Iterations: 30}}}}
 		m := map[string]float64{}
 		addFlopBounds(m, rep, b)
 		dg, sg := m["dgemm_gflops"]*1e9, m["sgemm_gflops"]*1e9

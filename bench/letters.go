@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/sparse"
-	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -87,13 +87,13 @@ func psdBoostLetters(nTrain int, seed uint64) Case {
 			return nil, err
 		}
 		return func(ctx context.Context) (Outcome, error) {
-			rep, err := train.RunExperiment(ctx, train.Experiment{Algo: "psdboost", Train: parts[0], Val: parts[1], Test: parts[2],
-				Standardize: true, Seed: seed, Backend: b, Options: train.Options{Iters: psdBoostLettersIters, C: []float64{c}}})
+			rep, err := runExperiment(ctx, psdlearn.PSDBoost{Common: psdlearn.Common{Standardize: true, Seed: seed, Backend: b},
+				Iters: psdBoostLettersIters, C: []float64{c}}, parts)
 			if err != nil {
 				return Outcome{}, err
 			}
-			m := map[string]float64{"test_error": rep.TestError, "euclidean_test_error": rep.EuclideanTestErr,
-				"val_error": rep.ValError, "triplets": float64(rep.Triplets), "objective": rep.Objective}
+			m := map[string]float64{"test_error": rep.Eval.TestError, "euclidean_test_error": rep.Eval.EuclideanTestError,
+				"val_error": rep.Eval.ValError, "triplets": float64(rep.Triplets), "objective": rep.Objective}
 			if !math.IsNaN(rep.DualityGap) {
 				m["duality_gap"] = rep.DualityGap
 			}

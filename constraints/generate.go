@@ -110,7 +110,7 @@ func TripletsBLAS(impl BLAS, x *mat.Dense, y []int, k int) (*TripletSet, error) 
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("%w: no triplets: every class has a single point", ErrInvalid)
 	}
-	return NewTripletSet(n, ts)
+	return newTripletSet(n, ts)
 }
 
 // kdMinClass is the class size below which per-class k-d tree searches do

@@ -58,6 +58,16 @@ func NewPairs(n int, list []LabelledPair) (*Pairs, error) {
 	return &Pairs{N: n, List: out}, nil
 }
 
+// Validate checks p as NewPairs checks its arguments (for a Pairs written
+// as a literal).
+func (p *Pairs) Validate() error {
+	if p == nil {
+		return fmt.Errorf("%w: nil pairs", ErrInvalid)
+	}
+	_, err := NewPairs(p.N, p.List)
+	return err
+}
+
 // Len returns the number of constraints.
 func (p *Pairs) Len() int { return len(p.List) }
 

@@ -36,8 +36,23 @@ type TripletSet struct {
 }
 
 // NewTripletSet indexes triplets on n points. It rejects an empty list,
-// indices out of range and degenerate triplets (I = J, I = K or J = K).
+// indices out of range, degenerate triplets (I = J, I = K or J = K) and
+// contradictory ones ((I, J, K) and (I, K, J) both), as ReadTriplets does.
 func NewTripletSet(n int, ts []Triplet) (*TripletSet, error) {
+	seen := make(map[Triplet]int, len(ts))
+	for r, t := range ts {
+		if q, ok := seen[Triplet{I: t.I, J: t.K, K: t.J}]; ok {
+			return nil, fmt.Errorf("%w: triplet %d = %v contradicts triplet %d", ErrInvalid, r, t, q)
+		}
+		seen[t] = r
+	}
+	return newTripletSet(n, ts)
+}
+
+// newTripletSet is NewTripletSet without the contradiction check, for
+// triplets built from labels (a target shares the anchor's class, an
+// impostor does not, so none contradicts another).
+func newTripletSet(n int, ts []Triplet) (*TripletSet, error) {
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("%w: empty triplet set", ErrInvalid)
 	}
@@ -114,6 +129,26 @@ func (s *TripletSet) indexPairs() {
 	}
 }
 
+// Validate checks that s is a set NewTripletSet built (and that its
+// exported fields still agree with one another): a TripletSet written as a
+// literal has no pair index, and every method that needs one refuses it.
+func (s *TripletSet) Validate() error {
+	switch {
+	case s == nil:
+		return fmt.Errorf("%w: nil triplet set", ErrInvalid)
+	case s.graph == nil:
+		return fmt.Errorf("%w: a triplet set must be built by NewTripletSet (this one has no pair index)", ErrInvalid)
+	case s.graph.N() != s.N || len(s.graph.Pairs()) != len(s.Pairs) || len(s.Imp) != len(s.Triplets) || len(s.Tgt) != len(s.Triplets):
+		return fmt.Errorf("%w: the triplet set's fields were changed after NewTripletSet built it", ErrInvalid)
+	}
+	for r := range s.Triplets {
+		if uint(s.Imp[r]) >= uint(len(s.Pairs)) || uint(s.Tgt[r]) >= uint(len(s.Pairs)) {
+			return fmt.Errorf("%w: triplet %d points at a pair outside the set's %d", ErrInvalid, r, len(s.Pairs))
+		}
+	}
+	return nil
+}
+
 // Len returns the number of triplets.
 func (s *TripletSet) Len() int { return len(s.Triplets) }
 
@@ -156,6 +191,9 @@ func (s *TripletSet) Graph(u []float64) (*sparse.PairGraph, error) {
 // The set itself is never modified, so one TripletSet can be shared by any
 // number of concurrent solvers, each with its own graph.
 func (s *TripletSet) GraphInto(g *sparse.PairGraph, u []float64) (*sparse.PairGraph, error) {
+	if s.graph == nil {
+		return nil, s.Validate()
+	}
 	if g == nil {
 		g = s.graph.Clone()
 	} else if g.N() != s.N || len(g.Pairs()) != len(s.Pairs) {

@@ -257,13 +257,11 @@ func TestFrobMetricWorkingSet(t *testing.T) {
 			t.Fatalf("%s: one process: certified %v after %d working-set rounds", tc.name, want.Certified, want.Rounds)
 		}
 		var sens float64
-		var perts []*frob.MetricResult
 		for k := range 2 {
 			pert, err := frob.Learn(context.Background(), ulpPerturbed(x, k), ts, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			perts = append(perts, pert)
 			sens = math.Max(sens, relDiff(pert.M, want.M))
 		}
 		t.Logf("%s C=%g: one process: %d triplets, %d rounds, %d iterations, %d evaluations (%d over all triplets), rel.gap %.3g (%s); one ulp moves it by %.2g",

@@ -228,3 +228,38 @@ func precision(nb *sparse.Neighbors, refY, queryY []int) float64 {
 	}
 	return sum / float64(len(queryY))
 }
+
+// TripletSatisfaction returns the fraction of the triplets (i, j, k) of ts
+// with d_M(x_i, x_j) < d_M(x_i, x_k), strictly (a tie counts as a
+// violation), for the metric m (nil: Euclidean) on the rows of x.
+func TripletSatisfaction(m *model.Metric, x *mat.Dense, ts *constraints.TripletSet) (float64, error) {
+	if ts == nil || ts.Len() == 0 {
+		return 0, fmt.Errorf("%w: no triplets", ErrInvalid)
+	}
+	if x == nil {
+		return 0, fmt.Errorf("%w: nil data", ErrInvalid)
+	}
+	if err := ts.Validate(); err != nil {
+		return 0, err
+	}
+	n, d := x.Dims()
+	if ts.N != n {
+		return 0, fmt.Errorf("%w: triplets on %d points, data of %d rows", ErrInvalid, ts.N, n)
+	}
+	if m == nil {
+		m = model.Identity(d)
+	}
+	dist := make([]float64, len(ts.Pairs))
+	if err := m.PairSqDistances(dist, x, ts.Pairs); err != nil {
+		return 0, err
+	}
+	h := make([]float64, ts.Len())
+	ts.Margins(h, dist)
+	ok := 0
+	for _, v := range h {
+		if v > 0 {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(h)), nil
+}

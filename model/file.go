@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/psdlearn/psdlearn/preprocess"
 	"gonum.org/v1/gonum/mat"
@@ -56,6 +58,9 @@ type Model struct {
 // Prepare runs the model's preprocessing on raw data x (n×InputDim) and
 // returns data in the metric's space; without preprocessing it returns x.
 func (m *Model) Prepare(x *mat.Dense) (*mat.Dense, error) {
+	if x == nil || x.IsEmpty() {
+		return nil, fmt.Errorf("%w: no data", ErrInvalid)
+	}
 	if _, d := x.Dims(); m.Preprocess != nil && !m.Preprocess.Empty() && d != m.Preprocess.InDim() {
 		return nil, fmt.Errorf("%w: data has %d features, the model's preprocessing expects %d", ErrDimension, d, m.Preprocess.InDim())
 	}
@@ -296,7 +301,10 @@ func Load(r io.Reader) (*Model, error) {
 	dec.DisallowUnknownFields()
 	var f fileJSON
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("model: decode: %w", err)
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || isJSONError(err) {
+			return nil, fmt.Errorf("%w: not a model file: decode: %w", ErrInvalid, err)
+		}
+		return nil, fmt.Errorf("model: decode: %w", err) // the reader failed
 	}
 	if err := checkTrailing(dec); err != nil {
 		return nil, err
@@ -394,4 +402,12 @@ func symFromRows(rows [][]float64, dim int) (*mat.SymDense, error) {
 		}
 	}
 	return s, nil
+}
+
+// isJSONError reports whether err is a JSON syntax or type error (the
+// content, not the reader, is at fault).
+func isJSONError(err error) bool {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &se) || errors.As(err, &te) || strings.HasPrefix(err.Error(), "json: ")
 }

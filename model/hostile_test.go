@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/errs"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -124,5 +125,48 @@ func TestHostileHugeMeans(t *testing.T) {
 	}
 	if _, err := Load(&buf); err != nil {
 		t.Fatalf("model fitted on finite data does not load: %v", err)
+	}
+}
+
+// TestNoPanicOnConstructibleValues: values a caller can build from the
+// exported fields give errors, never panics: a nil matrix, a zero Metric,
+// a zero Model, non-finite rows, and a file that is not JSON.
+func TestNoPanicOnConstructibleValues(t *testing.T) {
+	met, err := NewMetric(mat.NewSymDense(2, []float64{2, 0, 0, 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := &Model{Kind: KindMetric, Metric: met}
+	nan := mat.NewDense(1, 2, []float64{1, math.NaN()})
+	inf := mat.NewDense(1, 2, []float64{math.Inf(-1), 0})
+	for name, f := range map[string]func() error{
+		"Model.Transform(nil)":  func() error { _, err := good.Transform(nil); return err },
+		"Model.Prepare(nil)":    func() error { _, err := good.Prepare(nil); return err },
+		"Metric.Transform(nil)": func() error { _, err := met.Transform(nil); return err },
+		"zero Metric Transform": func() error { _, err := (&Metric{}).Transform(nan); return err },
+		"zero Model Transform":  func() error { _, err := (&Model{}).Transform(nan); return err },
+		"zero Metric in a Model": func() error {
+			_, err := (&Model{Kind: KindMetric, Metric: &Metric{}}).Transform(mat.NewDense(1, 1, nil))
+			return err
+		},
+		"Transform NaN":           func() error { _, err := good.Transform(nan); return err },
+		"Transform -Inf":          func() error { _, err := met.Transform(inf); return err },
+		"Load not JSON":           func() error { _, err := Load(strings.NewReader("this is not json")); return err },
+		"Load truncated JSON":     func() error { _, err := Load(strings.NewReader(`{"format": "psdlearn-model"`)); return err },
+		"zero Metric PairSqDists": func() error { return (&Metric{}).PairSqDistances(make([]float64, 0), nan, nil) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s panics: %v", name, r)
+				}
+			}()
+			if err := f(); !errors.Is(err, errs.ErrInvalid) {
+				t.Errorf("%s: error %v, want errs.ErrInvalid", name, err)
+			}
+		}()
+	}
+	if d := (&Metric{}).Dim(); d != 0 {
+		t.Errorf("zero Metric Dim %d", d)
 	}
 }

@@ -108,11 +108,35 @@ func Identity(d int) *Metric {
 	return &Metric{M: m, L: l}
 }
 
-// Dim returns D, the dimension of the input space.
-func (m *Metric) Dim() int { return m.M.SymmetricDim() }
+// Dim returns D, the dimension of the input space (0 for a Metric not
+// built by NewMetric or Identity).
+func (m *Metric) Dim() int {
+	if m == nil || m.M == nil {
+		return 0
+	}
+	return m.M.SymmetricDim()
+}
 
 // Rank returns r, the number of columns of L.
-func (m *Metric) Rank() int { _, c := m.L.Dims(); return c }
+func (m *Metric) Rank() int {
+	if m == nil || m.L == nil {
+		return 0
+	}
+	_, c := m.L.Dims()
+	return c
+}
+
+// check refuses a Metric whose fields do not hold a D×D matrix M and its
+// D×r factor L (a zero Metric, or one written as a literal).
+func (m *Metric) check() error {
+	if m == nil || m.M == nil || m.L == nil {
+		return fmt.Errorf("%w: an empty metric (build it with NewMetric)", ErrInvalid)
+	}
+	if d, _ := m.L.Dims(); d != m.M.SymmetricDim() {
+		return fmt.Errorf("%w: the metric's factor has %d rows for a %d-dimensional M", ErrDimension, d, m.M.SymmetricDim())
+	}
+	return nil
+}
 
 // SqDistance returns (x − y)ᵀ M (x − y) = ‖Lᵀ(x − y)‖². It panics if the
 // lengths differ from Dim().
@@ -151,22 +175,30 @@ func (m *Metric) Transform(x *mat.Dense) (*mat.Dense, error) {
 // for example an engine backend's BLAS during training. Another BLAS may
 // round differently in the last bits.
 func (m *Metric) TransformBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, error) {
-	if x == nil {
-		return nil, fmt.Errorf("%w: nil data", ErrInvalid)
+	if err := m.check(); err != nil {
+		return nil, err
 	}
-	n, d := x.Dims()
-	if n == 0 {
+	if x == nil || x.IsEmpty() {
 		return nil, fmt.Errorf("%w: no rows to transform", ErrInvalid) // gonum has no 0×r matrix
 	}
+	n, d := x.Dims()
 	if d != m.Dim() {
 		return nil, fmt.Errorf("%w: data has %d features, the metric is %d-dimensional", ErrDimension, d, m.Dim())
+	}
+	xr := x.RawMatrix()
+	for i := 0; i < n; i++ {
+		for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+d] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: row %d, feature %d is %v", ErrInvalid, i, j, v)
+			}
+		}
 	}
 	if impl == nil {
 		impl = gonum.Implementation{}
 	}
 	r := m.Rank()
 	out := mat.NewDense(n, r, nil)
-	xr, lr, or := x.RawMatrix(), m.L.RawMatrix(), out.RawMatrix()
+	lr, or := m.L.RawMatrix(), out.RawMatrix()
 	impl.Dgemm(blas.NoTrans, blas.NoTrans, n, r, d, 1, xr.Data, xr.Stride, lr.Data, lr.Stride, 0, or.Data, or.Stride)
 	return out, nil
 }

@@ -186,6 +186,8 @@ const (
 
 // maxCount is the largest element count of one MPI call (MPI counts are C
 // ints); longer Allreduce and Bcast buffers are sent in pieces of this size.
+//
+//lint:ignore U1000 used by the Open MPI binding (build tag mpi)
 const maxCount = 1 << 30
 
 func argError(op, format string, args ...any) error {

@@ -381,13 +381,6 @@ func exactKNN(qr, rr blas64.General, d, k, qi, lo, hi int, outside, self bool, i
 	return h
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func toFloat32(r blas64.General, n, d int) []float32 {
 	out := make([]float32, n*d)
 	for i := 0; i < n; i++ {

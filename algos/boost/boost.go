@@ -124,6 +124,17 @@ func ParsePrecision(s string) (Precision, error) {
 	return 0, fmt.Errorf("%w: unknown precision %q (want auto, double or mixed)", ErrInvalid, s)
 }
 
+// String returns "auto", "double" or "mixed", as ParsePrecision reads them.
+func (p Precision) String() string {
+	switch p {
+	case PrecisionDouble:
+		return "double"
+	case PrecisionMixed:
+		return "mixed"
+	}
+	return "auto"
+}
+
 // Precision selects the arithmetic of BoostMetric's weighted Gram.
 //
 // In mixed precision the Gram Â(u) = Xᵀ L_W X whose leading eigenvector

@@ -22,6 +22,14 @@ import (
 // stop: one order of magnitude inside the 1e-6 certificate asked of them.
 const DefaultGapTol = 1e-7
 
+// DefaultMaxIter bounds the L-BFGS-B iterations of a solve when
+// MetricOptions.MaxIter is zero.
+const DefaultMaxIter = 20000
+
+// DefaultNewtonSteps is the Newton polish's step budget when
+// MetricOptions.NewtonSteps is zero (see learnWhole).
+const DefaultNewtonSteps = 30
+
 // MetricOptions configures Learn.
 type MetricOptions struct {
 	// C weighs the hinge losses: the primal objective is
@@ -31,7 +39,7 @@ type MetricOptions struct {
 	// which the solve stops. Zero selects DefaultGapTol.
 	GapTol float64
 	// MaxIter bounds the L-BFGS-B iterations over all rounds, and the
-	// Newton polish's steps. Zero selects 20000; negative is an error.
+	// Newton polish's steps. Zero selects DefaultMaxIter; negative is an error.
 	MaxIter int
 	// Memory is the number of L-BFGS-B correction pairs. Zero selects 10.
 	Memory int
@@ -268,13 +276,13 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 		}
 	}
 	target := cmp.Or(opt.GapTol, DefaultGapTol)
-	steps := cmp.Or(opt.NewtonSteps, 30)
+	steps := cmp.Or(opt.NewtonSteps, DefaultNewtonSteps)
 	if opt.MaxIter > 0 && steps > opt.MaxIter {
 		steps = opt.MaxIter // MaxIter bounds every phase, the polish included
 	}
 	handover := math.Max(target, opt.HandoverGap)
 	cfg := dualsolve.Config{
-		MaxIter:  cmp.Or(opt.MaxIter, 20000),
+		MaxIter:  cmp.Or(opt.MaxIter, DefaultMaxIter),
 		Memory:   cmp.Or(opt.Memory, 10),
 		Restarts: cmp.Or(opt.Restarts, 2),
 		Progress: opt.Progress,
@@ -344,7 +352,7 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 		if ev.refine != nil {
 			ev.refine.target = handover
 		}
-		cfg.MaxIter = cmp.Or(opt.MaxIter, 20000) - iters
+		cfg.MaxIter = cmp.Or(opt.MaxIter, DefaultMaxIter) - iters
 		var err error
 		dr, err = dualsolve.Solve(ctx, b, prob, toV(u0), cfg)
 		if dr.U != nil {

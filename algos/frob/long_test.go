@@ -2,160 +2,20 @@ package frob
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/engine/enginetest"
-	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/progress"
-	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
-
-	_ "github.com/psdlearn/psdlearn/algos/boost" // the boostmetric trainer, for comparison
-	_ "github.com/psdlearn/psdlearn/algos/itml"  // the baselines
-	_ "github.com/psdlearn/psdlearn/algos/lmnn"
 )
-
-// The experiments of the paper's Table 1 take minutes: they run only with
-// PSDLEARN_LONG=1 (go test -run Long -timeout 2h ./algos/frob).
-func longOnly(t *testing.T) {
-	if os.Getenv("PSDLEARN_LONG") == "" {
-		t.Skip("set PSDLEARN_LONG=1 to run")
-	}
-}
-
-// factorOf returns L with M = L Lᵀ (positive eigenpairs).
-func factorOf(t testing.TB, m *mat.SymDense) *mat.Dense {
-	var es mat.EigenSym
-	if !es.Factorize(m, true) {
-		t.Fatal("eigendecomposition failed")
-	}
-	var v mat.Dense
-	es.VectorsTo(&v)
-	vals := es.Values(nil)
-	n := len(vals)
-	l := mat.NewDense(n, n, nil)
-	for j, lam := range vals {
-		if lam > 0 {
-			for i := 0; i < n; i++ {
-				l.Set(i, j, v.At(i, j)*math.Sqrt(lam))
-			}
-		}
-	}
-	return l
-}
-
-// protocol is one train/validation/test split prepared as in DESIGN.md §4.
-type protocol struct {
-	train, val, test *data.Dataset
-	ts               *constraints.TripletSet
-}
-
-func prepare(t testing.TB, parts []*data.Dataset) protocol {
-	ps := standardize(t, parts[0], parts[1], parts[2])
-	return protocol{ps[0], ps[1], ps[2], tripletsOf(t, ps[0].X, ps[0].Y, 3)}
-}
-
-// runTrainer trains algo on p and returns the 3-NN test error and the output.
-func runTrainer(t testing.TB, algo string, p protocol, b engine.Backend, opts train.Options) (float64, train.Output) {
-	tr, err := train.Lookup(algo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := tr(context.Background(), train.Input{Train: p.train, Val: p.val, Triplets: p.ts, K: 3, Backend: b, Options: opts})
-	if err != nil {
-		t.Fatalf("%s: %v", algo, err)
-	}
-	e, err := eval.FactorKNNError(b, factorOf(t, out.M), p.train.X, p.train.Y, p.test.X, p.test.Y, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e, out
-}
-
-// TestLongLetters is the letters experiment: fixed split (first 10,500 rows
-// train, next 4,500 validation, last 5,000 test), standardised, k = 3
-// triplets, C chosen on the validation rows among DefaultCs.
-func TestLongLetters(t *testing.T) {
-	longOnly(t)
-	parts, err := data.SplitRows(loadSet(t, "letters"), []int{10500, 4500, 5000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := prepare(t, parts)
-	b := engine.Default()
-	eu, err := eval.KNNError(b, p.train.X, p.train.Y, p.test.X, p.test.Y, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	te, out := runTrainer(t, "frobmetric", p, b, train.Options{})
-	t.Logf("letters (%s backend, %d triplets): Euclidean 3-NN test error %.2f%%; FrobMetric C=%g (validation %.2f%%): test %.2f%%, rel. duality gap %.3g, %v for %d C values",
-		b.Name(), p.ts.Len(), 100*eu, out.ChosenC, 100*out.ValError, 100*te, out.DualityGap, time.Since(start).Round(time.Second), len(DefaultCs))
-	if te > 0.0284 {
-		t.Errorf("test error %.2f%%, want ≤ 2.84%%", 100*te)
-	}
-	if !(out.DualityGap <= 1e-6) {
-		t.Errorf("relative duality gap %.3g", out.DualityGap)
-	}
-}
-
-// TestLongSmallSets is the UCI part of Table 1: 10 seeded 70/15/15 splits
-// of each set, standardised, 3-NN test error mean (sd) of Euclidean,
-// BoostMetric (its trainer's defaults) and FrobMetric (C chosen on the
-// validation rows). It reports; it asserts only the duality gaps.
-func TestLongSmallSets(t *testing.T) {
-	longOnly(t)
-	b := engine.Default()
-	var table strings.Builder
-	fmt.Fprintf(&table, "\n%-11s %-16s %-16s %-16s %-16s %-16s %s\n", "set", "Euclidean", "BoostMetric", "FrobMetric", "LMNN", "ITML", "FrobMetric C chosen")
-	for _, name := range []string{"iris", "wine", "glass", "vowel", "vehicle", "sonar", "ionosphere"} {
-		d := loadSet(t, name)
-		var eu, bm, fm, lm, it []float64
-		var chosen []string
-		for seed := uint64(1); seed <= 10; seed++ {
-			parts, err := data.Split(d, []float64{0.7, 0.15, 0.15}, seed)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := prepare(t, parts)
-			e, err := eval.KNNError(b, p.train.X, p.train.Y, p.test.X, p.test.Y, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eu = append(eu, 100*e)
-			e, _ = runTrainer(t, "boostmetric", p, b, train.Options{})
-			bm = append(bm, 100*e)
-			e, out := runTrainer(t, "frobmetric", p, b, train.Options{})
-			fm = append(fm, 100*e)
-			chosen = append(chosen, fmt.Sprint(out.ChosenC))
-			e, _ = runTrainer(t, "lmnn", p, b, train.Options{})
-			lm = append(lm, 100*e)
-			e, _ = runTrainer(t, "itml", p, b, train.Options{})
-			it = append(it, 100*e)
-			if !(out.DualityGap <= 1e-6) {
-				t.Errorf("%s seed %d: relative duality gap %.3g", name, seed, out.DualityGap)
-			}
-		}
-		ms := func(v []float64) string {
-			m, s := stat.MeanStdDev(v, nil)
-			return fmt.Sprintf("%5.2f (%5.2f)", m, s)
-		}
-		fmt.Fprintf(&table, "%-11s %-16s %-16s %-16s %-16s %-16s %s\n", name, ms(eu), ms(bm), ms(fm), ms(lm), ms(it), strings.Join(chosen, ","))
-	}
-	t.Log(table.String())
-}
 
 // peakRSSMB is the peak resident set size of the process in MiB.
 func peakRSSMB() float64 {

@@ -38,6 +38,17 @@ func ParseWorkingSet(s string) (WorkingSetMode, error) {
 	return 0, fmt.Errorf("%w: working set %q, want auto, on or off", ErrInput, s)
 }
 
+// String returns "auto", "on" or "off", as ParseWorkingSet reads them.
+func (w WorkingSetMode) String() string {
+	switch w {
+	case WorkingSetOn:
+		return "on"
+	case WorkingSetOff:
+		return "off"
+	}
+	return "auto"
+}
+
 // WorkingSetMinTriplets is the number of triplets from which
 // WorkingSetAuto switches the working set on.
 const WorkingSetMinTriplets = 20000
@@ -82,7 +93,7 @@ func learnWorkingSet(ctx context.Context, p wsProblem, m int, opt MetricOptions)
 	cm := opt.C / float64(m)
 	full := p.evaluator(b, cm)
 	target := cmp.Or(opt.GapTol, DefaultGapTol)
-	maxIter := cmp.Or(opt.MaxIter, 20000)
+	maxIter := cmp.Or(opt.MaxIter, DefaultMaxIter)
 	label := fmt.Sprintf("frobmetric C=%g", opt.C)
 	say := progress.Printf(opt.Progress, "frobmetric")
 	if say == nil {

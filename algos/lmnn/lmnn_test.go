@@ -18,7 +18,6 @@ import (
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/progress"
-	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -364,58 +363,6 @@ func TestBackendsAgree(t *testing.T) {
 		if e := relDiff(res.M, ref.M); e > 1e-6 {
 			t.Errorf("%s vs %s: relative difference %.3g (iterations %d vs %d)", b.Name(), bs[0].Name(), e, res.Iterations, ref.Iterations)
 		}
-	}
-}
-
-// TestTrainer runs the registered "lmnn" trainer and checks its refusals.
-func TestTrainer(t *testing.T) {
-	tr, val := splitStd(t, loadSet(t, "wine"))
-	trainer, err := train.Lookup("lmnn")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, err := constraints.Triplets(tr.X, tr.Y, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := trainer(context.Background(), train.Input{Train: tr, Val: val, Triplets: ts, K: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Nothing is chosen on the validation set, so ValError is NaN.
-	if out.M == nil || !out.Converged || out.Reason == "" || !math.IsNaN(out.ValError) || len(out.Solves) != 1 {
-		t.Errorf("output %+v", out)
-	}
-	// Options.Mu and Options.Rank reach Learn: the output is Learn's.
-	opt := train.Options{Mu: 0.3, Rank: 2}
-	got, err := trainer(context.Background(), train.Input{Train: tr, Triplets: ts, K: 3, Options: opt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := Learn(context.Background(), tr.X, tr.Y, ts, Options{Mu: 0.3, Rank: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(got.M, want.M) || got.Objective != want.Objective {
-		t.Errorf("trainer with %+v: objective %v, Learn %v", opt, got.Objective, want.Objective)
-	}
-	for _, tc := range []struct {
-		name string
-		in   train.Input
-	}{
-		{"no labels", train.Input{Train: &data.Dataset{X: tr.X}, Triplets: ts}},
-		{"C given", train.Input{Train: tr, Triplets: ts, Options: train.Options{C: []float64{1}}}},
-		{"negative iters", train.Input{Train: tr, Triplets: ts, Options: train.Options{Iters: -1}}},
-		{"no triplets", train.Input{Train: tr}},
-		{"mu above 1", train.Input{Train: tr, Triplets: ts, Options: train.Options{Mu: 1.5}}},
-		{"negative rank", train.Input{Train: tr, Triplets: ts, Options: train.Options{Rank: -1}}},
-		{"rank above D", train.Input{Train: tr, Triplets: ts, Options: train.Options{Rank: 14}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if _, err := trainer(context.Background(), tc.in); !errors.Is(err, errs.ErrInvalid) {
-				t.Errorf("err = %v, want errs.ErrInvalid", err)
-			}
-		})
 	}
 }
 

@@ -20,7 +20,6 @@ import (
 
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
-	"github.com/psdlearn/psdlearn/sparse"
 )
 
 func swissRoll(n int, seed uint64) (*mat.Dense, []float64, []float64) {
@@ -108,17 +107,6 @@ func TestMVUInputErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// mvuProblem builds the MVU SDP of x with k neighbours.
-func mvuProblem(t testing.TB, x *mat.Dense, k int, sigma float64) *sdp.Problem {
-	n, _ := x.Dims()
-	nb, err := sparse.KNN(x, x, k, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edges, d2 := knnEdges(nb)
-	return sdp.UnfoldingProblem(n, sigma, edges, d2)
 }
 
 // edgeDistortion returns the median relative error |d̂² − d²|/d² of the

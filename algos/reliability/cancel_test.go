@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/algos/meg"
@@ -25,7 +26,6 @@ import (
 	"github.com/psdlearn/psdlearn/lbfgsb"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
-	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -228,6 +228,9 @@ func runCase(t *testing.T, c cancelCase, m mode) {
 	}
 }
 
+// protect calls f and also returns what it panicked with, if it did.
+//
+//lint:ignore ST1008 the recovered panic comes after the call's own results
 func protect(f func() (any, error)) (v any, err error, panicked any) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -860,8 +863,8 @@ func npklCases(t *testing.T, b engine.Backend, iris *data.Dataset) []cancelCase 
 // every impostor refresh, ITML after every cycle).
 func isIterationLine(e progress.Event) bool {
 	switch e.Algorithm {
-	case "train":
-		return false
+	case "train", "boostmetric", "psdboost", "frobmetric":
+		return strings.Contains(e.Message, "iter ")
 	case "lmnn", "itml":
 		return e.Iteration > 0
 	}
@@ -873,19 +876,19 @@ func trainCases(b engine.Backend, iris, wine *data.Dataset) []cancelCase {
 	type config struct {
 		variant string // "" or a name for a variant's options
 		data    *data.Dataset
-		opts    train.Options
+		opts    runOpts
 	}
 	cfg := map[string][]config{
-		"boostmetric": {{"", iris, train.Options{Iters: 40}}},
-		"psdboost":    {{"", rows(iris, 2), train.Options{Iters: 40, C: []float64{20}}}},
-		"frobmetric":  {{"", wine, train.Options{C: []float64{1e4}}}},
+		"boostmetric": {{"", iris, runOpts{Iters: 40}}},
+		"psdboost":    {{"", rows(iris, 2), runOpts{Iters: 40, C: []float64{20}}}},
+		"frobmetric":  {{"", wine, runOpts{C: []float64{1e4}}}},
 		"lmnn": {
-			{"", wine, train.Options{Iters: 200}},
-			{"rank 3", wine, train.Options{Iters: 200, Rank: 3}}, // the low-rank factor (--rank)
+			{"", wine, runOpts{Iters: 200}},
+			{"rank 3", wine, runOpts{Iters: 200, Rank: 3}}, // the low-rank factor (--rank)
 		},
-		"itml": {{"", wine, train.Options{C: []float64{1e4}}}},
+		"itml": {{"", wine, runOpts{C: []float64{1e4}}}},
 	}
-	for _, algo := range train.Names() {
+	for _, algo := range psdlearn.Algorithms() {
 		for _, c := range cfg[algo] { // none: registered by a test elsewhere
 			out = append(out, trainCase(b, algo, c.variant, c.data, c.opts))
 		}
@@ -894,42 +897,46 @@ func trainCases(b engine.Backend, iris, wine *data.Dataset) []cancelCase {
 }
 
 // trainCase is the cancellation case of one trainer (and option variant)
-// through train.RunExperiment.
-func trainCase(b engine.Backend, algo, variant string, d *data.Dataset, opts train.Options) cancelCase {
-	name := "train.RunExperiment/" + algo
+// through psdlearn.Run.
+func trainCase(b engine.Backend, algo, variant string, d *data.Dataset, opts runOpts) cancelCase {
+	name := "psdlearn.Run/" + algo
 	if variant != "" {
 		name += " " + variant
 	}
 	tc := cancelCase{
 		name: name, hookAt: 2, pollAt: 2,
 		run: func(ctx context.Context, p *probe) (any, error) {
-			return train.RunExperiment(ctx, train.Experiment{Algo: algo, Train: d, Test: d, K: 3, Seed: 1, Backend: b, Options: opts,
+			r, err := psdlearn.Run(ctx, learnerOf(algo, opts, psdlearn.Common{K: 3, Seed: 1, Backend: b,
 				Progress: func(e progress.Event) {
-					if algo == "frobmetric" && e.Algorithm != "train" || isIterationLine(e) {
+					if algo == "frobmetric" && e.Algorithm != algo || isIterationLine(e) {
 						p.tick()
 					}
-				}})
+				}}), psdlearn.Data{X: d.X, Y: d.Y, Test: d})
+			if r == nil {
+				return nil, err
+			}
+			return r, err
 		},
 		result: func(m mode, p *probe, v any) error {
-			r, _ := v.(*train.Report)
+			r, _ := v.(*psdlearn.Result)
 			if r == nil {
 				if needResult(m, p) {
 					return fmt.Errorf("nil report after %d completed iterations", p.atCancel)
 				}
 				return nil
 			}
-			if r.Metric == nil {
-				return errors.New("report without a metric")
+			if r.Model == nil || r.Model.Metric == nil {
+				return errors.New("result without a metric")
 			}
 			if algo != "frobmetric" {
 				if err := iterations(p, r.Iterations); err != nil {
 					return err
 				}
 			}
-			if !math.IsNaN(r.TestError) && !(r.TestError >= 0 && r.TestError <= 1) {
-				return fmt.Errorf("test error %v", r.TestError)
+			if te := r.Eval.TestError; !math.IsNaN(te) && !(te >= 0 && te <= 1) {
+				return fmt.Errorf("test error %v", te)
 			}
-			return checkPSD(r.Metric.M, r.Iterations > 0)
+			return checkPSD(r.Model.Metric.M, r.Iterations > 0)
 		},
 	}
 	if algo == "frobmetric" {
@@ -1125,4 +1132,27 @@ func evalCases(iris *data.Dataset) []cancelCase {
 			return nil
 		},
 	}}
+}
+
+// runOpts are the options the reliability cases set on a learner.
+type runOpts struct {
+	Iters, Rank int
+	C           []float64
+}
+
+// learnerOf returns the learner algo with the options o and the settings c.
+func learnerOf(algo string, o runOpts, c psdlearn.Common) psdlearn.Learner {
+	switch algo {
+	case "boostmetric":
+		return psdlearn.BoostMetric{Common: c, Iters: o.Iters}
+	case "psdboost":
+		return psdlearn.PSDBoost{Common: c, Iters: o.Iters, C: o.C}
+	case "frobmetric":
+		return psdlearn.FrobMetric{Common: c, Iters: o.Iters, C: o.C}
+	case "lmnn":
+		return psdlearn.LMNN{Common: c, Iters: o.Iters, Rank: o.Rank}
+	case "itml":
+		return psdlearn.ITML{Common: c, Iters: o.Iters, Gamma: o.C}
+	}
+	panic("unknown algorithm " + algo)
 }

@@ -177,7 +177,7 @@ func TestStdinStdout(t *testing.T) {
 		})
 	}
 	// Standard input can be read once.
-	st, out, errs = runIO([]string{"train", "--algo", "frobmetric", "--data", "-", "--test", "-"}, csv)
+	st, _, errs = runIO([]string{"train", "--algo", "frobmetric", "--data", "-", "--test", "-"}, csv)
 	if st != 2 || !strings.Contains(errs, "standard input can be read only once") {
 		t.Errorf("--data - --test -: status %d, stderr %q", st, errs)
 	}

@@ -323,6 +323,21 @@ func finiteOrNil(v float64) any {
 	return v
 }
 
+// jsonFloat is a float64 written as a JSON number, or as null when it is
+// NaN or infinite ("not applicable").
+type jsonFloat float64
+
+// MarshalJSON writes v as encoding/json writes a float64, or null.
+func (v jsonFloat) MarshalJSON() ([]byte, error) {
+	if !v.ok() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(v))
+}
+
+// ok reports whether v is finite.
+func (v jsonFloat) ok() bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
+
 // exitInterrupted is the exit status of a command stopped by Ctrl-C
 // (128 + SIGINT, the shell's convention).
 const exitInterrupted = 130

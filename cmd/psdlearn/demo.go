@@ -2,14 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
-	"github.com/psdlearn/psdlearn/train"
+	"github.com/psdlearn/psdlearn/errs"
 )
 
 func init() {
@@ -43,12 +45,11 @@ type demoKernelRun struct {
 var demoMetricCases = []struct {
 	data, split string
 	algo        string
-	opts        train.Options
 }{
-	{"wine", "0.7,0.15,0.15", "boostmetric", train.Options{}},
-	{"wine", "0.7,0.15,0.15", "frobmetric", train.Options{}},
-	{"letters", "rows:10500,4500,5000", "boostmetric", train.Options{}},
-	{"letters", "rows:10500,4500,5000", "frobmetric", train.Options{}}, // C among frob.DefaultCs
+	{"wine", "0.7,0.15,0.15", "boostmetric"},
+	{"wine", "0.7,0.15,0.15", "frobmetric"},
+	{"letters", "rows:10500,4500,5000", "boostmetric"},
+	{"letters", "rows:10500,4500,5000", "frobmetric"}, // C among psdlearn.DefaultFrobMetricC
 }
 
 func runDemo(ctx context.Context, env *cmdEnv, args []string) error {
@@ -92,15 +93,17 @@ func runDemo(ctx context.Context, env *cmdEnv, args []string) error {
 				fmt.Fprintf(env.stderr, "demo: %s on %s (%d training points)...\n", algo, c.data, parts[0].Len())
 			}
 			t0 := time.Now()
-			rep, err := train.RunExperiment(ctx, train.Experiment{
-				Algo: algo, Train: parts[0], Val: parts[1], Test: parts[2], Standardize: true,
-				Seed: *seed, Backend: b, Options: c.opts, Progress: progress.event,
-			})
-			if err != nil {
+			common := psdlearn.Common{Standardize: true, Validation: parts[1], Seed: *seed, Backend: b, Progress: progress.event}
+			var l psdlearn.Learner = psdlearn.BoostMetric{Common: common}
+			if algo == "frobmetric" {
+				l = psdlearn.FrobMetric{Common: common}
+			}
+			rep, err := psdlearn.Run(ctx, l, psdlearn.Data{X: parts[0].X, Y: parts[0].Y, Test: parts[2]})
+			if err != nil && !(errors.Is(err, errs.ErrNotConverged) && rep != nil && ctx.Err() == nil) {
 				return fmt.Errorf("demo: %s on %s: %w", algo, c.data, err)
 			}
 			r := demoMetricRun{Data: c.data, Split: c.split, Algo: algo, Backend: rep.Backend, NTrain: rep.NTrain,
-				Triplets: rep.Triplets, TestError: rep.TestError, EuclideanError: rep.EuclideanTestErr, Seconds: time.Since(t0).Seconds()}
+				Triplets: rep.Triplets, TestError: rep.Eval.TestError, EuclideanError: rep.Eval.EuclideanTestError, Seconds: time.Since(t0).Seconds()}
 			if !math.IsNaN(rep.DualityGap) {
 				g := rep.DualityGap
 				r.DualityGap = &g

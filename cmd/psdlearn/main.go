@@ -146,7 +146,7 @@ func runMainIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		var es *exitStatus
 		if errors.As(err, &es) {
 			if es.reported {
-				fmt.Fprintf(stderr, "psdlearn: %s\n", strings.ReplaceAll(es.Error(), "\n", " "))
+				fmt.Fprintf(stderr, "psdlearn: %s\n", strings.TrimPrefix(strings.ReplaceAll(es.Error(), "\n", " "), "psdlearn: "))
 			} else {
 				reportError(env, es.err)
 			}
@@ -166,7 +166,8 @@ func reportError(env *cmdEnv, err error) int {
 		b, _ := json.Marshal(map[string]string{"schema": schemaOf("error"), "error": msg})
 		fmt.Fprintf(env.stdout, "%s\n", b)
 	} else {
-		fmt.Fprintf(env.stderr, "psdlearn: %s\n", msg)
+		// The library's errors start with the package name already.
+		fmt.Fprintf(env.stderr, "psdlearn: %s\n", strings.TrimPrefix(msg, "psdlearn: "))
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {

@@ -11,19 +11,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/psdlearn/psdlearn"
+	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/itml"
+	"github.com/psdlearn/psdlearn/algos/lmnn"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
-	"github.com/psdlearn/psdlearn/train"
-
-	// The algorithm packages register their trainers with train.
-	"github.com/psdlearn/psdlearn/algos/boost"  // boostmetric, psdboost
-	"github.com/psdlearn/psdlearn/algos/frob"   // frobmetric
-	_ "github.com/psdlearn/psdlearn/algos/itml" // itml
-	_ "github.com/psdlearn/psdlearn/algos/lmnn" // lmnn
 )
 
 func init() {
@@ -52,13 +50,13 @@ type trainSummary struct {
 	Iterations         int                `json:"iterations"`
 	TrainSeconds       float64            `json:"train_seconds"`
 	TotalSeconds       float64            `json:"total_seconds"`
-	Objective          any                `json:"objective"`
-	DualityGap         any                `json:"duality_gap"`
-	ChosenC            any                `json:"chosen_c"`
-	ValError           any                `json:"val_error"`
-	TestError          float64            `json:"test_error"`
-	EuclideanTestError float64            `json:"euclidean_test_error"`
-	EuclideanValError  any                `json:"euclidean_val_error"`
+	Objective          jsonFloat          `json:"objective"`
+	DualityGap         jsonFloat          `json:"duality_gap"`
+	ChosenC            jsonFloat          `json:"chosen_c"`
+	ValError           jsonFloat          `json:"val_error"`
+	TestError          jsonFloat          `json:"test_error"`
+	EuclideanTestError jsonFloat          `json:"euclidean_test_error"`
+	EuclideanValError  jsonFloat          `json:"euclidean_val_error"`
 	Candidates         []candidateSummary `json:"candidates,omitempty"`
 	Model              string             `json:"model,omitempty"`
 	PeakRSSMB          float64            `json:"peak_rss_mb"`
@@ -68,9 +66,9 @@ type trainSummary struct {
 	Warnings  []string `json:"warnings"`
 	// Interrupted: the run was cancelled (Ctrl-C) and the model is the best
 	// one found before; the test evaluation is skipped (null).
-	Interrupted bool         `json:"interrupted"`
-	Phases      train.Phases `json:"phases"`
-	Curve       []float64    `json:"-"`
+	Interrupted bool            `json:"interrupted"`
+	Phases      psdlearn.Phases `json:"phases"`
+	Curve       []float64       `json:"-"`
 	// The fields of a run on a constraint file (--triplets, --pairs).
 	*constraintSummary
 }
@@ -88,18 +86,18 @@ type constraintSummary struct {
 	// Satisfaction is the fraction of held-out triplets (i,j,k) with
 	// d(i,j) < d(i,k) under the learned metric, Euclidean under the
 	// identity (on the preprocessed data); null with no held-out triplet.
-	Satisfaction          any `json:"triplet_satisfaction"`
-	EuclideanSatisfaction any `json:"triplet_satisfaction_euclidean"`
+	Satisfaction          jsonFloat `json:"triplet_satisfaction"`
+	EuclideanSatisfaction jsonFloat `json:"triplet_satisfaction_euclidean"`
 }
 
 // candidateSummary is one row of the model-selection table: a C value tried
 // and how its model did on the validation rows.
 type candidateSummary struct {
-	C          float64 `json:"c"`
-	ValError   any     `json:"val_error"`
-	Iterations int     `json:"iterations"`
-	DualityGap any     `json:"duality_gap"`
-	Converged  bool    `json:"converged"`
+	C          float64   `json:"c"`
+	ValError   jsonFloat `json:"val_error"`
+	Iterations int       `json:"iterations"`
+	DualityGap jsonFloat `json:"duality_gap"`
+	Converged  bool      `json:"converged"`
 }
 
 // trainFlags are the options of psdlearn train.
@@ -108,11 +106,23 @@ type trainFlags struct {
 	standardize                                             bool
 	pca, k                                                  int
 	seed                                                    uint64
-	opts                                                    train.Options
+	opts                                                    trainOpts
 	cList                                                   string
 	// Constraint files (--triplets, --pairs) and the share held out.
 	triplets, pairs string
 	holdout         float64
+}
+
+// trainOpts are the algorithm flags of train, as given (train_mpi.go
+// reads them too).
+type trainOpts struct {
+	Loss, Mode, Precision string
+	Passes, Iters         int
+	Nu                    float64
+	C                     []float64
+	WorkingSet            string
+	Mu                    float64
+	Rank                  int
 }
 
 // constraintMode reports whether train learns from a constraint file.
@@ -122,14 +132,85 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	start := time.Now()
 	fs := newFlagSet(env, "train")
 	var f trainFlags
-	fs.StringVar(&f.algo, "algo", "", "algorithm: "+strings.Join(train.Names(), "|"))
+	defineTrainFlags(fs, &f)
+	rules := trainFlagRules(&f)
+	annotateFlagRules(fs, rules)
+	if err := parseFlags(fs, "train", args); err != nil {
+		return err
+	}
+	if err := checkTrainFlags(fs, &f, rules); err != nil {
+		return err
+	}
+	b, err := resolveBackend(f.backend)
+	if err != nil {
+		return err
+	}
+	if mpi.Launched() { // one rank of an MPI job: train_mpi.go
+		return runTrainMPI(ctx, env, fs, f, b, start)
+	}
+	prog := newProgress(env).withTotal(trainIterBudget(f))
+	if trainProgressHook != nil {
+		prog.hook = func(e progress.Event) { trainProgressHook(e.Message) }
+	}
+	tLoad := time.Now()
+	job, err := loadTrainJob(env, f, prog)
+	if err != nil {
+		return err
+	}
+	loadSeconds := time.Since(tLoad).Seconds()
+	l, err := trainLearner(f, psdlearn.Common{Standardize: f.standardize, PCA: f.pca, K: f.k, Validation: job.val,
+		HoldOut: f.holdout, Seed: f.seed, Backend: b, Progress: prog.event})
+	if err != nil {
+		return err
+	}
+	if f.constraintMode() && f.holdout == 0 && len(l.Candidates()) > 1 {
+		return usagef("train: choosing among %d values of C needs held-out constraints (a --holdout above 0), or give one --C", len(l.Candidates()))
+	}
+	res, err := psdlearn.Run(ctx, l, job.data)
+	// A cancellation (Ctrl-C) with a metric in hand keeps the finished
+	// work: the model is written, marked interrupted and not converged, the
+	// summary printed, and the exit status is 130. A solve that stopped
+	// without its certificate is reported by its warnings.
+	interrupted := err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) && res != nil && res.Model != nil
+	switch {
+	case err != nil && ctx.Err() != nil && !interrupted:
+		return &exitStatus{code: exitInterrupted, err: err}
+	case err != nil && !interrupted && !(errors.Is(err, errs.ErrNotConverged) && res != nil):
+		return err
+	}
+	runErr := err
+	res.Phases.Load = loadSeconds
+	sum := trainSummaryOf(f, job, res)
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", strings.ReplaceAll(w, "\n", " "))
+	}
+	if f.out != "" {
+		if err := saveTrainModel(f, job, res); err != nil {
+			return err
+		}
+		sum.Model = f.out
+	}
+	sum.TotalSeconds = time.Since(start).Seconds()
+	sum.PeakRSSMB = peakRSSMB()
+	if err := printTrainSummary(env, f, sum); err != nil {
+		return err
+	}
+	if interrupted {
+		return &exitStatus{code: exitInterrupted, err: runErr, reported: true}
+	}
+	return nil
+}
+
+// defineTrainFlags defines the flags of train on fs.
+func defineTrainFlags(fs *flag.FlagSet, f *trainFlags) {
+	fs.StringVar(&f.algo, "algo", "", "algorithm: "+strings.Join(psdlearn.Algorithms(), "|"))
 	fs.StringVar(&f.dataSpec, "data", "", "data SPEC: file.csv, file.libsvm|.svm|.txt, idx:IMAGES:LABELS, builtin:NAME, or - (CSV on standard input)")
 	labelColFlag(fs, &f.labelCol)
 	fs.StringVar(&f.testSpec, "test", "", "test data SPEC; --data is then train (and validation, with a 2-part --split)")
 	fs.StringVar(&f.split, "split", "", "train,val,test fractions (seeded) or rows:TRAIN,VAL,TEST row ranges; 2 parts are train,test (train,val with --test) (default 0.7,0.15,0.15)")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise features (mean and deviation of the training part)")
 	fs.IntVar(&f.pca, "pca", 0, "project onto the top N principal components of the training part (0: off)")
-	fs.IntVar(&f.k, "k", 3, "k of the triplets (k targets × k impostors per point) and of the k-NN evaluation")
+	fs.IntVar(&f.k, "k", psdlearn.DefaultK, "k of the triplets (k targets × k impostors per point) and of the k-NN evaluation")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed (split and algorithm)")
 	fs.StringVar(&f.backend, "backend", "", "numerical backend: "+strings.Join(engine.Names(), "|")+" (default "+engine.Default().Name()+")")
 	fs.StringVar(&f.out, "out", "", "write the model (metric and preprocessing) to this JSON file")
@@ -139,21 +220,20 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.IntVar(&f.opts.Passes, "passes", 0, "number of passes (multi-pass BoostMetric)")
 	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included; LMNN's descent steps (> 0; default: the algorithm's)")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
-	fs.StringVar(&f.opts.WorkingSet, "working-set", "", "FrobMetric working set: auto|on|off (default auto: on from 20,000 triplets)")
+	fs.StringVar(&f.opts.WorkingSet, "working-set", "", fmt.Sprintf("FrobMetric working set: auto|on|off (default auto: on from %d triplets)", frob.WorkingSetMinTriplets))
 	fs.Float64Var(&f.opts.Mu, "mu", 0, "LMNN push weight μ in (0, 1]: (1−μ)·pull + μ·push (0: the default 0.5)")
 	fs.IntVar(&f.opts.Rank, "rank", 0, "LMNN low-rank factor: learn M = L Lᵀ with L of this many columns (1 … the dimension after preprocessing), by gradient steps on L started from the top principal axes; 0: the full-rank M")
 	fs.StringVar(&f.triplets, "triplets", "", "learn from the triplets of this CSV file (header i,j,k: 0-based rows of --data, row i closer to j than to k; - : standard input) instead of labels")
 	fs.StringVar(&f.pairs, "pairs", "", "learn from the pairs of this CSV file (header i,j,y: y = 1 similar, -1 dissimilar), turned into triplets (i,j,k) for every similar (i,j) and dissimilar (i,k)")
 	fs.Float64Var(&f.holdout, "holdout", 0.2, "share of the constraints held out to score the metric (and of the rest to choose C from a list); 0: train on all")
 	noLabelsFlag(fs, "implied with --triplets/--pairs unless --label-col is given")
-	fs.StringVar(&f.cList, "C", "", "C: the weight of the average hinge loss (the per-triplet slack weight is C/m for m triplets; psdboost needs C ≥ 1); a comma-separated list is chosen on the validation set")
-	rules := trainFlagRules(&f)
-	annotateFlagRules(fs, rules)
-	if err := parseFlags(fs, "train", args); err != nil {
-		return err
-	}
+	fs.StringVar(&f.cList, "C", "", "C: the weight of the average hinge loss (the per-triplet slack weight is C/m for m triplets; psdboost needs C ≥ 1); a comma-separated list is chosen on the validation set (or by cross-validation without one)")
+}
+
+// checkTrainFlags checks the flags of train against one another.
+func checkTrainFlags(fs *flag.FlagSet, f *trainFlags, rules []flagRule) error {
 	if f.algo == "" || f.dataSpec == "" {
-		return usagef("train: --algo and --data are required (algorithms: %s)", strings.Join(train.Names(), ", "))
+		return usagef("train: --algo and --data are required (algorithms: %s)", strings.Join(psdlearn.Algorithms(), ", "))
 	}
 	if f.k < 1 || f.pca < 0 {
 		return usagef("train: --k must be ≥ 1 and --pca ≥ 0")
@@ -170,7 +250,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if f.opts.C, err = parseNumberList("C", f.cList); err != nil {
 		return err
 	}
-	if _, err := train.Lookup(f.algo); err != nil {
+	if _, err := psdlearn.Lookup(f.algo); err != nil {
 		return &usageError{err}
 	}
 	f.algo = strings.ToLower(f.algo)
@@ -204,35 +284,88 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		if f.labelCol == "" {
 			cur.noLabels = true
 		}
+	} else {
+		f.holdout = 0 // --holdout applies to constraint files only
 	}
-	b, err := resolveBackend(f.backend)
-	if err != nil {
-		return err
-	}
-	if mpi.Launched() { // one rank of an MPI job: train_mpi.go
-		return runTrainMPI(ctx, env, fs, f, b, start)
-	}
-	prog := newProgress(env).withTotal(trainIterBudget(f))
-	if trainProgressHook != nil {
-		prog.hook = func(e progress.Event) { trainProgressHook(e.Message) }
-	}
-	say := prog.printf
+	return nil
+}
 
-	// Data and splits.
-	tLoad := time.Now()
+// trainLearner is the learner the flags of train select, with the settings c.
+func trainLearner(f trainFlags, c psdlearn.Common) (psdlearn.Learner, error) {
+	o := f.opts
+	hinge := strings.EqualFold(o.Loss, "hinge")
+	switch {
+	case f.algo == "boostmetric" && !hinge:
+		e := psdlearn.BoostMetric{Common: c, Passes: o.Passes, Iters: o.Iters, Nu: o.Nu}
+		var err error
+		if o.Loss != "" {
+			if e.Loss, err = boost.ParseLoss(o.Loss); err != nil {
+				return nil, usagef("train: --loss %q: want exp, logistic or hinge", o.Loss)
+			}
+		}
+		if o.Mode != "" {
+			if e.Mode, err = boost.ParseMode(o.Mode); err != nil {
+				return nil, usagef("train: --mode %q: want stagewise or corrective", o.Mode)
+			}
+		}
+		if e.Precision, err = boost.ParsePrecision(o.Precision); err != nil {
+			return nil, usagef("train: --precision %q: want auto, double or mixed", o.Precision)
+		}
+		return e, nil
+	case f.algo == "psdboost" || f.algo == "boostmetric":
+		if o.Loss != "" && !hinge {
+			return nil, usagef("train: psdboost uses the hinge loss, not %q (use --algo boostmetric)", o.Loss)
+		}
+		return psdlearn.PSDBoost{Common: c, C: o.C, Iters: o.Iters}, nil
+	case f.algo == "frobmetric":
+		ws, err := frob.ParseWorkingSet(o.WorkingSet)
+		if err != nil {
+			return nil, usagef("train: --working-set %q: want auto, on or off", o.WorkingSet)
+		}
+		return psdlearn.FrobMetric{Common: c, C: o.C, Iters: o.Iters, WorkingSet: ws}, nil
+	case f.algo == "itml":
+		return psdlearn.ITML{Common: c, Gamma: o.C, Iters: o.Iters}, nil
+	case f.algo == "lmnn":
+		return psdlearn.LMNN{Common: c, Mu: o.Mu, Iters: o.Iters, Rank: o.Rank}, nil
+	}
+	// Another registered learner: its defaults with the shared settings.
+	l, err := psdlearn.Lookup(f.algo)
+	if err != nil {
+		return nil, &usageError{err}
+	}
+	if s, ok := l.(interface{ SetCommon(psdlearn.Common) }); ok {
+		s.SetCommon(c)
+	}
+	return l, nil
+}
+
+// trainJob is the data of a train run.
+type trainJob struct {
+	data psdlearn.Data
+	// tr and val are the training and validation rows (labelled input);
+	// split describes how they were cut.
+	tr, val *data.Dataset
+	split   string
+	// kind, path and count describe a constraint file.
+	kind, path string
+	count      int
+}
+
+// loadTrainJob loads --data and cuts it into training, validation and test
+// rows, or reads the constraint file.
+func loadTrainJob(env *cmdEnv, f trainFlags, prog *progressLine) (*trainJob, error) {
 	d, err := loadMetricData(f.dataSpec, f.labelCol)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if f.constraintMode() {
-		return runTrainConstraints(ctx, env, f, d, b, prog, start, time.Since(tLoad).Seconds())
+		return loadConstraintJob(env, f, d, prog)
 	}
 	tr, val, test, splitDesc, err := trainSplits(f, d)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	loadSeconds := time.Since(tLoad).Seconds()
-	say("train: %s: %d train, %d validation, %d test points, %d features", f.dataSpec, tr.Len(), val.Len(), test.Len(), tr.Dim())
+	prog.printf("train: %s: %d train, %d validation, %d test points, %d features", f.dataSpec, tr.Len(), val.Len(), test.Len(), tr.Dim())
 	// --rank is checked against the dimension the learner will see (after
 	// --pca) before the triplets are built.
 	if dim, what := tr.Dim(), "features"; f.opts.Rank > 0 {
@@ -240,78 +373,86 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 			dim, what = f.pca, "dimensions after --pca"
 		}
 		if f.opts.Rank > dim {
-			return usagef("train: --rank %d: the training data has %d %s; want 1 ≤ rank ≤ %d (or 0 for the full-rank M)", f.opts.Rank, dim, what, dim)
+			return nil, usagef("train: --rank %d: the training data has %d %s; want 1 ≤ rank ≤ %d (or 0 for the full-rank M)", f.opts.Rank, dim, what, dim)
 		}
 	}
+	job := &trainJob{tr: tr, val: val, split: splitDesc}
+	job.data = psdlearn.Data{X: tr.X, Y: tr.Y, Test: test, Source: trainSource(f, d, test, splitDesc)}
+	return job, nil
+}
 
-	rep, err := train.RunExperiment(ctx, train.Experiment{
-		Algo: f.algo, Train: tr, Val: val, Test: test, Standardize: f.standardize, PCA: f.pca,
-		K: f.k, Seed: f.seed, Backend: b, Options: f.opts, Progress: prog.event,
-		Source: trainSource(f, d, test, splitDesc),
-	})
-	// A cancellation (Ctrl-C) with a metric in hand keeps the finished
-	// work: the model is written, marked interrupted and not converged, the
-	// summary printed, and the exit status is 130.
-	interrupted := err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) && rep != nil && rep.Metric != nil
-	if err != nil && !interrupted {
-		if ctx.Err() != nil {
-			return &exitStatus{code: exitInterrupted, err: err}
-		}
-		return err
+// loadConstraintJob reads the constraint file of train --triplets or
+// --pairs on the rows of d as read (see psdlearn.Data.HoldOut and
+// docs/cli.md, "Constraint files").
+func loadConstraintJob(env *cmdEnv, f trainFlags, d *data.Dataset, prog *progressLine) (*trainJob, error) {
+	job := &trainJob{kind: "triplets", path: f.triplets}
+	if f.pairs != "" {
+		job.kind, job.path = "pairs", f.pairs
 	}
-	runErr := err
-	rep.Phases.Load = loadSeconds
-	metric, pipe := rep.Metric, rep.Pipeline
-	testErr, eucTest, valErr := rep.TestError, rep.EuclideanTestErr, rep.ValError
+	r, closeFile, err := openConstraintFile(env, job.path)
+	if err != nil {
+		return nil, fmt.Errorf("train: --%s %s: %w", job.kind, job.path, err)
+	}
+	job.data = psdlearn.Data{X: d.X, HoldOut: f.holdout, Source: &psdlearn.Source{Name: f.dataSpec, Data: d}}
+	if job.kind == "triplets" {
+		job.data.Triplets, err = constraints.ReadTriplets(r, d.Len())
+		if err == nil {
+			job.count = job.data.Triplets.Len()
+		}
+	} else {
+		job.data.Pairs, err = constraints.ReadPairs(r, d.Len())
+		if err == nil {
+			job.count = job.data.Pairs.Len()
+		}
+	}
+	closeFile()
+	if err != nil {
+		return nil, fmt.Errorf("train: --%s %s: %w", job.kind, job.path, err)
+	}
+	prog.printf("train: %s: %d points, %d features; %d %s from %s", f.dataSpec, d.Len(), d.Dim(), job.count, job.kind, job.path)
+	return job, nil
+}
+
+// trainSummaryOf is the summary of a train run.
+func trainSummaryOf(f trainFlags, job *trainJob, r *psdlearn.Result) trainSummary {
 	sum := trainSummary{
-		Algo: rep.Algo, Backend: rep.Backend, Data: f.dataSpec, Split: splitDesc,
-		NTrain: rep.NTrain, NVal: rep.NVal, NTest: rep.NTest, InputDim: rep.InputDim, Dim: rep.Dim, Rank: rep.Rank,
-		K: rep.K, Triplets: rep.Triplets, Iterations: rep.Iterations, TrainSeconds: rep.TrainSeconds,
-		Objective: finiteOrNil(rep.Objective), DualityGap: finiteOrNil(rep.DualityGap), ChosenC: finiteOrNil(rep.ChosenC),
-		ValError: finiteOrNil(valErr), TestError: testErr, EuclideanTestError: eucTest, EuclideanValError: finiteOrNil(rep.EuclideanValError),
-		Curve: rep.Curve, Converged: rep.Converged, Warnings: append([]string{}, rep.Warnings...), Interrupted: interrupted,
-		Phases: rep.Phases,
+		Algo: r.Algorithm, Backend: r.Backend, Data: f.dataSpec, Split: job.split,
+		NTrain: r.NTrain, NVal: r.NVal, NTest: r.NTest, InputDim: r.InputDim, Dim: r.Dim, Rank: r.Rank,
+		K: r.K, Triplets: r.Triplets, Iterations: r.Iterations, TrainSeconds: r.Phases.Train,
+		Objective: jsonFloat(r.Objective), DualityGap: jsonFloat(r.DualityGap), ChosenC: jsonFloat(r.ChosenC),
+		ValError: jsonFloat(r.Eval.ValError), TestError: jsonFloat(r.Eval.TestError),
+		EuclideanTestError: jsonFloat(r.Eval.EuclideanTestError), EuclideanValError: jsonFloat(r.Eval.EuclideanValError),
+		Curve: r.Curve, Converged: r.Certificate.Converged, Warnings: append([]string{}, r.Warnings...),
+		Interrupted: r.Interrupted, Phases: r.Phases,
 	}
-	for _, c := range rep.Candidates {
-		sum.Candidates = append(sum.Candidates, candidateSummary{C: c.C, ValError: finiteOrNil(c.ValError), Iterations: c.Iterations, DualityGap: finiteOrNil(c.DualityGap), Converged: c.Converged})
+	for _, s := range r.Scores {
+		sum.Candidates = append(sum.Candidates, candidateSummary{C: s.C, ValError: jsonFloat(s.ValError), Iterations: s.Iterations, DualityGap: jsonFloat(s.DualityGap), Converged: s.Converged})
 	}
-	for _, w := range sum.Warnings {
-		fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", strings.ReplaceAll(w, "\n", " "))
-	}
-	if f.out != "" {
-		m := &model.Model{
-			Kind: model.KindMetric, Algo: sum.Algo, Metric: metric, Classes: tr.Classes,
-			Info: map[string]any{
-				"data": f.dataSpec, "split": splitDesc, "test": f.testSpec, "seed": f.seed, "k": f.k,
-				"standardize": f.standardize, "pca": f.pca, "loss": f.opts.Loss, "mode": f.opts.Mode,
-				"passes": f.opts.Passes, "iters": f.opts.Iters, "nu": f.opts.Nu, "C": f.opts.C, "working_set": f.opts.WorkingSet,
-				"mu": f.opts.Mu, "rank": f.opts.Rank,
-				"chosen_c": rep.ChosenC, "iterations": rep.Iterations, "objective": rep.Objective,
-				"duality_gap": rep.DualityGap, "val_error": valErr, "test_error": testErr,
-				"euclidean_test_error": eucTest, "backend": b.Name(), "triplets": rep.Triplets,
-				"interrupted": interrupted,
-			},
-			Certificate: &model.Certificate{
-				Converged: rep.Converged, Gap: rep.DualityGap, Tolerance: rep.GapTol, Reason: rep.Reason,
-				Interrupted: interrupted, Warnings: rep.Warnings,
-			},
-			Provenance: rep.Provenance,
+	if job.kind != "" {
+		sum.K = 0 // the triplets are given: no k
+		sum.constraintSummary = &constraintSummary{
+			Constraints: job.path, ConstraintKind: job.kind, ConstraintCount: job.count, HoldOut: f.holdout,
+			ValTriplets: r.ValTriplets, HeldOutTriplets: r.HeldOutTriplets,
+			Satisfaction: jsonFloat(r.Eval.Satisfaction), EuclideanSatisfaction: jsonFloat(r.Eval.EuclideanSatisfaction),
 		}
-		if !pipe.Empty() {
-			m.Preprocess = pipe
-		}
-		if err := m.SaveFile(f.out); err != nil {
-			return fmt.Errorf("train: %w", err)
-		}
-		sum.Model = f.out
 	}
-	sum.TotalSeconds = time.Since(start).Seconds()
-	sum.PeakRSSMB = peakRSSMB()
-	if err := printTrainSummary(env, f, rep, sum); err != nil {
-		return err
+	return sum
+}
+
+// saveTrainModel writes the model of a train run to --out, with what the
+// command line adds to the library's summary: the data, the split, the
+// test set or the constraint file, and the class names.
+func saveTrainModel(f trainFlags, job *trainJob, r *psdlearn.Result) error {
+	m := r.Model
+	m.Info["data"] = f.dataSpec
+	if job.kind != "" {
+		m.Info[job.kind] = job.path
+	} else {
+		m.Info["split"], m.Info["test"] = job.split, f.testSpec
+		m.Classes = job.tr.Classes
 	}
-	if interrupted {
-		return &exitStatus{code: exitInterrupted, err: runErr, reported: true}
+	if err := m.SaveFile(f.out); err != nil {
+		return fmt.Errorf("train: %w", err)
 	}
 	return nil
 }
@@ -354,15 +495,15 @@ func trainIterBudget(f trainFlags) int {
 	}
 	switch {
 	case f.algo == "frobmetric":
-		return 20000 // frob: MetricOptions.MaxIter's default
+		return frob.DefaultMaxIter
 	case f.algo == "psdboost", f.algo == "boostmetric" && strings.EqualFold(f.opts.Loss, "hinge"):
-		return 1000 // boost: Options.Iters' default for PSDBoost
+		return psdlearn.DefaultPSDBoostIters
 	case f.algo == "boostmetric":
-		return 500 // boost: Options.Iters' default for BoostMetric
+		return psdlearn.DefaultBoostIters
 	case f.algo == "itml":
-		return 1000 // itml: DefaultMaxIter cycles
+		return itml.DefaultMaxIter
 	case f.algo == "lmnn":
-		return 1000 // lmnn: Options.MaxIter's default
+		return lmnn.DefaultMaxIter
 	}
 	return 0
 }
@@ -373,10 +514,13 @@ var trainProgressHook func(msg string)
 
 // printTrainSummary prints the summary of a train run: one JSON object
 // under --json, else a few lines of text.
-func printTrainSummary(env *cmdEnv, f trainFlags, rep *train.Report, sum trainSummary) error {
-	testErr, eucTest, valErr := rep.TestError, rep.EuclideanTestErr, rep.ValError
+func printTrainSummary(env *cmdEnv, f trainFlags, sum trainSummary) error {
 	if env.json {
 		return emitJSON(env, sum)
+	}
+	if sum.constraintSummary != nil {
+		printConstraintSummary(env.stdout, f, sum)
+		return nil
 	}
 	w := env.stdout
 	fmt.Fprintf(w, "%s on %s (backend %s): %d train / %d validation / %d test points, %d features", sum.Algo, f.dataSpec, sum.Backend, sum.NTrain, sum.NVal, sum.NTest, sum.InputDim)
@@ -384,59 +528,76 @@ func printTrainSummary(env *cmdEnv, f trainFlags, rep *train.Report, sum trainSu
 		fmt.Fprintf(w, " → %d after PCA", sum.Dim)
 	}
 	fmt.Fprintf(w, "\n  %d triplets (k = %d), %d iterations, %.2f s training", sum.Triplets, sum.K, sum.Iterations, sum.TrainSeconds)
-	if !math.IsNaN(rep.Objective) {
-		fmt.Fprintf(w, ", objective %.6g", rep.Objective)
+	if sum.Objective.ok() {
+		fmt.Fprintf(w, ", objective %.6g", sum.Objective)
 	}
-	if !math.IsNaN(rep.DualityGap) {
-		fmt.Fprintf(w, ", duality gap %.3g", rep.DualityGap)
+	if sum.DualityGap.ok() {
+		fmt.Fprintf(w, ", duality gap %.3g", sum.DualityGap)
 	}
-	if !math.IsNaN(rep.ChosenC) {
-		fmt.Fprintf(w, ", C = %g", rep.ChosenC)
+	if sum.ChosenC.ok() {
+		fmt.Fprintf(w, ", C = %g", sum.ChosenC)
 	}
 	if sum.Interrupted {
 		fmt.Fprintf(w, "\n  interrupted: the model is the best found so far, not converged; test evaluation skipped")
 	} else {
-		fmt.Fprintf(w, "\n  %d-NN test error %.2f%% (Euclidean %.2f%%)", f.k, 100*testErr, 100*eucTest)
+		fmt.Fprintf(w, "\n  %d-NN test error %.2f%% (Euclidean %.2f%%)", f.k, 100*sum.TestError, 100*sum.EuclideanTestError)
 	}
-	if !math.IsNaN(valErr) {
-		fmt.Fprintf(w, ", validation %.2f%%", 100*valErr)
+	if sum.ValError.ok() {
+		fmt.Fprintf(w, ", validation %.2f%%", 100*sum.ValError)
 	}
 	fmt.Fprintf(w, "; metric rank %d", sum.Rank)
 	if !sum.Converged {
 		fmt.Fprintf(w, "; NOT converged")
 	}
 	fmt.Fprintln(w)
-	ph := sum.Phases
-	fmt.Fprintf(w, "  phases: load %.2f s, preprocess %.2f s, triplets %.2f s, train %.2f s", ph.Load, ph.Preprocess, ph.Triplets, ph.Train)
-	for _, s := range ph.Solves {
-		if math.IsNaN(s.C) {
-			fmt.Fprintf(w, " (solve %.2f s)", s.Seconds)
-		} else {
-			fmt.Fprintf(w, " (C = %g: %.2f s)", s.C, s.Seconds)
-		}
-	}
-	fmt.Fprintf(w, ", evaluation %.2f s\n", ph.Evaluation)
-	if len(rep.Candidates) > 0 {
-		fmt.Fprintf(w, "  validation error by C:")
-		for i, c := range rep.Candidates {
-			sep := ","
-			if i == 0 {
-				sep = ""
-			}
-			fmt.Fprintf(w, "%s %g → %.2f%%", sep, c.C, 100*c.ValError)
-		}
-		fmt.Fprintln(w)
-	}
+	printPhases(w, sum.Phases)
+	printCandidates(w, "validation error by C:", sum.Candidates)
 	if sum.Model != "" {
 		fmt.Fprintf(w, "  model written to %s\n", sum.Model)
 	}
 	return nil
 }
 
+// printPhases prints the wall times of a train run.
+func printPhases(w io.Writer, ph psdlearn.Phases) {
+	fmt.Fprintf(w, "  phases: load %.2f s, preprocess %.2f s, triplets %.2f s, train %.2f s", ph.Load, ph.Preprocess, ph.Triplets, ph.Train)
+	for _, s := range ph.Solves {
+		switch {
+		case math.IsNaN(s.C):
+			fmt.Fprintf(w, " (solve %.2f s)", s.Seconds)
+		case s.Fold > 0:
+			fmt.Fprintf(w, " (fold %d, C = %g: %.2f s)", s.Fold, s.C, s.Seconds)
+		default:
+			fmt.Fprintf(w, " (C = %g: %.2f s)", s.C, s.Seconds)
+		}
+	}
+	fmt.Fprintf(w, ", evaluation %.2f s\n", ph.Evaluation)
+}
+
+// printCandidates prints the validation score of every C tried.
+func printCandidates(w io.Writer, title string, cs []candidateSummary) {
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %s", title)
+	for i, c := range cs {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		if c.ValError.ok() {
+			fmt.Fprintf(w, "%s %g → %.2f%%", sep, c.C, 100*c.ValError)
+		} else {
+			fmt.Fprintf(w, "%s %g → n/a", sep, c.C)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
 // trainSource describes the data of a train run for the model's provenance:
 // --data as read (d), the split and the --test set, if any.
-func trainSource(f trainFlags, d, test *data.Dataset, split string) *train.Source {
-	src := &train.Source{Name: f.dataSpec, Data: d, Split: split}
+func trainSource(f trainFlags, d, test *data.Dataset, split string) *psdlearn.Source {
+	src := &psdlearn.Source{Name: f.dataSpec, Data: d, Split: split}
 	if f.testSpec != "" {
 		src.TestName, src.Test = f.testSpec, test
 	}
@@ -494,133 +655,6 @@ func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, de
 	return nil, nil, nil, "", fmt.Errorf("train: --split needs 2 (train,test) or 3 (train,validation,test) parts, got %d", len(parts))
 }
 
-// runTrainConstraints is train with --triplets or --pairs: the metric is
-// learned from the constraint file on the rows of d as read, with a seeded
-// share --holdout of the constraints held out to score it (and, with
-// several C, the same share of the rest to choose C). See
-// train.ConstraintExperiment and docs/cli.md, "Constraint files".
-func runTrainConstraints(ctx context.Context, env *cmdEnv, f trainFlags, d *data.Dataset, b engine.Backend, prog *progressLine, start time.Time, loadSeconds float64) error {
-	kind, path := "triplets", f.triplets
-	if f.pairs != "" {
-		kind, path = "pairs", f.pairs
-	}
-	tLoad := time.Now()
-	r, closeFile, err := openConstraintFile(env, path)
-	if err != nil {
-		return fmt.Errorf("train: --%s %s: %w", kind, path, err)
-	}
-	e := train.ConstraintExperiment{
-		Algo: f.algo, Data: d, HoldOut: f.holdout, Standardize: f.standardize, PCA: f.pca,
-		Seed: f.seed, Backend: b, Options: f.opts, Progress: prog.event,
-		Source: &train.Source{Name: f.dataSpec, Data: d},
-	}
-	count := 0
-	if kind == "triplets" {
-		var ts *constraints.TripletSet
-		ts, err = constraints.ReadTriplets(r, d.Len())
-		if err == nil {
-			e.Triplets, count = ts.Triplets, ts.Len()
-		}
-	} else {
-		e.Pairs, err = constraints.ReadPairs(r, d.Len())
-		if err == nil {
-			count = e.Pairs.Len()
-		}
-	}
-	closeFile()
-	if err != nil {
-		return fmt.Errorf("train: --%s %s: %w", kind, path, err)
-	}
-	loadSeconds += time.Since(tLoad).Seconds()
-	if len(e.Options.C) == 0 {
-		e.Options.C = defaultCs(f)
-	}
-	prog.printf("train: %s: %d points, %d features; %d %s from %s", f.dataSpec, d.Len(), d.Dim(), count, kind, path)
-	rep, err := train.RunConstraintExperiment(ctx, e)
-	interrupted := err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) && rep != nil && rep.Metric != nil
-	if err != nil && !interrupted {
-		if ctx.Err() != nil {
-			return &exitStatus{code: exitInterrupted, err: err}
-		}
-		return err
-	}
-	runErr := err
-	rep.Phases.Load = loadSeconds
-	cs := &constraintSummary{
-		Constraints: path, ConstraintKind: kind, ConstraintCount: count, HoldOut: f.holdout,
-		ValTriplets: rep.ValTriplets, HeldOutTriplets: rep.HeldOutTriplets,
-		Satisfaction: finiteOrNil(rep.Satisfaction), EuclideanSatisfaction: finiteOrNil(rep.EuclideanSatisfaction),
-	}
-	sum := trainSummary{
-		Algo: rep.Algo, Backend: rep.Backend, Data: f.dataSpec,
-		NTrain: rep.NTrain, InputDim: rep.InputDim, Dim: rep.Dim, Rank: rep.Rank,
-		Triplets: rep.Triplets, Iterations: rep.Iterations, TrainSeconds: rep.TrainSeconds,
-		Objective: finiteOrNil(rep.Objective), DualityGap: finiteOrNil(rep.DualityGap), ChosenC: finiteOrNil(rep.ChosenC),
-		ValError: finiteOrNil(rep.ValError), TestError: math.NaN(), EuclideanTestError: math.NaN(), EuclideanValError: finiteOrNil(rep.EuclideanValError),
-		Curve: rep.Curve, Converged: rep.Converged, Warnings: append([]string{}, rep.Warnings...), Interrupted: interrupted,
-		Phases: rep.Phases, constraintSummary: cs,
-	}
-	for _, c := range rep.Candidates {
-		sum.Candidates = append(sum.Candidates, candidateSummary{C: c.C, ValError: finiteOrNil(c.ValError), Iterations: c.Iterations, DualityGap: finiteOrNil(c.DualityGap), Converged: c.Converged})
-	}
-	for _, w := range sum.Warnings {
-		fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", strings.ReplaceAll(w, "\n", " "))
-	}
-	if f.out != "" {
-		m := &model.Model{
-			Kind: model.KindMetric, Algo: sum.Algo, Metric: rep.Metric,
-			Info: map[string]any{
-				"data": f.dataSpec, kind: path, "holdout": f.holdout, "seed": f.seed,
-				"standardize": f.standardize, "pca": f.pca, "loss": f.opts.Loss, "mode": f.opts.Mode,
-				"iters": f.opts.Iters, "nu": f.opts.Nu, "C": e.Options.C, "working_set": f.opts.WorkingSet,
-				"chosen_c": rep.ChosenC, "iterations": rep.Iterations, "objective": rep.Objective,
-				"duality_gap": rep.DualityGap, "triplets": rep.Triplets, "heldout_triplets": rep.HeldOutTriplets,
-				"triplet_satisfaction": rep.Satisfaction, "triplet_satisfaction_euclidean": rep.EuclideanSatisfaction,
-				"backend": b.Name(), "interrupted": interrupted,
-			},
-			Certificate: &model.Certificate{
-				Converged: rep.Converged, Gap: rep.DualityGap, Tolerance: rep.GapTol, Reason: rep.Reason,
-				Interrupted: interrupted, Warnings: rep.Warnings,
-			},
-			Provenance: rep.Provenance,
-		}
-		if !rep.Pipeline.Empty() {
-			m.Preprocess = rep.Pipeline
-		}
-		if err := m.SaveFile(f.out); err != nil {
-			return fmt.Errorf("train: %w", err)
-		}
-		sum.Model = f.out
-	}
-	sum.TotalSeconds = time.Since(start).Seconds()
-	sum.PeakRSSMB = peakRSSMB()
-	if err := printConstraintSummary(env, f, sum); err != nil {
-		return err
-	}
-	if interrupted {
-		return &exitStatus{code: exitInterrupted, err: runErr, reported: true}
-	}
-	return nil
-}
-
-// defaultCs is the list of C values train chooses among when --C is not
-// given: the trainers' own defaults (which they choose among on labelled
-// validation rows; with a constraint file the choice is made on validation
-// triplets instead), nil for an algorithm without C.
-func defaultCs(f trainFlags) []float64 {
-	switch {
-	case f.algo == "frobmetric":
-		return append([]float64(nil), frob.DefaultCs...)
-	case f.algo == "psdboost", f.algo == "boostmetric" && strings.EqualFold(f.opts.Loss, "hinge"):
-		var cs []float64
-		for _, v := range boost.DefaultViolationFractions {
-			cs = append(cs, 1/v)
-		}
-		return cs
-	}
-	return nil
-}
-
 // openConstraintFile opens a constraint file, or standard input for "-"
 // (once per command line).
 func openConstraintFile(env *cmdEnv, path string) (io.Reader, func(), error) {
@@ -638,53 +672,35 @@ func openConstraintFile(env *cmdEnv, path string) (io.Reader, func(), error) {
 	return fh, func() { fh.Close() }, nil
 }
 
-// printConstraintSummary prints the summary of a train run on a constraint
-// file: one JSON object under --json, else a few lines of text.
-func printConstraintSummary(env *cmdEnv, f trainFlags, sum trainSummary) error {
-	if env.json {
-		return emitJSON(env, sum)
-	}
-	cs, w := sum.constraintSummary, env.stdout
+// printConstraintSummary prints the text summary of a train run on a
+// constraint file.
+func printConstraintSummary(w io.Writer, f trainFlags, sum trainSummary) {
+	cs := sum.constraintSummary
 	fmt.Fprintf(w, "%s on %s (backend %s): %d points, %d features", sum.Algo, f.dataSpec, sum.Backend, sum.NTrain, sum.InputDim)
 	if sum.Dim != sum.InputDim {
 		fmt.Fprintf(w, " → %d after PCA", sum.Dim)
 	}
 	fmt.Fprintf(w, "; %d %s from %s\n", cs.ConstraintCount, cs.ConstraintKind, cs.Constraints)
 	fmt.Fprintf(w, "  %d training, %d validation, %d held-out triplets; %d iterations, %.2f s training", sum.Triplets, cs.ValTriplets, cs.HeldOutTriplets, sum.Iterations, sum.TrainSeconds)
-	if v, ok := sum.ChosenC.(float64); ok {
-		fmt.Fprintf(w, ", C = %g", v)
+	if sum.ChosenC.ok() {
+		fmt.Fprintf(w, ", C = %g", sum.ChosenC)
 	}
 	fmt.Fprintln(w)
 	switch {
 	case sum.Interrupted:
 		fmt.Fprintf(w, "  interrupted: the model is the best found so far, not converged; held-out evaluation skipped")
-	case cs.Satisfaction == nil:
+	case !cs.Satisfaction.ok():
 		fmt.Fprintf(w, "  no held-out triplet (--holdout 0): nothing to score on")
 	default:
-		fmt.Fprintf(w, "  held-out triplets satisfied: %.2f%% (Euclidean %.2f%%)", 100*cs.Satisfaction.(float64), 100*cs.EuclideanSatisfaction.(float64))
+		fmt.Fprintf(w, "  held-out triplets satisfied: %.2f%% (Euclidean %.2f%%)", 100*cs.Satisfaction, 100*cs.EuclideanSatisfaction)
 	}
 	fmt.Fprintf(w, "; metric rank %d", sum.Rank)
 	if !sum.Converged {
 		fmt.Fprintf(w, "; NOT converged")
 	}
 	fmt.Fprintln(w)
-	if len(sum.Candidates) > 0 {
-		fmt.Fprintf(w, "  validation triplets violated by C:")
-		for i, c := range sum.Candidates {
-			sep := ","
-			if i == 0 {
-				sep = ""
-			}
-			if v, ok := c.ValError.(float64); ok {
-				fmt.Fprintf(w, "%s %g → %.2f%%", sep, c.C, 100*v)
-			} else {
-				fmt.Fprintf(w, "%s %g → n/a", sep, c.C)
-			}
-		}
-		fmt.Fprintln(w)
-	}
+	printCandidates(w, "validation triplets violated by C:", sum.Candidates)
 	if sum.Model != "" {
 		fmt.Fprintf(w, "  model written to %s\n", sum.Model)
 	}
-	return nil
 }

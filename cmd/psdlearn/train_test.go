@@ -10,45 +10,78 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/model"
-	"github.com/psdlearn/psdlearn/train"
 	"gonum.org/v1/gonum/mat"
 )
 
-// Test-only trainers: the identity metric (so the learned test error must
+// Test-only learners: the identity metric (so the learned test error must
 // equal the Euclidean one), a fixed diagonal metric, and a broken learner
-// that returns an indefinite matrix. Real trainers register from the
-// algorithm packages.
+// that returns an indefinite matrix. The real learners register from the
+// root package.
 func init() {
-	train.Register("identity-test", func(ctx context.Context, in train.Input) (train.Output, error) {
-		d := in.Train.Dim()
-		m := mat.NewSymDense(d, nil)
-		for i := 0; i < d; i++ {
-			m.SetSym(i, i, 1)
+	for name, sol := range map[string]func(p *psdlearn.Problem) (*psdlearn.Solution, error){
+		"identity-test": func(p *psdlearn.Problem) (*psdlearn.Solution, error) {
+			_, d := p.X.Dims()
+			m := mat.NewSymDense(d, nil)
+			for i := 0; i < d; i++ {
+				m.SetSym(i, i, 1)
+			}
+			if p.Triplets == nil || p.Triplets.N != p.X.RawMatrix().Rows {
+				return nil, errTest("triplets not on the training rows")
+			}
+			return &psdlearn.Solution{M: m, Iterations: 1, Objective: 0, DualityGap: math.NaN(), GapTol: math.NaN()}, nil
+		},
+		"diag-test": func(p *psdlearn.Problem) (*psdlearn.Solution, error) {
+			_, d := p.X.Dims()
+			m := mat.NewSymDense(d, nil)
+			for i := 0; i < d; i++ {
+				m.SetSym(i, i, float64(i+1))
+			}
+			return &psdlearn.Solution{M: m, Iterations: 2, Objective: 1.5, DualityGap: 1e-9, GapTol: math.NaN()}, nil
+		},
+		"indefinite-test": func(p *psdlearn.Problem) (*psdlearn.Solution, error) {
+			_, d := p.X.Dims()
+			m := mat.NewSymDense(d, nil)
+			m.SetSym(0, 0, -1)
+			return &psdlearn.Solution{M: m}, nil
+		},
+	} {
+		cs := []float64(nil)
+		if name == "diag-test" {
+			cs = []float64{10}
 		}
-		if in.Triplets == nil || in.Triplets.N != in.Train.Len() {
-			return train.Output{}, errTest("triplets not on the training rows")
+		if err := psdlearn.Register(psdlearn.Algorithm{Name: name, New: func() psdlearn.Learner { return &testLearner{name: name, cs: cs, solve: sol} }}); err != nil {
+			panic(err)
 		}
-		return train.Output{M: m, Iterations: 1, Objective: 0, DualityGap: math.NaN(), ValError: math.NaN(), ChosenC: math.NaN()}, nil
-	})
-	train.Register("diag-test", func(ctx context.Context, in train.Input) (train.Output, error) {
-		d := in.Train.Dim()
-		m := mat.NewSymDense(d, nil)
-		for i := 0; i < d; i++ {
-			m.SetSym(i, i, float64(i+1))
-		}
-		return train.Output{M: m, Iterations: 2, Objective: 1.5, DualityGap: 1e-9, ValError: math.NaN(), ChosenC: 10}, nil
-	})
-	train.Register("indefinite-test", func(ctx context.Context, in train.Input) (train.Output, error) {
-		d := in.Train.Dim()
-		m := mat.NewSymDense(d, nil)
-		m.SetSym(0, 0, -1)
-		return train.Output{M: m}, nil
-	})
+	}
+}
+
+// testLearner is a learner whose solve is a function of the problem.
+type testLearner struct {
+	psdlearn.Common
+	name  string
+	cs    []float64
+	solve func(p *psdlearn.Problem) (*psdlearn.Solution, error)
+}
+
+func (l *testLearner) Name() string          { return l.name }
+func (l *testLearner) Candidates() []float64 { return l.cs }
+func (l *testLearner) NewSolver(p *psdlearn.Problem) (psdlearn.Solver, error) {
+	return testSolver{l, p}, nil
+}
+
+type testSolver struct {
+	l *testLearner
+	p *psdlearn.Problem
+}
+
+func (s testSolver) Solve(context.Context, float64) (*psdlearn.Solution, error) {
+	return s.l.solve(s.p)
 }
 
 type errTest string
@@ -289,7 +322,7 @@ func TestTrainErrors(t *testing.T) {
 		{"bad env backend", []string{"--algo", "identity-test", "--data", "builtin:iris"}, "fortran", `$PSDLEARN_BACKEND="fortran": unknown backend`},
 		{"missing file", []string{"--algo", "identity-test", "--data", filepath.Join(dir, "none.csv")}, "", "no such file"},
 		{"bad C", []string{"--algo", "identity-test", "--data", "builtin:iris", "--C", "1,x"}, "", `--C: "x" is not a number`},
-		{"pca too big", []string{"--algo", "identity-test", "--data", "builtin:iris", "--pca", "9"}, "", "9 components outside [1, 4]"},
+		{"pca too big", []string{"--algo", "identity-test", "--data", "builtin:iris", "--pca", "9"}, "", "PCA = 9"},
 		{"indefinite", []string{"--algo", "indefinite-test", "--data", "builtin:iris"}, "", "not positive semidefinite"},
 		{"bad flag", []string{"--algo", "identity-test", "--bogus"}, "", "flag provided but not defined"},
 		{"negative iters", []string{"--algo", "frobmetric", "--data", "builtin:iris", "--iters", "-1"}, "", "--iters -1: the iteration limit must be > 0"},
@@ -383,9 +416,9 @@ func TestTrainLMNNFlags(t *testing.T) {
 		rank    int
 		maxRank int
 	}{
-		{"defaults", nil, 0, 0, 13},
+		{"defaults", nil, 0.5, 0, 13}, // the model records the effective μ
 		{"mu 0.2", []string{"--mu", "0.2"}, 0.2, 0, 13},
-		{"rank 2", []string{"--rank", "2"}, 0, 2, 2},
+		{"rank 2", []string{"--rank", "2"}, 0.5, 2, 2},
 		{"rank 3 mu 0.8", []string{"--rank", "3", "--mu", "0.8"}, 0.8, 3, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

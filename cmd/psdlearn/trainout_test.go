@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/model"
 )
 
@@ -74,8 +74,8 @@ func TestTrainCappedRunWarns(t *testing.T) {
 		}
 	}
 	solves, _ := ph["solves"].([]any)
-	if len(solves) != len(frob.DefaultCs) {
-		t.Fatalf("%d solves, want one per default C (%d): %v", len(solves), len(frob.DefaultCs), ph["solves"])
+	if len(solves) != len(psdlearn.DefaultFrobMetricC) {
+		t.Fatalf("%d solves, want one per default C (%d): %v", len(solves), len(psdlearn.DefaultFrobMetricC), ph["solves"])
 	}
 	var sum float64
 	for _, s := range solves {

@@ -41,7 +41,7 @@ func goCmd(t *testing.T) string {
 func TestAlgorithmsDependOnNoBinding(t *testing.T) {
 	goBin := goCmd(t)
 	cmd := exec.Command(goBin, "list", "-f", `{{.ImportPath}}:{{join .Deps " "}}`,
-		"./algos/...", "./engine", "./data", "./constraints", "./eval", "./train", "./limits", "./errs")
+		"./algos/...", "./engine", "./data", "./constraints", "./eval", "./limits", "./errs")
 	cmd.Dir = root(t)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -1,4 +1,0 @@
-package train
-
-// The tests run on the registered engine backends.
-import _ "github.com/psdlearn/psdlearn/engine/backends"
