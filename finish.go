@@ -32,7 +32,10 @@ func (r *run) finish(f *candidate, cancelled bool) error {
 	if cancelled {
 		cert.Interrupted, cert.Reason = true, "cancelled"
 		what := "the best found before the cancellation"
-		if f.tier >= 2 {
+		switch {
+		case f.tier == 4:
+			what = "the Euclidean metric on the input features (the run was cancelled before its first iterate)"
+		case f.tier >= 2:
 			what = fmt.Sprintf("fitted on fold %d's training rows during model selection (the run was cancelled before the fit on all rows)", f.sp.fold)
 		}
 		warnings = append(warnings, fmt.Sprintf("%s: interrupted: the model is %s, not certified", r.name, what))

@@ -84,9 +84,11 @@ type Source struct {
 // A solve that stops without its certificate (an iteration cap, a stall)
 // still gives a model: Run returns it, marked in its certificate, with a
 // *NotConvergedError. Cancelled, Run returns the best model so far (the
-// best scored fit, else the interrupted solve's iterate), marked
-// Interrupted, with a *NotConvergedError that also matches ctx.Err(); the
-// evaluation is skipped. Without a model it returns a nil Result.
+// best scored fit, else the interrupted solve's iterate, else — cancelled
+// before any iterate — the Euclidean metric on the input features),
+// marked Interrupted, with a *NotConvergedError that also matches
+// ctx.Err(); the evaluation is skipped. A context already done when Run is
+// called gives a nil Result and ctx.Err().
 // Invalid settings or data give an error matching errs.ErrInvalid before
 // any work.
 func Run(ctx context.Context, l Learner, d Data) (*Result, error) {
@@ -288,7 +290,7 @@ func (r *run) run() (*Result, error) {
 	if cancelled {
 		final = r.fall
 		if final == nil {
-			return nil, fmt.Errorf("psdlearn: %s: %w", r.name, r.ctx.Err())
+			final = r.euclidean()
 		}
 	}
 	if err := r.finish(final, cancelled); err != nil {
@@ -335,6 +337,19 @@ type candidate struct {
 	// all training rows, 1 an interrupted one, 2 a finished fold fit, 3 an
 	// interrupted one.
 	tier int
+}
+
+// euclidean is the fall-back of a run cancelled before any solve had an
+// iterate: the Euclidean metric on the input features (no
+// preprocessing), which every metric learner improves on.
+func (r *run) euclidean() *candidate {
+	d := dimOf(r.d.X)
+	m := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		m.SetSym(i, i, 1)
+	}
+	sol := &Solution{M: m, Objective: math.NaN(), DualityGap: math.NaN(), GapTol: math.NaN(), Reason: "cancelled before the first iterate"}
+	return &candidate{sp: &split{prob: &Problem{X: r.d.X}, pipe: &data.Pipeline{}}, sol: sol, c: math.NaN(), score: math.NaN(), tier: 4}
 }
 
 // keep records cand as the best model so far if it beats the one kept.

@@ -242,3 +242,45 @@ func TestRegister(t *testing.T) {
 		t.Errorf("unknown algorithm: %v", err)
 	}
 }
+
+// cancelExecutor cancels its context when asked for the first solver, so
+// the run is cancelled before any solve has an iterate.
+type cancelExecutor struct {
+	psdlearn.Local
+	cancel context.CancelFunc
+}
+
+func (e cancelExecutor) NewSolver(l psdlearn.Learner, p *psdlearn.Problem) (psdlearn.Solver, error) {
+	e.cancel()
+	return e.Local.NewSolver(l, p)
+}
+
+// TestCancelBeforeFirstIterate: a run cancelled before any solve had an
+// iterate still returns a model, the Euclidean metric on the input
+// features, marked interrupted, with an error matching both the context's
+// error and errs.ErrNotConverged.
+func TestCancelBeforeFirstIterate(t *testing.T) {
+	wine := open(t, "wine")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m, err := psdlearn.FrobMetric{Common: psdlearn.Common{Standardize: true, Executor: cancelExecutor{cancel: cancel}}}.Fit(ctx, wine.X, wine.Y)
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, errs.ErrNotConverged) {
+		t.Fatalf("error %v: want Canceled and ErrNotConverged", err)
+	}
+	if m == nil || m.Metric == nil || m.Certificate == nil {
+		t.Fatalf("no model: %v", err)
+	}
+	if c := m.Certificate; c.Converged || !c.Interrupted || len(c.Warnings) == 0 || !strings.Contains(c.Warnings[len(c.Warnings)-1], "Euclidean") {
+		t.Errorf("certificate %+v: want interrupted, not converged, warning of the Euclidean metric", c)
+	}
+	// The Euclidean metric: distances are the input's.
+	a, b := wine.X.RawRowView(0), wine.X.RawRowView(1)
+	var want float64
+	for i := range a {
+		want += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	want = math.Sqrt(want)
+	if got := m.Metric.Distance(a, b); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("distance %v, want the Euclidean %v", got, want)
+	}
+}
