@@ -20,19 +20,23 @@ func (b Blas) Ddot(n int, x []float64, incX int, y []float64, incY int) float64 
 	return Nudge(b.Float64.Ddot(n-h, x[h*incX:], incX, y[h*incY:], incY) + b.Float64.Ddot(h, x, incX, y, incY))
 }
 
+// Dnrm2 returns the nudged Euclidean norm of x.
 func (b Blas) Dnrm2(n int, x []float64, incX int) float64 {
 	return Nudge(b.Float64.Dnrm2(n, x, incX))
 }
 
+// Dasum returns the nudged sum of absolute values of x.
 func (b Blas) Dasum(n int, x []float64, incX int) float64 {
 	return Nudge(b.Float64.Dasum(n, x, incX))
 }
 
+// Daxpy computes y += αx and nudges y.
 func (b Blas) Daxpy(n int, alpha float64, x []float64, incX int, y []float64, incY int) {
 	b.Float64.Daxpy(n, alpha, x, incX, y, incY)
 	nudgeVec(n, y, incY)
 }
 
+// Dscal computes x = αx and nudges x.
 func (b Blas) Dscal(n int, alpha float64, x []float64, incX int) {
 	b.Float64.Dscal(n, alpha, x, incX)
 	if incX > 0 {
@@ -40,6 +44,7 @@ func (b Blas) Dscal(n int, alpha float64, x []float64, incX int) {
 	}
 }
 
+// Dgemv computes y = α·op(A)x + βy and nudges y.
 func (b Blas) Dgemv(tA blas.Transpose, m, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int) {
 	b.Float64.Dgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
 	if tA == blas.NoTrans {
@@ -49,31 +54,37 @@ func (b Blas) Dgemv(tA blas.Transpose, m, n int, alpha float64, a []float64, lda
 	}
 }
 
+// Dsymv computes y = αAx + βy for a symmetric A and nudges y.
 func (b Blas) Dsymv(ul blas.Uplo, n int, alpha float64, a []float64, lda int, x []float64, incX int, beta float64, y []float64, incY int) {
 	b.Float64.Dsymv(ul, n, alpha, a, lda, x, incX, beta, y, incY)
 	nudgeVec(n, y, incY)
 }
 
+// Dtrmv computes x = op(A)x for a triangular A and nudges x.
 func (b Blas) Dtrmv(ul blas.Uplo, tA blas.Transpose, d blas.Diag, n int, a []float64, lda int, x []float64, incX int) {
 	b.Float64.Dtrmv(ul, tA, d, n, a, lda, x, incX)
 	nudgeVec(n, x, incX)
 }
 
+// Dtrsv solves op(A)x = b for a triangular A and nudges x.
 func (b Blas) Dtrsv(ul blas.Uplo, tA blas.Transpose, d blas.Diag, n int, a []float64, lda int, x []float64, incX int) {
 	b.Float64.Dtrsv(ul, tA, d, n, a, lda, x, incX)
 	nudgeVec(n, x, incX)
 }
 
+// Dger computes A += αxyᵀ and nudges A.
 func (b Blas) Dger(m, n int, alpha float64, x []float64, incX int, y []float64, incY int, a []float64, lda int) {
 	b.Float64.Dger(m, n, alpha, x, incX, y, incY, a, lda)
 	nudgeMat(m, n, a, lda)
 }
 
+// Dsyr computes A += αxxᵀ and nudges A's ul triangle.
 func (b Blas) Dsyr(ul blas.Uplo, n int, alpha float64, x []float64, incX int, a []float64, lda int) {
 	b.Float64.Dsyr(ul, n, alpha, x, incX, a, lda)
 	nudgeTri(ul, n, a, lda)
 }
 
+// Dsyr2 computes A += αxyᵀ + αyxᵀ and nudges A's ul triangle.
 func (b Blas) Dsyr2(ul blas.Uplo, n int, alpha float64, x []float64, incX int, y []float64, incY int, a []float64, lda int) {
 	b.Float64.Dsyr2(ul, n, alpha, x, incX, y, incY, a, lda)
 	nudgeTri(ul, n, a, lda)
@@ -101,6 +112,7 @@ func (b Blas) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float
 	nudgeMat(m, n, c, ldc)
 }
 
+// Dsymm computes C = αAB + βC (or αBA + βC) for a symmetric A and nudges C.
 func (b Blas) Dsymm(s blas.Side, ul blas.Uplo, m, n int, alpha float64, a []float64, lda int, bm []float64, ldb int, beta float64, c []float64, ldc int) {
 	b.Float64.Dsymm(s, ul, m, n, alpha, a, lda, bm, ldb, beta, c, ldc)
 	nudgeMat(m, n, c, ldc)
@@ -124,16 +136,19 @@ func (b Blas) Dsyrk(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a [
 	nudgeTri(ul, n, c, ldc)
 }
 
+// Dsyr2k computes C = α·op(A)op(B)ᵀ + α·op(B)op(A)ᵀ + βC and nudges C's ul triangle.
 func (b Blas) Dsyr2k(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, bm []float64, ldb int, beta float64, c []float64, ldc int) {
 	b.Float64.Dsyr2k(ul, t, n, k, alpha, a, lda, bm, ldb, beta, c, ldc)
 	nudgeTri(ul, n, c, ldc)
 }
 
+// Dtrmm computes B = α·op(A)B (or α·B·op(A)) for a triangular A and nudges B.
 func (b Blas) Dtrmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, bm []float64, ldb int) {
 	b.Float64.Dtrmm(s, ul, tA, d, m, n, alpha, a, lda, bm, ldb)
 	nudgeMat(m, n, bm, ldb)
 }
 
+// Dtrsm solves op(A)X = αB (or X·op(A) = αB) for a triangular A and nudges X.
 func (b Blas) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, bm []float64, ldb int) {
 	b.Float64.Dtrsm(s, ul, tA, d, m, n, alpha, a, lda, bm, ldb)
 	nudgeMat(m, n, bm, ldb)
@@ -147,6 +162,7 @@ type Blas32 struct {
 	blas.Float32
 }
 
+// Sgemm computes C = α·op(A)op(B) + βC in single precision and nudges C.
 func (b Blas32) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, bm []float32, ldb int, beta float32, c []float32, ldc int) {
 	b.Float32.Sgemm(tA, tB, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc)
 	for i := 0; i < m; i++ {
