@@ -13,7 +13,7 @@ import (
 func BenchmarkPredict(b *testing.B) {
 	for _, n := range []int{10000, 60000} {
 		b.Run(fmt.Sprintf("n=%d,D=164", n), func(b *testing.B) {
-			ix, q, _ := testIndex(b, n, 164, 0, 164, 10, 64)
+			ix, _, q := testIndex(b, n, 164, 0, 164, 10, 64)
 			var s Scratch
 			b.ReportAllocs()
 			i := 0

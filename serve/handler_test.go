@@ -36,7 +36,7 @@ func rowsJSON(x mat.Matrix) string {
 }
 
 func TestEndpoints(t *testing.T) {
-	ix, q, _ := testIndex(t, 300, 8, 5, 4, 3, 4)
+	ix, _, q := testIndex(t, 300, 8, 5, 4, 3, 4)
 	m := ix.Model()
 	h, err := NewHandler(m, ix, Options{})
 	if err != nil {
@@ -128,7 +128,7 @@ func TestEndpoints(t *testing.T) {
 }
 
 func TestRequestErrors(t *testing.T) {
-	ix, q, _ := testIndex(t, 50, 4, 0, 4, 2, 2)
+	ix, _, q := testIndex(t, 50, 4, 0, 4, 2, 2)
 	m := ix.Model()
 	h, err := NewHandler(m, ix, Options{MaxBodyBytes: 2000, MaxRows: 3, MaxK: 10})
 	if err != nil {
@@ -226,7 +226,7 @@ func TestAllocationsDoNotGrowWithRows(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's instrumentation changes allocation counts")
 	}
-	ix, q, _ := testIndex(t, 400, 10, 6, 6, 3, 64)
+	ix, _, q := testIndex(t, 400, 10, 6, 6, 3, 64)
 	h, err := NewHandler(ix.Model(), ix, Options{MaxInFlight: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -259,7 +259,7 @@ func TestAllocationsDoNotGrowWithRows(t *testing.T) {
 // service (run it with -race) and checks every answer against the answer
 // to the same request alone: the pooled buffers are never shared.
 func TestConcurrentRequests(t *testing.T) {
-	ix, q, _ := testIndex(t, 300, 6, 4, 4, 3, 12)
+	ix, _, q := testIndex(t, 300, 6, 4, 4, 3, 12)
 	h, err := NewHandler(ix.Model(), ix, Options{MaxInFlight: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -67,8 +67,9 @@ func testModel(t testing.TB, x *mat.Dense, pca, r int, seed uint64) *model.Model
 }
 
 // testIndex builds a model and an index of n reference rows of d features
-// in `classes` classes, and returns them with q query rows.
-func testIndex(t testing.TB, n, d, pca, r, classes, q int) (*Index, *mat.Dense, []string) {
+// in `classes` classes, and returns them with the reference set and q query
+// rows.
+func testIndex(t testing.TB, n, d, pca, r, classes, q int) (*Index, *Reference, *mat.Dense) {
 	t.Helper()
 	x, labels := clusters(1, n+q, d, classes)
 	ref := &Reference{X: mat.DenseCopyOf(x.Slice(0, n, 0, d)), Labels: labels[:n]}
@@ -77,5 +78,5 @@ func testIndex(t testing.TB, n, d, pca, r, classes, q int) (*Index, *mat.Dense, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ix, mat.DenseCopyOf(x.Slice(n, n+q, 0, d)), labels[n:]
+	return ix, ref, mat.DenseCopyOf(x.Slice(n, n+q, 0, d))
 }

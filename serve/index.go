@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/psdlearn/psdlearn/internal/f64"
 	"github.com/psdlearn/psdlearn/model"
 	"gonum.org/v1/gonum/mat"
 )
@@ -18,20 +19,27 @@ import (
 //
 // The scan is exact: a bounded heap keeps the k best rows, and a row's
 // squared distance stops accumulating as soon as it reaches the k-th best
-// (sums of squares only grow, also in floating point), which skips most of
-// every row once the heap holds near neighbours. The first 16 coordinates
-// of every row are stored apart from the rest, contiguously, so that the
-// scan reads them as one stream and touches the rest of a row only when
-// the row is still a candidate. Equal distances go to the lower reference
-// row.
+// (sums of squares only grow, also in floating point). To make that stop
+// early, the index rotates the learned space onto the principal axes of
+// the reference rows (an orthogonal map, which keeps every distance), so
+// that the first coordinates carry the most of every distance, and stores
+// the first 16 coordinates of all rows apart from the rest, contiguously:
+// the scan reads them as one stream and touches the rest of a row only
+// when the row is still a candidate. The distances it reports are those of
+// the rotated coordinates: the metric distances up to rounding. Equal
+// distances go to the lower reference row.
 //
 // An Index is immutable and safe for concurrent use; each goroutine brings
 // its own Scratch.
 type Index struct {
 	model *model.Model
-	// The transformed reference rows, n×r, split by columns: head holds
-	// the first h = min(16, r) coordinates of every row (n×h, row-major),
-	// tail the other r − h (n×(r−h)).
+	// rot is the rotation R (r×r, row-major, orthonormal columns by
+	// decreasing variance of the reference rows); a row z of the learned
+	// space is stored as Rᵀz. nil: none (r = 1).
+	rot []float64
+	// The rotated reference rows, n×r, split by columns: head holds the
+	// first h = min(16, r) coordinates of every row (n×h, row-major), tail
+	// the other r − h (n×(r−h)).
 	head, tail []float64
 	n, r, h    int
 	ids        []int32 // class of each row, an index into classes
@@ -44,8 +52,9 @@ type Index struct {
 const headCols = 16
 
 // NewIndex maps the rows of ref into m's learned space (on GOMAXPROCS
-// goroutines, with Model.TransformTo, so the coordinates are those a query
-// gets) and returns the index. m must be a metric model with InputDim()
+// goroutines, with Model.TransformTo, as a query is mapped), finds the
+// principal axes of up to 10,000 of them, evenly spaced, and returns the
+// index of the rotated rows. m must be a metric model with InputDim()
 // features, ref finite with one label per row. It stops early when ctx is
 // done. The index keeps m (which must not be modified afterwards) but not
 // ref.X.
@@ -74,6 +83,9 @@ func NewIndex(ctx context.Context, m *model.Model, ref *Reference) (*Index, erro
 	}
 	h := min(headCols, r)
 	ix := &Index{model: m, n: n, r: r, h: h, head: make([]float64, n*h), tail: make([]float64, n*(r-h))}
+	if err := ix.fitRotation(ref.X); err != nil {
+		return nil, err
+	}
 	if err := ix.transform(ctx, ref.X); err != nil {
 		return nil, err
 	}
@@ -81,8 +93,69 @@ func NewIndex(ctx context.Context, m *model.Model, ref *Reference) (*Index, erro
 	return ix, nil
 }
 
-// transform fills ix.head and ix.tail with the learned-space rows of x,
-// in blocks of rows shared among GOMAXPROCS goroutines.
+// rotationSample is the largest number of reference rows whose principal
+// axes give the rotation.
+const rotationSample = 10000
+
+// fitRotation sets ix.rot to the principal axes of up to rotationSample
+// evenly spaced rows of x in the learned space, by decreasing variance.
+// Any orthogonal R keeps the distances; these make the leading coordinates
+// carry the most of them.
+func (ix *Index) fitRotation(x *mat.Dense) error {
+	if ix.r == 1 {
+		return nil
+	}
+	_, d := x.Dims()
+	step := max(1, ix.n/rotationSample)
+	ns := (ix.n + step - 1) / step
+	sample := mat.NewDense(ns, d, nil)
+	for i := 0; i < ns; i++ {
+		sample.SetRow(i, x.RawRowView(i*step))
+	}
+	z := mat.NewDense(ns, ix.r, nil)
+	if err := ix.model.TransformTo(z, sample); err != nil {
+		return fmt.Errorf("serve: reference rows: %w", err)
+	}
+	for j := 0; j < ix.r; j++ {
+		col := z.ColView(j)
+		mean := mat.Sum(col) / float64(ns)
+		for i := 0; i < ns; i++ {
+			z.Set(i, j, z.At(i, j)-mean)
+		}
+	}
+	var cov mat.SymDense
+	cov.SymOuterK(1, z.T())
+	var es mat.EigenSym
+	if !es.Factorize(&cov, true) {
+		return nil // keep the learned coordinates as they are
+	}
+	var v mat.Dense
+	es.VectorsTo(&v) // columns by increasing eigenvalue
+	ix.rot = make([]float64, ix.r*ix.r)
+	for i := 0; i < ix.r; i++ {
+		for j := 0; j < ix.r; j++ {
+			ix.rot[i*ix.r+j] = v.At(i, ix.r-1-j)
+		}
+	}
+	return nil
+}
+
+// rotate writes Rᵀz into dst (len r); without a rotation it copies z.
+func (ix *Index) rotate(dst, z []float64) {
+	if ix.rot == nil {
+		copy(dst, z)
+		return
+	}
+	clear(dst)
+	for i, t := range z {
+		if t != 0 {
+			f64.Axpy(t, ix.rot[i*ix.r:(i+1)*ix.r], dst)
+		}
+	}
+}
+
+// transform fills ix.head and ix.tail with the rotated learned-space rows
+// of x, in blocks of rows shared among GOMAXPROCS goroutines.
 func (ix *Index) transform(ctx context.Context, x *mat.Dense) error {
 	const block = 256
 	workers := min(runtime.GOMAXPROCS(0), (ix.n+block-1)/block)
@@ -93,7 +166,7 @@ func (ix *Index) transform(ctx context.Context, x *mat.Dense) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]float64, block*ix.r)
+			buf, rot := make([]float64, block*ix.r), make([]float64, ix.r)
 			for lo := range next {
 				hi := min(lo+block, ix.n)
 				dst := mat.NewDense(hi-lo, ix.r, buf[:(hi-lo)*ix.r])
@@ -103,9 +176,9 @@ func (ix *Index) transform(ctx context.Context, x *mat.Dense) error {
 				}
 				t := ix.r - ix.h
 				for i := lo; i < hi; i++ {
-					row := dst.RawRowView(i - lo)
-					copy(ix.head[i*ix.h:(i+1)*ix.h], row[:ix.h])
-					copy(ix.tail[i*t:(i+1)*t], row[ix.h:])
+					ix.rotate(rot, dst.RawRowView(i-lo))
+					copy(ix.head[i*ix.h:(i+1)*ix.h], rot[:ix.h])
+					copy(ix.tail[i*t:(i+1)*t], rot[ix.h:])
 				}
 			}
 		}()
@@ -162,9 +235,9 @@ type cand struct {
 // to the largest model and k it has served and then allocates nothing.
 // Give each goroutine its own, or take them from a sync.Pool.
 type Scratch struct {
-	z    []float64
-	heap []cand
-	nb   []Neighbor
+	z, zr []float64 // the query's coordinates, learned and rotated
+	heap  []cand
+	nb    []Neighbor
 }
 
 // Predict classifies the raw row x by a majority vote of its k nearest
@@ -206,12 +279,24 @@ func (ix *Index) Search(s *Scratch, z []float64, k int) ([]Neighbor, error) {
 	return ix.search(s, z, k), nil
 }
 
-// search scans every reference row with a bounded max-heap of the k best
-// (squared distance, row) pairs and returns them sorted, nearest first.
+// rotated returns Rᵀz in s's memory.
+func (ix *Index) rotated(s *Scratch, z []float64) []float64 {
+	if cap(s.zr) < ix.r {
+		s.zr = make([]float64, ix.r)
+	}
+	zr := s.zr[:ix.r]
+	ix.rotate(zr, z)
+	return zr
+}
+
+// search rotates the learned-space point z, scans every reference row
+// with a bounded max-heap of the k best (squared distance, row) pairs and
+// returns them sorted, nearest first.
 func (ix *Index) search(s *Scratch, z []float64, k int) []Neighbor {
 	if cap(s.heap) < k {
 		s.heap, s.nb = make([]cand, k), make([]Neighbor, k)
 	}
+	z = ix.rotated(s, z)
 	h := s.heap[:k]
 	for i := range h {
 		h[i] = cand{ix.sqDist(z, i, math.Inf(1)), int32(i)}
@@ -322,7 +407,7 @@ func sqDistFrom(a, b []float64, s0, s1, s2, s3, bound float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// row returns the transformed reference row i (for tests).
+// row returns the rotated reference row i (for tests).
 func (ix *Index) row(i int) []float64 {
 	t := ix.r - ix.h
 	return append(append([]float64(nil), ix.head[i*ix.h:(i+1)*ix.h]...), ix.tail[i*t:(i+1)*t]...)

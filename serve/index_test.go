@@ -15,22 +15,42 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestPredictMatchesBruteForce checks the index's neighbours and votes
-// against a full sort of every distance, and its classes against
-// psdlearn's k-NN evaluation (eval.KNNPredict, a BLAS-blocked
-// implementation) on the transformed rows, on the queries whose k-th and
-// (k+1)-th distances are apart by more than rounding (the neighbour set is
-// then the same in any exact arithmetic).
+// TestPredictMatchesBruteForce checks the index against a full sort of
+// every distance, and its classes against psdlearn's k-NN evaluation
+// (eval.KNNPredict, a BLAS-blocked implementation) on the learned
+// coordinates without the rotation, on the queries whose k-th and (k+1)-th
+// distances are apart by more than rounding (the neighbour set is then the
+// same in any exact arithmetic, rotated or not).
 func TestPredictMatchesBruteForce(t *testing.T) {
-	ix, q, _ := testIndex(t, 700, 20, 12, 9, 5, 60)
+	ix, ref, q := testIndex(t, 700, 20, 12, 9, 5, 60)
 	m := ix.Model()
 	zq, err := m.Transform(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	zr := mat.NewDense(ix.n, ix.r, nil)
+	zref, err := m.Transform(ref.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rotation is orthogonal, and the stored rows are the rotated ones.
+	rot := mat.NewDense(ix.r, ix.r, ix.rot)
+	var rtr mat.Dense
+	rtr.Mul(rot.T(), rot)
+	for i := 0; i < ix.r; i++ {
+		for j := 0; j < ix.r; j++ {
+			if want := float64(btoi(i == j)); math.Abs(rtr.At(i, j)-want) > 1e-13 {
+				t.Fatalf("RᵀR[%d][%d] = %v", i, j, rtr.At(i, j))
+			}
+		}
+	}
+	rows := mat.NewDense(ix.n, ix.r, nil)
+	zr := make([]float64, ix.r)
 	for i := 0; i < ix.n; i++ {
-		zr.SetRow(i, ix.row(i))
+		rows.SetRow(i, ix.row(i))
+		ix.rotate(zr, zref.RawRowView(i))
+		if !mat.EqualApprox(mat.NewVecDense(ix.r, zr), rows.RowView(i), 1e-12*mat.Norm(rows.RowView(i), 2)) {
+			t.Fatalf("stored row %d is not the rotated learned row", i)
+		}
 	}
 	ids := make([]int, ix.n)
 	for i, c := range ix.ids {
@@ -38,19 +58,20 @@ func TestPredictMatchesBruteForce(t *testing.T) {
 	}
 	var s Scratch
 	for _, k := range []int{1, 3, 7} {
-		want, err := eval.KNNPredict(nil, zr, ids, zq, k)
+		want, err := eval.KNNPredict(nil, zref, ids, zq, k)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checked := 0
 		for i := 0; i < 60; i++ {
+			ix.rotate(zr, zq.RawRowView(i))
 			type rd struct {
 				row int
 				d2  float64
 			}
 			all := make([]rd, ix.n)
 			for j := range all {
-				all[j] = rd{j, f64.SqDist(zq.RawRowView(i), zr.RawRowView(j))}
+				all[j] = rd{j, f64.SqDist(zr, rows.RawRowView(j))}
 			}
 			sort.SliceStable(all, func(a, b int) bool { return all[a].d2 < all[b].d2 })
 			if all[k].d2-all[k-1].d2 <= 1e-9*all[k].d2 {
@@ -65,6 +86,9 @@ func TestPredictMatchesBruteForce(t *testing.T) {
 				if n.Row != all[j].row || n.Distance != math.Sqrt(all[j].d2) || n.Class != ids[n.Row] {
 					t.Fatalf("k=%d query %d neighbour %d: %+v, want row %d at %v", k, i, j, n, all[j].row, math.Sqrt(all[j].d2))
 				}
+				if d, err := m.Distance(q.RawRowView(i), ref.X.RawRowView(n.Row)); err != nil || math.Abs(d-n.Distance) > 1e-12*d {
+					t.Fatalf("k=%d query %d neighbour %d: distance %v, Model.Distance %v", k, i, j, n.Distance, d)
+				}
 			}
 			if class != want[i] {
 				t.Errorf("k=%d query %d: class %d, eval.KNNPredict %d", k, i, class, want[i])
@@ -76,12 +100,21 @@ func TestPredictMatchesBruteForce(t *testing.T) {
 	}
 }
 
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // TestPredictTies: equal distances go to the lower reference row, a tied
-// vote to the lowest class.
+// vote to the lowest class. The reference rows' principal axes are the
+// coordinate axes, so the rotation keeps the coordinates exact and the
+// ties are ties.
 func TestPredictTies(t *testing.T) {
 	m := &model.Model{Kind: model.KindMetric, Metric: model.Identity(2)}
 	ref := &Reference{
-		X:      mat.NewDense(6, 2, []float64{5, 5, 1, 0, 0, 1, -1, 0, 0, -1, 9, 9}),
+		X:      mat.NewDense(6, 2, []float64{2, 0, 1, 0, 0, 1, -1, 0, 0, -1, -2, 0}),
 		Labels: []string{"z", "b", "a", "b", "a", "z"},
 	}
 	ix, err := NewIndex(context.Background(), m, ref)
@@ -102,18 +135,26 @@ func TestPredictTies(t *testing.T) {
 			t.Errorf("neighbour %d: %+v, want row %d at distance 1", j, nb[j], want)
 		}
 	}
-	// Two neighbours, classes b and a: the tie goes to a (class 0).
-	class, _, err := ix.Predict(&s, []float64{0, 0}, 2)
-	if err != nil || class != 0 {
-		t.Errorf("tied vote: class %d (%v), want 0 (a)", class, err)
-	}
-	// All six: a 2, b 2, z 2: a.
-	if class, _, _ := ix.Predict(&s, []float64{0, 0}, 6); class != 0 {
-		t.Errorf("three-way tie: class %d, want 0", class)
-	}
-	// Near (9, 9): z (row 5), then z (row 0), then b: z.
-	if class, _, _ := ix.Predict(&s, []float64{8, 8}, 3); ix.Classes()[class] != "z" {
-		t.Errorf("majority: class %d, want z", class)
+	for _, tc := range []struct {
+		x     []float64
+		k     int
+		class string
+	}{
+		{[]float64{0, 0}, 2, "a"},      // rows 1 (b) and 2 (a): tied, the lowest class
+		{[]float64{0, 0}, 6, "a"},      // two of each
+		{[]float64{0, 0.9}, 3, "b"},    // a, b, b
+		{[]float64{0, 0.9}, 4, "a"},    // a, b, b, a: tied
+		{[]float64{2.5, 0}, 1, "z"},    // the nearest
+		{[]float64{-1.9, 0.1}, 3, "a"}, // z, b, a: a tie of three
+	} {
+		class, nb, err := ix.Predict(&s, tc.x, tc.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.class
+		if got := ix.Classes()[class]; got != want {
+			t.Errorf("%v, k=%d: %s (neighbours %+v), want %s", tc.x, tc.k, got, nb, want)
+		}
 	}
 }
 
@@ -161,12 +202,10 @@ func TestSqDist(t *testing.T) {
 		if n == 0 {
 			continue
 		}
-		// The same through an index of the single row b, split or not.
-		m := &model.Model{Kind: model.KindMetric, Metric: model.Identity(n)}
-		ix, err := NewIndex(context.Background(), m, &Reference{X: mat.NewDense(1, n, append([]float64(nil), b...)), Labels: []string{"x"}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		// The same through an index holding the row b, split into its
+		// head and tail.
+		h := min(headCols, n)
+		ix := &Index{n: 1, r: n, h: h, head: append([]float64(nil), b[:h]...), tail: append([]float64(nil), b[h:]...)}
 		if got := ix.sqDist(a, 0, math.Inf(1)); got != full {
 			t.Errorf("n=%d index: %v, SqDist %v", n, got, full)
 		}
@@ -241,7 +280,7 @@ func TestPredictAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's instrumentation changes allocation counts")
 	}
-	ix, q, _ := testIndex(t, 500, 30, 16, 16, 4, 3)
+	ix, _, q := testIndex(t, 500, 30, 16, 16, 4, 3)
 	var s Scratch
 	var err error
 	if allocs := testing.AllocsPerRun(20, func() { _, _, err = ix.Predict(&s, q.RawRowView(1), 5) }); allocs != 0 || err != nil {

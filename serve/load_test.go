@@ -46,8 +46,8 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d requests in %v: %.0f/s, p50 %v, p99 %v, max %v, %d errors; RSS %s → %s (max %s), live heap %s → %s; %.0f allocations, %.0f bytes per request (clients included), %d GCs",
-		rep.Requests, rep.Duration.Round(time.Millisecond), rep.RPS, rep.P50, rep.P99, rep.Max, rep.Errors,
+	t.Logf("warm-up %v (%d GCs); %d requests in %v: %.0f/s, p50 %v, p99 %v, max %v, %d errors; RSS %s → %s (max %s), live heap %s → %s; %.0f allocations, %.0f bytes per request (clients included), %d GCs",
+		rep.Warmup.Round(time.Millisecond), rep.WarmupGCs, rep.Requests, rep.Duration.Round(time.Millisecond), rep.RPS, rep.P50, rep.P99, rep.Max, rep.Errors,
 		loadtest.MiB(rep.RSSStart), loadtest.MiB(rep.RSSEnd), loadtest.MiB(rep.RSSMax), loadtest.MiB(rep.HeapStart), loadtest.MiB(rep.HeapEnd),
 		rep.AllocsPerRequest, rep.AllocBytesPerRequest, rep.GCs)
 	if rep.Requests == 0 || rep.Errors != 0 {

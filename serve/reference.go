@@ -36,7 +36,8 @@ type ReadOptions struct {
 	// MaxBytes caps the bytes read (0: 1 GiB). Larger input is refused
 	// with an error wrapping ErrLimit.
 	MaxBytes int64
-	// LabelColumn is the 1-based column of the label; 0 means the last.
+	// LabelColumn is the 1-based column of the label; a negative one
+	// counts from the end (−1 is the last), and 0 means the last.
 	LabelColumn int
 }
 
@@ -76,8 +77,12 @@ func ReadCSV(r io.Reader, opt ReadOptions) (*Reference, error) {
 			if ncol < 2 {
 				return nil, fmt.Errorf("%w: reference set line %d: %d column(s), need features and a label", ErrInvalid, line, ncol)
 			}
-			labCol = opt.LabelColumn - 1
-			if opt.LabelColumn == 0 {
+			switch c := opt.LabelColumn; {
+			case c > 0:
+				labCol = c - 1
+			case c < 0:
+				labCol = ncol + c
+			default:
 				labCol = ncol - 1
 			}
 			if labCol < 0 || labCol >= ncol {

@@ -59,6 +59,12 @@ type Options struct {
 	// Warmup is run before the measurement starts (0: none); Duration is
 	// the measured time (0: 1 s).
 	Warmup, Duration time.Duration
+	// WarmupGCs makes a warm-up of at least Warmup also last until this
+	// many garbage collections have finished under the load (0: 1): a
+	// collection starts when the heap has grown to its target under the
+	// load, so the memory is measured from its working size on. The
+	// warm-up lasts at most Warmup + 60 s.
+	WarmupGCs int
 	// SampleEvery is the memory sampling period (0: 100 ms).
 	SampleEvery time.Duration
 	// Timeout bounds one request (0: 30 s); a request past it is an error.
@@ -74,7 +80,11 @@ type Sample struct {
 
 // Report is what a load test measured after the warm-up.
 type Report struct {
-	Clients    int
+	Clients int
+	// Warmup is how long the warm-up lasted and WarmupGCs the collections
+	// during it.
+	Warmup     time.Duration
+	WarmupGCs  uint64
 	Duration   time.Duration // measured time
 	Requests   int64         // completed, errors included
 	Errors     int64
@@ -168,15 +178,38 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		wg.Wait()
 	}
 
-	if opt.Warmup > 0 {
-		select {
-		case <-time.After(opt.Warmup):
-		case <-ctx.Done():
-			finish()
-			return nil, ctx.Err()
-		}
-	}
 	rep := &Report{Clients: clients}
+	if opt.Warmup > 0 {
+		gcs := uint64(opt.WarmupGCs)
+		if gcs == 0 {
+			gcs = 1
+		}
+		t0, gc0 := time.Now(), readAllocs().gcs
+		wait := time.NewTimer(opt.Warmup)
+		poll := time.NewTicker(50 * time.Millisecond)
+		limit := time.NewTimer(opt.Warmup + time.Minute)
+	warm:
+		for done := false; ; {
+			select {
+			case <-wait.C:
+				done = true
+			case <-poll.C:
+			case <-limit.C:
+				break warm
+			case <-ctx.Done():
+				poll.Stop()
+				finish()
+				return nil, ctx.Err()
+			}
+			if rep.WarmupGCs = readAllocs().gcs - gc0; done && rep.WarmupGCs >= gcs {
+				break
+			}
+		}
+		poll.Stop()
+		wait.Stop()
+		limit.Stop()
+		rep.Warmup = time.Since(t0)
+	}
 	rep.RSSStart, rep.HeapStart = collect()
 	allocs0 := readAllocs()
 	recording.Store(true)
