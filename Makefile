@@ -4,7 +4,7 @@ GO ?= go
 TEST_TIMEOUT ?= 30m
 FUZZTIME ?= 20000x
 
-.PHONY: deps demo test test-mpi test-race fuzz bench build
+.PHONY: deps demo test test-mpi test-race fuzz bench bench-smoke build
 
 deps:
 	bash third_party/install-deps.sh
@@ -17,12 +17,20 @@ demo: deps
 
 # test runs the whole suite with the native backend (cgo), the pure-Go build
 # (CGO_ENABLED=0: only the "go" backend exists), the race detector on the
-# packages with concurrency guarantees, and the MPI binding (test-mpi).
+# packages with concurrency guarantees, every benchmark once (bench-smoke),
+# and the MPI binding (test-mpi).
 test: deps
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/... ./mpi/... ./parpack/...
 	$(GO) test -count=1 -race -timeout $(TEST_TIMEOUT) -run 'Race|Concurren|Reentrant' ./...
+	$(MAKE) bench-smoke
 	$(MAKE) test-mpi
+
+# bench-smoke runs every benchmark once (-benchtime 1x), so that the
+# benchmarks beside the code keep running; their figures mean nothing here.
+# -short skips the few that are measurements of full size (minutes each).
+bench-smoke:
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -short -run '^$$' -bench . -benchtime 1x ./...
 
 # test-mpi runs the mpi package built with Open MPI (-tags mpi): the
 # conformance suite in one process and under mpirun -np 2 and -np 3, and a
