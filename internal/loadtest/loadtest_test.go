@@ -47,12 +47,12 @@ func TestHistogram(t *testing.T) {
 func TestRunCountsErrors(t *testing.T) {
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n.Add(1)%3 == 0 {
-			http.Error(w, "boom", http.StatusInternalServerError)
-			return
-		}
 		if r.URL.Path == "/wrong" {
 			w.Write([]byte("no"))
+			return
+		}
+		if n.Add(1)%3 == 0 {
+			http.Error(w, "boom", http.StatusInternalServerError)
 			return
 		}
 		w.Write([]byte("yes"))
