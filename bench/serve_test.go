@@ -14,7 +14,7 @@ import (
 // Markdown prints the serve table.
 func TestServeSuite(t *testing.T) {
 	small := func(seed uint64) (*ServeData, error) { return synthetic(seed, 3000, 50, 200, 10), nil }
-	cases := ServeCasesFrom(1, small, ServeOptions{PCA: 32, Clients: 4, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, FitRows: 1000, Rows: 3000})
+	cases := ServeCasesFrom(1, small, ServeOptions{PCA: 32, Clients: 4, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, FitRows: 1000, Rows: 3000, Data: "synthetic, 200 features"})
 	res, err := Run(context.Background(), "serve", cases, Options{Runs: 5})
 	if err != nil {
 		t.Fatal(err)
