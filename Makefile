@@ -4,7 +4,7 @@ GO ?= go
 TEST_TIMEOUT ?= 30m
 FUZZTIME ?= 20000x
 
-.PHONY: deps demo test test-mpi test-perturbed test-race test-acceptance fuzz bench build lint
+.PHONY: deps demo test test-mpi test-perturbed test-race test-acceptance fuzz bench bench-smoke build lint
 
 # STATICCHECK is pinned: the same checks on every machine.
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -22,13 +22,16 @@ demo: deps
 # (CGO_ENABLED=0: only the "go" backend exists), the race detector on the
 # packages with concurrency guarantees, the numerical suites on a backend
 # whose every dense result is moved at the level of rounding
-# (test-perturbed), and the MPI binding (test-mpi).
+# (test-perturbed), the program embedding the library from its own module
+# (test-acceptance), every benchmark once (bench-smoke), and the MPI
+# binding (test-mpi).
 test: deps
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/... ./mpi/... ./parpack/...
 	$(GO) test -count=1 -race -timeout $(TEST_TIMEOUT) -run 'Race|Concurren|Reentrant' ./...
 	$(MAKE) test-perturbed
 	$(MAKE) test-acceptance
+	$(MAKE) bench-smoke
 	$(MAKE) test-mpi
 
 # test-perturbed runs the numerical suites on the "perturbed" backend
@@ -52,6 +55,12 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt -l:"; echo "$$out"; exit 1; fi
 	$(STATICCHECK) ./...
 	cd acceptance && $(STATICCHECK) ./...
+
+# bench-smoke runs every benchmark once (-benchtime 1x), so that the
+# benchmarks beside the code keep running; their figures mean nothing here.
+# -short skips the few that are measurements of full size (minutes each).
+bench-smoke:
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -short -run '^$$' -bench . -benchtime 1x ./...
 
 # test-mpi runs the mpi package built with Open MPI (-tags mpi): the
 # conformance suite in one process and under mpirun -np 2 and -np 3, and a

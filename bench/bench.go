@@ -92,6 +92,10 @@ type Case struct {
 	Size   int
 	Detail string
 	Setup  func(b engine.Backend) (run func(ctx context.Context) (Outcome, error), err error)
+	// Once marks a case that measures itself (a load test): it runs once,
+	// without the warm-up run, on one backend (the default one if listed,
+	// else the first).
+	Once bool
 }
 
 // Run measures every case on every backend.
@@ -115,12 +119,16 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 		if !c.matches(opt.Case) {
 			continue
 		}
-		for _, b := range backends {
+		bs, n, warm := backends, runs, !opt.NoWarmup
+		if c.Once {
+			bs, n, warm = onceBackend(backends), 1, false
+		}
+		for _, b := range bs {
 			if err := ctx.Err(); err != nil {
 				return out, err
 			}
 			r := Result{Suite: suite, Case: c.Name, Backend: b.Name(), Size: c.Size, Detail: c.Detail}
-			m, err := measure(ctx, c, b, runs, !opt.NoWarmup)
+			m, err := measure(ctx, c, b, n, warm)
 			r.PeakHeapMB, r.PeakRSSMB, r.BaseRSSMB = m.peakHeap, m.peakRSS, m.baseRSS
 			if err != nil {
 				r.Error = err.Error()
@@ -151,6 +159,18 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 		}
 	}
 	return out, nil
+}
+
+// onceBackend returns the backend a Once case runs on: the default one
+// if it is among backends, else the first.
+func onceBackend(backends []engine.Backend) []engine.Backend {
+	def := engine.Default()
+	for _, b := range backends {
+		if def != nil && b.Name() == def.Name() {
+			return []engine.Backend{b}
+		}
+	}
+	return backends[:min(1, len(backends))]
 }
 
 // matches reports whether the case's name or detail contains sub, ignoring case.
@@ -277,7 +297,13 @@ func fmtRSS(r Result) string {
 // column per backend, the native/go ratio of medians when both ran, the
 // peak Go heap and the peak resident set with its baseline per backend, and
 // the case metrics.
+//
+// The serve suite's results get a table of their own (throughput, latency
+// percentiles, errors and memory per endpoint).
 func Markdown(w io.Writer, results []Result) error {
+	if isServe(results) {
+		return serveMarkdown(w, results)
+	}
 	type key struct {
 		suite, name string
 		size        int

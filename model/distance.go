@@ -19,28 +19,28 @@ var ErrDimension = errs.New("model: dimension mismatch", ErrInvalid, errs.ErrDim
 // PairDistances and Transform. a and b must have InputDim()
 // entries (an error wrapping ErrDimension otherwise) and be finite (an
 // error wrapping ErrInvalid); a kernel model has no distance between
-// feature vectors (ErrInvalid). It never panics.
+// feature vectors (ErrInvalid). It never panics, allocates nothing and is
+// safe for concurrent use; DistancesTo is its form for matrices of rows.
 func (m *Model) Distance(a, b []float64) (float64, error) {
-	if err := m.checkMetric(); err != nil {
-		return 0, err
-	}
-	d := m.InputDim()
-	if len(a) != d || len(b) != d {
-		return 0, fmt.Errorf("%w: Distance: vectors of %d and %d features, the model expects %d", ErrDimension, len(a), len(b), d)
-	}
-	for i := range a {
-		if !isFinite(a[i]) || !isFinite(b[i]) {
-			return 0, fmt.Errorf("%w: Distance: feature %d is %v and %v, want finite numbers", ErrInvalid, i, a[i], b[i])
-		}
-	}
-	x := mat.NewDense(2, d, nil)
-	x.SetRow(0, a)
-	x.SetRow(1, b)
-	out, err := m.PairDistances(x, [][2]int{{0, 1}})
+	rm, err := m.rowMap()
 	if err != nil {
 		return 0, err
 	}
-	return out[0], nil
+	if len(a) != rm.in || len(b) != rm.in {
+		return 0, fmt.Errorf("%w: Distance: vectors of %d and %d features, the model expects %d", ErrDimension, len(a), len(b), rm.in)
+	}
+	if !finiteAll(a) || !finiteAll(b) {
+		for i := range a {
+			if !isFinite(a[i]) || !isFinite(b[i]) {
+				return 0, fmt.Errorf("%w: Distance: feature %d is %v and %v, want finite numbers", ErrInvalid, i, a[i], b[i])
+			}
+		}
+	}
+	d, ok := rm.distance(a, b)
+	if !ok {
+		return 0, fmt.Errorf("%w: Distance: the coordinates overflow (an input far outside the model's range?)", ErrInvalid)
+	}
+	return d, nil
 }
 
 // PairDistances returns the model's metric distances between the raw rows

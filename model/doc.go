@@ -7,7 +7,9 @@
 //
 // A metric Model works on raw data: Transform maps rows into the learned
 // space, and Distance and PairDistances give the metric's distances between
-// raw rows, the preprocessing applied first.
+// raw rows, the preprocessing applied first. TransformRowTo, TransformTo,
+// Distance and DistancesTo write into the caller's memory and allocate
+// nothing, for serving one request at a time.
 //
 // # File format
 //

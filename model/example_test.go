@@ -3,6 +3,7 @@ package model_test
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/model"
@@ -68,4 +69,32 @@ func ExampleModel_PairDistances() {
 	// Output:
 	// [3 4 5] <nil>
 	// model: invalid: PairDistances: pair 0 = (0, 3) outside [0, 3)
+}
+
+func ExampleModel_TransformRowTo() {
+	// Standardise two raw features (means 10 and 0, scales 2 and 0.5),
+	// then weight the first 4× and ignore the second.
+	met, err := model.NewMetric(mat.NewSymDense(2, []float64{4, 0, 0, 0}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := &model.Model{Kind: model.KindMetric, Metric: met, Preprocess: &preprocess.Pipeline{
+		Std: &preprocess.Standardizer{Mean: []float64{10, 0}, Scale: []float64{2, 0.5}},
+	}}
+	// One buffer, reused for every row: no allocation per call.
+	z := make([]float64, m.OutputDim())
+	for _, row := range [][]float64{{14, 7}, {10, -3}} {
+		if err := m.TransformRowTo(z, row); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(z)
+	}
+	err = m.TransformRowTo(z, []float64{math.NaN(), 1})
+	fmt.Println(errors.Is(err, errs.ErrInvalid), err)
+	// Output:
+	// [4]
+	// [0]
+	// true model: invalid: TransformRowTo: feature 0 is NaN, want a finite number
 }

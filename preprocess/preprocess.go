@@ -49,6 +49,14 @@ func (s *Standardizer) Apply(x *mat.Dense) (*mat.Dense, error) {
 	return out, nil
 }
 
+// ApplyFeature returns feature j of a raw row standardised, (v − Mean[j]) /
+// Scale[j], computed as Apply computes it: the building block of
+// row-at-a-time transforms that write into the caller's buffers. j must lie
+// in [0, Dim()).
+func (s *Standardizer) ApplyFeature(j int, v float64) float64 {
+	return centre(v, s.Mean[j], s.Scale[j])
+}
+
 func (s *Standardizer) check() error {
 	if s == nil || len(s.Mean) == 0 || len(s.Mean) != len(s.Scale) {
 		return fmt.Errorf("data: standardizer: malformed (mean and scale of lengths %d and %d)", len(s.Mean), len(s.Scale))
@@ -101,7 +109,7 @@ func (p *PCA) ApplyBLAS(impl blas.Float64, x *mat.Dense) (*mat.Dense, error) {
 	raw, o, c := x.RawMatrix(), out.RawMatrix(), p.Components.RawMatrix()
 	const block = 512
 	sparse.ParallelRows((n+block-1)/block, n*dim*d, func(blo, bhi int) {
-		xc := make([]float64, block*dim)
+		xc := make([]float64, min(block, n)*dim) // one row needs one row of scratch
 		for b := blo; b < bhi; b++ {
 			lo, hi := b*block, min((b+1)*block, n)
 			for i := lo; i < hi; i++ {
@@ -260,7 +268,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // centre returns (v − mean)/scale without overflowing in v − mean when the
 // quotient is finite.
 func centre(v, mean, scale float64) float64 {
-	if r := (v - mean) / scale; finite(r) {
+	if r := (v - mean) / scale; r-r == 0 { // finite(r), cheap enough to inline
 		return r
 	}
 	return v/scale - mean/scale

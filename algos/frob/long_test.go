@@ -32,6 +32,9 @@ func peakRSSMB() float64 {
 // BenchmarkLettersOneC times FrobMetric end to end (triplets and solve) on
 // the standardised letters training rows for one C, per backend.
 func BenchmarkLettersOneC(b *testing.B) {
+	if testing.Short() {
+		b.Skip("a measurement of full size; run it without -short")
+	}
 	parts, err := data.SplitRows(loadSet(b, "letters"), []int{10500, 4500, 5000})
 	if err != nil {
 		b.Fatal(err)
@@ -67,6 +70,9 @@ func mnistSized(tb testing.TB) (*mat.Dense, *constraints.TripletSet) {
 // BenchmarkMNISTSized solves FrobMetric on the synthetic MNIST-sized problem
 // (one C) and reports iterations, the relative duality gap and the peak RSS.
 func BenchmarkMNISTSized(b *testing.B) {
+	if testing.Short() {
+		b.Skip("a measurement of full size; run it without -short")
+	}
 	x, ts := mnistSized(b)
 	be := engine.Default()
 	if name := os.Getenv("PSDLEARN_BACKEND"); name != "" {

@@ -143,6 +143,9 @@ func TestScaleSynthetic(t *testing.T) {
 // BenchmarkLearnLetters times one linear-loss solve on letters (graph and
 // constraints built once, outside the timing).
 func BenchmarkLearnLetters(b *testing.B) {
+	if testing.Short() {
+		b.Skip("a measurement of full size; run it without -short")
+	}
 	ds, err := datasets.Open("letters")
 	if err != nil {
 		b.Fatal(err)

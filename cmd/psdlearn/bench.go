@@ -17,6 +17,7 @@ func init() {
 var benchSuites = map[string]func(seed uint64) []bench.Case{
 	"kernels": bench.KernelCases,
 	"algos":   bench.AlgoCases,
+	"serve":   bench.ServeCases, // the example service under load; docs/serving.md
 }
 
 func runBench(ctx context.Context, env *cmdEnv, args []string) error {

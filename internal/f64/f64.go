@@ -79,18 +79,21 @@ func Axpy(alpha float64, x, y []float64) {
 	axpyGeneric(alpha, x, y)
 }
 
-// axpyGeneric sets y += alpha·x. y must be at least as long as x.
+// axpyGeneric sets y += alpha·x. y must be at least as long as x. The
+// conversions float64(alpha·x[i]) round the product, which keeps the
+// compiler from fusing the multiply and the add (it does on arm64, and on
+// amd64 with GOAMD64=v3).
 func axpyGeneric(alpha float64, x, y []float64) {
 	y = y[:len(x)]
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
-		y[i] += alpha * x[i]
-		y[i+1] += alpha * x[i+1]
-		y[i+2] += alpha * x[i+2]
-		y[i+3] += alpha * x[i+3]
+		y[i] += float64(alpha * x[i])
+		y[i+1] += float64(alpha * x[i+1])
+		y[i+2] += float64(alpha * x[i+2])
+		y[i+3] += float64(alpha * x[i+3])
 	}
 	for ; i < len(x); i++ {
-		y[i] += alpha * x[i]
+		y[i] += float64(alpha * x[i])
 	}
 }
 
@@ -111,7 +114,7 @@ func Axpy4(w *[4]float64, v, c []float64, ldc int) {
 	for l, a := range w {
 		row := c[l*ldc : l*ldc+n]
 		for j := n4; j < n; j++ {
-			row[j] += a * v[j]
+			row[j] += float64(a * v[j]) // unfused, as in axpyGeneric
 		}
 	}
 }

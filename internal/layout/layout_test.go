@@ -64,12 +64,13 @@ func TestAlgorithmsDependOnNoBinding(t *testing.T) {
 }
 
 // TestServingDependsOnNoBinding checks with `go list -deps` that loading and
-// applying models — packages model, preprocess, sparse and the example
-// service — reaches no binding package and not the engine, so their numbers
-// cannot depend on the backend and they link no native library.
+// applying models — packages model, preprocess, sparse, serve and the
+// example service — reaches no binding package and not the engine, so
+// their numbers cannot depend on the backend and they link no native
+// library.
 func TestServingDependsOnNoBinding(t *testing.T) {
 	goBin := goCmd(t)
-	for _, pkg := range []string{"./model", "./preprocess", "./sparse", "./examples/serve"} {
+	for _, pkg := range []string{"./model", "./preprocess", "./sparse", "./serve", "./examples/serve"} {
 		cmd := exec.Command(goBin, "list", "-deps", pkg)
 		cmd.Dir = root(t)
 		out, err := cmd.CombinedOutput()

@@ -1,0 +1,6 @@
+//go:build !race
+
+package model
+
+// raceEnabled reports that the tests run under the race detector.
+const raceEnabled = false
