@@ -3,6 +3,7 @@ package acceptance_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/model"
 )
 
 func open(t *testing.T, name string) *data.Dataset {
@@ -91,5 +93,39 @@ func TestFitTripletsScoresPerC(t *testing.T) {
 	}
 	if len(distinct) < 2 || r.Selection != psdlearn.SelectHeldOut {
 		t.Errorf("selection %v, scores %+v", r.Selection, r.Scores)
+	}
+}
+
+// A saved and reloaded model serves one row into the caller's buffer with
+// no allocation, as a service's request loop needs.
+func TestServeRowWithoutAllocating(t *testing.T) {
+	wine := open(t, "wine")
+	m, err := psdlearn.FrobMetric{Common: psdlearn.Common{Standardize: true}, C: []float64{10}}.Fit(context.Background(), wine.X, wine.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := m.SaveFile(path); err != nil {
+		t.Fatal(err)
+	}
+	served, err := model.LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, dst := wine.X.RawRowView(0), make([]float64, served.OutputDim())
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := served.TransformRowTo(dst, row); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("TransformRowTo made %v allocations per row, want 0", allocs)
+	}
+	if d, err := served.Distance(wine.X.RawRowView(0), wine.X.RawRowView(1)); err != nil || !(d > 0) {
+		t.Errorf("distance %v (%v) between two different rows", d, err)
+	}
+	allocs = testing.AllocsPerRun(100, func() { _, _ = served.Distance(wine.X.RawRowView(0), wine.X.RawRowView(1)) })
+	if allocs != 0 {
+		t.Errorf("Distance made %v allocations, want 0", allocs)
 	}
 }
