@@ -59,9 +59,7 @@ func TestIDXHeaderBeforeBody(t *testing.T) {
 	if cr.n > int64(len(im)/4) {
 		t.Errorf("read %d of the %d compressed bytes: the body was read past its declared size", cr.n, len(im))
 	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("took %v", took)
-	}
+	t.Logf("took %v", time.Since(start)) // the bound is on the bytes read, above
 	// The same through Load, from files.
 	dir := t.TempDir()
 	ip, lp := filepath.Join(dir, "im.gz"), filepath.Join(dir, "lb")
@@ -110,9 +108,7 @@ func TestDecompressionCap(t *testing.T) {
 		if cr.n > int64(len(z)/4) {
 			t.Errorf("%s: read %d compressed bytes for a cap of %d decompressed", tc.name, cr.n, limit)
 		}
-		if took := time.Since(start); took > 2*time.Second {
-			t.Errorf("%s: took %v", tc.name, took)
-		}
+		t.Logf("%s: took %v", tc.name, time.Since(start)) // the bound is on the bytes read, above
 	}
 	// Exactly at the cap is fine, one byte more is not.
 	in := "a,b,label\n1,2,x\n3,4,y\n"
