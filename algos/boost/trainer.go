@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
@@ -150,7 +151,7 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 		// Checked in the caller's units before any solve: C/m is the LP's
 		// weight on each slack, which must be at least 1/m.
 		if !(c >= 1) || math.IsInf(c, 0) {
-			return out, fmt.Errorf("%w: psdboost C = %g: want C ≥ 1 (the per-triplet slack weight C/m below 1/m leaves the LP unbounded)", ErrInvalid, c)
+			return out, errs.Option(fmt.Errorf("%w: psdboost C = %g: want C ≥ 1 (the per-triplet slack weight C/m below 1/m leaves the LP unbounded)", ErrInvalid, c))
 		}
 		if err := checkPSDOptions(c/m, 0); err != nil {
 			return out, fmt.Errorf("psdboost C = %g: %w", c, err)
@@ -183,8 +184,9 @@ func trainPSDBoost(ctx context.Context, in train.Input) (train.Output, error) {
 		}
 		if in.Progress != nil {
 			in.Progress(progress.Event{Algorithm: "psdboost", Iteration: res.Iterations, Objective: res.Pi, Gap: res.SDPGap,
-				Message: fmt.Sprintf("psdboost C=%g: %d iterations (%s), π %.10g, LP duality gap %.3g, λmax − π %.3g, validation %d-NN error %.4f",
-					c, res.Iterations, res.Stop, res.Pi, res.DualityGap, res.SDPGap, kOf(in), valErr)})
+				Message: fmt.Sprintf("psdboost C=%g: %d iterations (%s), π %s, LP duality gap %s, λmax − π %s%s",
+					c, res.Iterations, res.Stop, progress.Number("%.10g", res.Pi, "n/a"), progress.Number("%.3g", res.DualityGap, "n/a"),
+					progress.Number("%.3g", res.SDPGap, "n/a"), progress.Number(fmt.Sprintf(", validation %d-NN error %%.4f", kOf(in)), valErr, ""))})
 		}
 		return res, valErr, nil
 	})

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,7 +27,7 @@ func RBFKernel(x *mat.Dense, gamma float64) (*mat.SymDense, error) {
 		return nil, fmt.Errorf("%w: nil data", ErrInvalid)
 	}
 	if !(gamma > 0) || math.IsInf(gamma, 0) {
-		return nil, fmt.Errorf("%w: RBF gamma %v", ErrInvalid, gamma)
+		return nil, errs.Option(fmt.Errorf("%w: RBF gamma %v", ErrInvalid, gamma))
 	}
 	n, _ := x.Dims()
 	if err := checkMemory(fmt.Sprintf("an RBF kernel on %d objects", n), KernelMemory(n)); err != nil {

@@ -447,7 +447,7 @@ func (o Options) WithDefaults(n, m int) (Options, error) {
 		o.C = 1
 	}
 	if !(o.B > 0) || math.IsInf(o.B, 0) || !(o.C > 0) || math.IsInf(o.C, 0) {
-		return o, fmt.Errorf("npkl: B = %v and C = %v must be positive and finite", o.B, o.C)
+		return o, errs.Option(fmt.Errorf("npkl: B = %v and C = %v must be positive and finite", o.B, o.C))
 	}
 	if o.Iters == 0 {
 		o.Iters = 10
