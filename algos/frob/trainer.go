@@ -97,8 +97,9 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 		}
 		if in.Progress != nil {
 			in.Progress(progress.Event{Algorithm: "frobmetric", Iteration: res.Iterations, Objective: res.Primal, Gap: res.RelGap,
-				Message: fmt.Sprintf("frobmetric C=%g: %d iterations, primal %.8g, rel. duality gap %.3g (%s), validation %d-NN error %.4f",
-					c, res.Iterations, res.Primal, res.RelGap, res.Reason, k, valErr)})
+				Message: fmt.Sprintf("frobmetric C=%g: %d iterations, primal %s, rel. duality gap %s (%s)%s",
+					c, res.Iterations, progress.Number("%.8g", res.Primal, "n/a"), progress.Number("%.3g", res.RelGap, "n/a"), res.Reason,
+					progress.Number(fmt.Sprintf(", validation %d-NN error %%.4f", k), valErr, ""))})
 		}
 		if len(cs) > 1 {
 			out.Candidates = append(out.Candidates, train.Candidate{C: c, ValError: valErr, Iterations: res.Iterations, DualityGap: res.RelGap, Converged: res.Certified})

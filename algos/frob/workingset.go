@@ -411,7 +411,8 @@ func restrictedOptions(opt MetricOptions, idx []int, u []float64, cm float64, fi
 		u0[k] = u[r]
 	}
 	so := opt
-	so.C = cm * float64(len(idx)) // the same box C/m
+	so.userC = cmp.Or(opt.userC, opt.C) // progress lines show the user's C
+	so.C = cm * float64(len(idx))       // the same box C/m
 	so.U0 = u0
 	so.GapTol = gapTol
 	so.MaxIter = maxIter

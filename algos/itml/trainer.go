@@ -93,8 +93,8 @@ func trainITML(ctx context.Context, in train.Input) (train.Output, error) {
 		}
 		if in.Progress != nil {
 			in.Progress(progress.Event{Algorithm: "itml", Iteration: res.Iterations, Objective: math.NaN(), Gap: res.Change,
-				Message: fmt.Sprintf("itml γ=%g: %d cycles, %d constraints (u = %.4g, l = %.4g), %s, validation %d-NN error %.4f",
-					g, res.Iterations, ps.Len(), res.U, res.L, res.Reason, k, valErr)})
+				Message: fmt.Sprintf("itml γ=%g: %d cycles, %d constraints (u = %.4g, l = %.4g), %s%s",
+					g, res.Iterations, ps.Len(), res.U, res.L, res.Reason, progress.Number(fmt.Sprintf(", validation %d-NN error %%.4f", k), valErr, ""))})
 		}
 		if len(gammas) > 1 {
 			out.Candidates = append(out.Candidates, train.Candidate{C: g, ValError: valErr, Iterations: res.Iterations, DualityGap: math.NaN(), Converged: res.Converged})
