@@ -272,14 +272,14 @@ var advReaders = []advReader{
 	{name: "libsvm/embed", kind: "libsvm", ext: ".libsvm", args: []string{"embed", "--data", "libsvm:{in}", "--iters", "100", "--out", "{dir}/e.csv"}},
 	{name: "idx/train", kind: "idx", args: []string{"train", "--algo", "frobmetric", "--data", "idx:{in}:{in2}", "--out", "{dir}/m.json"}},
 	{name: "npy/train", kind: "npy", ext: ".npy", args: []string{"train", "--algo", "frobmetric", "--data", "npy:{in}:{in2}", "--out", "{dir}/m.json"}},
-	{name: "npy/transform", kind: "npy", ext: ".npy", args: []string{"transform", "--model", "{model}", "--data", "npy:{in}", "--no-labels", "--out", "{dir}/t.npy"}},
+	{name: "npy/transform", kind: "npy", ext: ".npy", args: []string{"transform", "--model", "{model}", "--data", "npy:{in}:{in2}", "--out", "{dir}/t.npy"}},
 	{name: "model/eval", kind: "model", ext: ".json", args: []string{"eval", "--model", "{in}", "--data", "builtin:iris"}},
-	{name: "model/predict", kind: "model", ext: ".json", args: []string{"predict", "--model", "{in}", "--data", "builtin:iris", "--out", "{dir}/p.csv"}},
+	{name: "model/predict", kind: "model", ext: ".json", args: []string{"predict", "--model", "{in}", "--data", "builtin:iris", "--ref", "{asset:iris.csv}", "--out", "{dir}/p.csv"}},
 	{name: "model/transform", kind: "model", ext: ".json", args: []string{"transform", "--model", "{in}", "--data", "builtin:iris", "--out", "{dir}/t.csv"}},
 	{name: "kmodel/eval", kind: "kmodel", ext: ".json", args: []string{"eval", "--model", "{in}", "--data", "builtin:iris"}},
 	{name: "triplets/train", kind: "triplets", ext: ".csv", args: []string{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--triplets", "{in}", "--out", "{dir}/m.json"}},
 	{name: "pairs/train", kind: "pairs", ext: ".csv", args: []string{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--pairs", "{in}", "--out", "{dir}/m.json"}},
-	{name: "pairs/cluster", kind: "pairs", ext: ".csv", args: []string{"cluster", "--data", "builtin:iris", "--pairs", "{in}", "--runs", "1"}},
+	{name: "pairs/cluster", kind: "pairs", ext: ".csv", args: []string{"cluster", "--data", "builtin:iris", "--pairs", "{in}"}},
 	{name: "pairs/kernel", kind: "pairs", ext: ".csv", args: []string{"kernel", "--algo", "definiteboost", "--pairs", "{in}", "--objects", "150", "--max-iter", "100"}},
 	{name: "pairlist/predict", kind: "pairlist", ext: ".csv", args: []string{"predict", "--model", "{model}", "--data", "builtin:iris", "--pairs", "{in}", "--threshold", "1", "--out", "{dir}/p.csv"}},
 	{name: "pairlist/eval", kind: "pairlist", ext: ".csv", args: []string{"eval", "--model", "{model}", "--data", "builtin:iris", "--pairs", "{in}"}},
@@ -609,6 +609,10 @@ func advNPY(kind, class string) []advContent {
 	case "one-row":
 		return []advContent{{data: advNPYFile("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }", advF64s(1)), data2: advNPYFile("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }", make([]byte, 8))}}
 	case "ragged":
+		if kind == "targetnpy" {
+			return advFail(advContent{variant: "not square", data: advNPYFile(fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }", n, n-1), advF64s(vals[:n*(n-1)]...))},
+				advContent{variant: "3-D", data: advNPYFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2, 2), }", advF64s(1, 2, 3, 4, 5, 6, 7, 8))})
+		}
 		return advFail(advContent{data: x, data2: advNPYFile("{'descr': '<i8', 'fortran_order': False, 'shape': (29,), }", labs[:29*8])},
 			advContent{variant: "3-D", data: advNPYFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2, 2), }", advF64s(1, 2, 3, 4, 5, 6, 7, 8)), data2: y})
 	case "unbounded-line":
@@ -928,6 +932,8 @@ func advAsset(t *testing.T, name string) string {
 			b = []byte("i,j,d\n0,1,0.5\n1,2,0.7\n2,3,0.2\n3,4,0.9\n0,4,1.1\n1,3,0.4\n")
 		case "target.csv":
 			b = []byte("1,0.5,0.1,0.1,0,0\n0.5,1,0.1,0.1,0,0\n0.1,0.1,1,0.5,0,0\n0.1,0.1,0.5,1,0,0\n0,0,0,0,1,0.5\n0,0,0,0,0.5,1\n")
+		case "iris.csv":
+			b = []byte(advIrisHead + advIrisRows(60))
 		case "labels.txt":
 			b = []byte("a\na\nb\nb\nc\nc\n")
 		default:

@@ -209,10 +209,10 @@ func advOr(s, def string) string {
 // runtime, the binary, the native libraries' buffers).
 const (
 	advUlimitKiB = 4000000
-	advBudgetEnv = "PSDLEARN_MAX_MEMORY=1GiB"
-	advBudget    = "1GiB"
+	advBudgetEnv = "PSDLEARN_MAX_MEMORY=512MiB"
+	advBudget    = "512MiB"
 	advRSSSlack  = 384 << 20
-	advBudgetB   = 1 << 30
+	advBudgetB   = 512 << 20
 )
 
 // advSampleDefault is the number of cases CI runs (about a minute on 2
@@ -533,7 +533,7 @@ func advCheck(c advCase, res advResult) []advViolation {
 		}
 	}
 	switch {
-	case res.code == 2 && c.noUsage:
+	case res.code == 2 && c.noUsage && !strings.Contains(msg, " --"):
 		add(propExit, "exit 2 (usage) for bad input: %q", advCut(msg))
 	case res.code == 1 && c.usage == 2 && !advResourceRE.MatchString(msg):
 		add(propExit, "exit 1 for a bad value of --%s: %q", c.flag, advCut(msg))

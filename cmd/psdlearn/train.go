@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
+	// The algorithm packages register their trainers with train.
+	"github.com/psdlearn/psdlearn/algos/boost"  // boostmetric, psdboost
+	"github.com/psdlearn/psdlearn/algos/frob"   // frobmetric
+	_ "github.com/psdlearn/psdlearn/algos/itml" // itml
+	_ "github.com/psdlearn/psdlearn/algos/lmnn" // lmnn
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
@@ -18,12 +22,8 @@ import (
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
-
-	// The algorithm packages register their trainers with train.
-	"github.com/psdlearn/psdlearn/algos/boost"  // boostmetric, psdboost
-	"github.com/psdlearn/psdlearn/algos/frob"   // frobmetric
-	_ "github.com/psdlearn/psdlearn/algos/itml" // itml
-	_ "github.com/psdlearn/psdlearn/algos/lmnn" // lmnn
+	"github.com/psdlearn/psdlearn/warn"
+	"gonum.org/v1/gonum/mat"
 )
 
 func init() {
@@ -152,8 +152,8 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := parseFlags(fs, "train", args); err != nil {
 		return err
 	}
-	if f.algo == "" || f.dataSpec == "" {
-		return usagef("train: --algo and --data are required (algorithms: %s)", strings.Join(train.Names(), ", "))
+	if err := requireFlags("train", fmt.Sprintf(" (algorithms: %s)", strings.Join(train.Names(), ", ")), []string{"algo", "data"}, f.algo, f.dataSpec); err != nil {
+		return err
 	}
 	if f.k < 1 || f.pca < 0 {
 		return usagef("train: --k must be ≥ 1 and --pca ≥ 0")
@@ -212,7 +212,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if mpi.Launched() { // one rank of an MPI job: train_mpi.go
 		return runTrainMPI(ctx, env, fs, f, b, start)
 	}
-	prog := newProgress(env).withTotal(trainIterBudget(f))
+	prog := newProgress(env).withCap(trainIterBudget(f))
 	if trainProgressHook != nil {
 		prog.hook = func(e progress.Event) { trainProgressHook(e.Message) }
 	}
@@ -231,6 +231,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	protocolWarnings := splitWarnings(d, tr, val, test, f.testSpec != "")
 	loadSeconds := time.Since(tLoad).Seconds()
 	say("train: %s: %d train, %d validation, %d test points, %d features", f.dataSpec, tr.Len(), val.Len(), test.Len(), tr.Dim())
 	// --rank is checked against the dimension the learner will see (after
@@ -260,6 +261,15 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	runErr := err
+	rep.Warnings = append(rep.Warnings, protocolWarnings...)
+	if rep.Metric != nil {
+		if w := warn.DegenerateMetric(mat.Trace(rep.Metric.M), rep.Metric.Dim()); w != "" {
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	}
+	if w := warn.GapAboveTolerance(rep.Algo, rep.Converged, rep.DualityGap, rep.GapTol, ""); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
+	}
 	rep.Phases.Load = loadSeconds
 	metric, pipe := rep.Metric, rep.Pipeline
 	testErr, eucTest, valErr := rep.TestError, rep.EuclideanTestErr, rep.ValError
@@ -465,7 +475,7 @@ func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, de
 			return nil, nil, nil, "", err
 		}
 		if spec.Parts() != 2 {
-			return nil, nil, nil, "", fmt.Errorf("train: with --test, --split needs 2 parts (train,validation of --data), got %d", spec.Parts())
+			return nil, nil, nil, "", usagef("train: with --test, --split needs 2 parts (train,validation of --data), got %d", spec.Parts())
 		}
 		parts, err := spec.Apply(d, f.seed)
 		if err != nil {
@@ -491,7 +501,7 @@ func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, de
 	case 3:
 		return parts[0], parts[1], parts[2], spec.String(), nil
 	}
-	return nil, nil, nil, "", fmt.Errorf("train: --split needs 2 (train,test) or 3 (train,validation,test) parts, got %d", len(parts))
+	return nil, nil, nil, "", usagef("train: --split needs 2 (train,test) or 3 (train,validation,test) parts, got %d", len(parts))
 }
 
 // runTrainConstraints is train with --triplets or --pairs: the metric is
@@ -545,6 +555,14 @@ func runTrainConstraints(ctx context.Context, env *cmdEnv, f trainFlags, d *data
 		return err
 	}
 	runErr := err
+	if rep.Metric != nil {
+		if w := warn.DegenerateMetric(mat.Trace(rep.Metric.M), rep.Metric.Dim()); w != "" {
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	}
+	if w := warn.GapAboveTolerance(rep.Algo, rep.Converged, rep.DualityGap, rep.GapTol, ""); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
+	}
 	rep.Phases.Load = loadSeconds
 	cs := &constraintSummary{
 		Constraints: path, ConstraintKind: kind, ConstraintCount: count, HoldOut: f.holdout,
@@ -631,7 +649,7 @@ func openConstraintFile(env *cmdEnv, path string) (io.Reader, func(), error) {
 		cur.stdinUsed = true
 		return env.stdin, func() {}, nil
 	}
-	fh, err := os.Open(path)
+	fh, err := openText(path)
 	if err != nil {
 		return nil, nil, err
 	}
