@@ -3,10 +3,12 @@ package data
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/internal/input"
+	"github.com/psdlearn/psdlearn/limits"
 )
 
 // DefaultMaxInputBytes is the default cap on the bytes read from one input
@@ -85,6 +87,10 @@ func readIDX(r io.Reader, file string, maxEl int) ([]byte, error) {
 	}
 	head := len(buf)
 	want := int(total) * idxSize(buf[2])
+	// The body as read and as float64 values, against the memory budget.
+	if err := limits.Check(fmt.Sprintf("the IDX file %s (%d values)", file, total), float64(want)+limits.Words(int(total))); err != nil {
+		return nil, limitErr(errOffset(file, 0, "%v", err))
+	}
 	buf = append(buf, make([]byte, want)...)
 	if n, err := io.ReadFull(r, buf[head:]); err != nil {
 		return buf[:head+n], shortRead(file, err, int64(head+n))

@@ -13,9 +13,9 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/model"
-
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -417,7 +417,7 @@ func RunConstraintExperiment(ctx context.Context, e ConstraintExperiment) (*Cons
 	}
 	choose := len(e.Options.C) > 1
 	if choose && e.HoldOut == 0 {
-		return nil, fmt.Errorf("train: choosing among %d values of C needs held-out constraints (a hold-out share above 0)", len(e.Options.C))
+		return nil, errs.Option(fmt.Errorf("train: choosing among %d values of C needs held-out constraints (a hold-out share above 0)", len(e.Options.C)))
 	}
 	n := e.Data.Len()
 	if err := ctx.Err(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -35,7 +36,7 @@ func ParseWorkingSet(s string) (WorkingSetMode, error) {
 	case "off":
 		return WorkingSetOff, nil
 	}
-	return 0, fmt.Errorf("%w: working set %q, want auto, on or off", ErrInput, s)
+	return 0, errs.Option(fmt.Errorf("%w: working set %q, want auto, on or off", ErrInput, s))
 }
 
 // WorkingSetMinTriplets is the number of triplets from which

@@ -10,6 +10,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -333,6 +334,9 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 			c = OptimalC(lossU, div0, r)
 		}
 		eta = EtaFromC(c, r)
+		if !(eta > 0) {
+			return nil, errs.Option(fmt.Errorf("%w: the learning rate underflows to 0: c = %g chosen in hindsight from the comparator's loss %g (noise %g): give c (or η) or a smaller noise", ErrInvalid, c, lossU, opt.Noise))
+		}
 	}
 	if bounded && math.IsInf(c, 1) && lossU > 0 {
 		bounded = false // c = ∞ gives no bound unless L_U = 0

@@ -277,6 +277,9 @@ func NNErrorSplits(k mat.Symmetric, y []int, splits int, seed uint64) (mean, sd 
 	if splits <= 0 {
 		return 0, 0, fmt.Errorf("%w: %d splits", ErrInvalid, splits)
 	}
+	if err := limits.Check(fmt.Sprintf("the 1-NN error over %d splits", splits), limits.Words(splits)); err != nil {
+		return 0, 0, err
+	}
 	rng := rand.New(rand.NewPCG(seed, pcgStream+1))
 	errs := make([]float64, splits)
 	ntr := n / 2

@@ -44,7 +44,7 @@ func ParseLoss(s string) (Loss, error) {
 	case "sqhinge", "squared-hinge", "squaredhinge", "shl":
 		return SquaredHinge, nil
 	}
-	return 0, fmt.Errorf("npkl: unknown loss %q (want linear or sqhinge)", s)
+	return 0, errs.Option(fmt.Errorf("npkl: unknown loss %q (want linear or sqhinge)", s))
 }
 
 // Eigensolver selects how the top eigenpairs of A_t are computed.
