@@ -58,11 +58,15 @@ type advCase struct {
 	files map[string][]byte // written into the case's directory
 	stdin string            // "" (empty), a path or a process substitution
 	// The expectation, beyond the properties every case has.
-	mustFail bool   // exit 0 is wrong: the input is not usable
-	mustWarn bool   // exit 0 must come with a warning on stderr
-	usage    int    // 2: a failure must exit 2 (a flag value that cannot be right); 0: 1 or 2 by the message
-	flag     string // the flag under test (flag cases)
-	noUsage  bool   // a failure must not exit 2 (bad input is not a usage error)
+	mustFail bool // exit 0 is wrong: the input is not usable
+	mustWarn bool // exit 0 must come with a warning on stderr
+	// usage 2: a failure must exit 2 (a flag value that cannot be right),
+	// unless a resource limit refused the run; 1: only when the message
+	// names the flag (an extreme value may make a solver fail, exit 1);
+	// 0: 1 or 2.
+	usage   int
+	flag    string // the flag under test (flag cases)
+	noUsage bool   // a failure must not exit 2 (bad input is not a usage error)
 }
 
 // advBases are the command lines the flag cases vary, one or more per
@@ -72,7 +76,7 @@ type advCase struct {
 var advBases = map[string][][]string{
 	"train": {
 		{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--out", "{dir}/m.json"},
-		{"train", "--algo", "boostmetric", "--data", "builtin:iris", "--out", "{dir}/m.json", "--loss", "exp", "--mode", "stagewise", "--passes", "1", "--nu", "0.5", "--precision", "single"},
+		{"train", "--algo", "boostmetric", "--data", "builtin:iris", "--out", "{dir}/m.json", "--loss", "exp", "--mode", "stagewise", "--passes", "1", "--nu", "0.5", "--precision", "double"},
 		{"train", "--algo", "lmnn", "--data", "builtin:iris", "--out", "{dir}/m.json", "--mu", "0.5", "--rank", "2"},
 		{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--triplets", "{asset:triplets.csv}", "--holdout", "0.2", "--out", "{dir}/m.json"},
 	},
@@ -191,12 +195,19 @@ func advValue(f advFlag, class string) (args []string, ok, usage, mustFail bool)
 		usage, mustFail = true, true
 	case f.typ == "float" && (class == "NaN" || class == "overflowing" || class == "tiny"):
 		usage, mustFail = true, true // not a normal finite number
-	case f.typ == "string" && advParsedStrings[f.name] && class != "empty":
+	case f.typ == "string" && advParsedStrings[f.name] && class != "empty" && class != "huge" && class != "overflowing":
 		usage = true // a failure is about the value: exit 2
-	case num:
+	case num && class != "huge":
 		usage = true // a number out of range is a flag-value error (exit 2) unless a resource limit refuses the run
 	}
 	return []string{"--" + f.name + "=" + v}, true, usage, mustFail
+}
+
+// advNamedOnly reports whether a failure for the value class must exit 2
+// only when its message names the flag: a huge value may be in range and
+// make a solver fail (exit 1).
+func advNamedOnly(f advFlag, class string) bool {
+	return (class == "huge" || class == "overflowing" && f.typ == "string") && (f.typ != "string" || advParsedStrings[f.name]) && f.typ != "bool"
 }
 
 // advFlagCases builds every command × flag × value class case. helps maps
@@ -224,8 +235,11 @@ func advFlagCases(helps map[string]string) []advCase {
 				}
 				c := advCase{name: fmt.Sprintf("flag/%s/%s/%s", cmd, f.name, class), group: "flag", class: class,
 					args: args, flag: f.name, mustFail: mustFail}
-				if usage {
+				switch {
+				case usage:
 					c.usage = 2
+				case advNamedOnly(f, class):
+					c.usage = 1
 				}
 				out = append(out, c)
 			}

@@ -137,6 +137,7 @@ func TestAdversarial(t *testing.T) {
 		violations = map[string][]string{}
 		timeouts   []string
 		ran        int
+		codes      = map[string]map[string]int{} // case → binary → exit status, to compare the builds
 	)
 	verbose := os.Getenv("PSDLEARN_ADVERSARIAL_VERBOSE") != ""
 	work := make(chan job)
@@ -157,6 +158,11 @@ func TestAdversarial(t *testing.T) {
 				}
 				if res.timedOut {
 					timeouts = append(timeouts, fmt.Sprintf("%s (stderr %d bytes)", name, res.stderrLen))
+				} else {
+					if codes[j.c.name] == nil {
+						codes[j.c.name] = map[string]int{}
+					}
+					codes[j.c.name][j.bin.name] = res.code
 				}
 				if verbose {
 					t.Logf("%d/%d %s: exit %d%s, %d violations: %s", ran, len(jobs), name, res.code, map[bool]string{true: " (timeout)"}[res.timedOut], len(v), advCut(advErrorLine(res)))
@@ -173,6 +179,11 @@ func TestAdversarial(t *testing.T) {
 	t.Logf("adversarial: ran %d cases in %v; %d timed out after %v (a run still printing progress is allowed)", ran, time.Since(start).Round(time.Second), len(timeouts), r.timeout)
 	for _, s := range timeouts {
 		t.Logf("  timed out: %s", s)
+	}
+	for name, byBin := range codes {
+		if c, p := byBin["cgo"], byBin["purego"]; len(byBin) == 2 && c != p {
+			violations[propBackends] = append(violations[propBackends], fmt.Sprintf("%s: exit %d with cgo, %d pure Go", name, c, p))
+		}
 	}
 	props := make([]string, 0, len(violations))
 	for p := range violations {
@@ -427,15 +438,16 @@ const (
 	propExit     = "exit status in {0,1,2} by the rule (2 for usage and flag-value errors only, 1 for the rest)"
 	propRefused  = "unusable input refused (exit non-zero)"
 	propOneLine  = "one-line error of at most 300 bytes (JSON errors start with \"schema\")"
-	propForeign  = "every stderr line is psdlearn's"
+	propForeign  = "every stderr line of a failed run is psdlearn's (nothing buries the error)"
 	propRSS      = "peak RSS within the memory budget"
 	propFinite   = "no non-finite number in an exit-0 output (stdout, progress lines, written files)"
 	propReload   = "every written model reloads"
 	propWarn     = "degenerate input used with a warning"
 	propProgress = "a run killed at the timeout had shown progress"
+	propBackends = "the cgo and pure-Go builds exit alike (full mode: every reader case on both)"
 )
 
-var advPropertyNames = []string{propCrash, propExit, propRefused, propOneLine, propForeign, propRSS, propFinite, propReload, propWarn, propProgress}
+var advPropertyNames = []string{propCrash, propExit, propRefused, propOneLine, propForeign, propRSS, propFinite, propReload, propWarn, propProgress, propBackends}
 
 var (
 	advCrashRE     = regexp.MustCompile(`(?m)^(fatal error:|panic:|goroutine \d+ |runtime: |SIGSEGV|SIGABRT)|psdlearn: internal error`)
@@ -486,10 +498,22 @@ func advCheck(c advCase, res advResult) []advViolation {
 		add(propRSS, "peak RSS %d MiB over the budget %s + %d MiB", res.rssBytes>>20, advBudget, advRSSSlack>>20)
 	}
 	for _, l := range strings.Split(strings.TrimRight(string(res.stderr), "\n"), "\n") {
-		if l != "" && !strings.HasPrefix(l, "psdlearn") {
+		if res.code != 0 && l != "" && !strings.HasPrefix(l, "psdlearn") {
 			add(propForeign, "stderr line %q", advCut(l))
 			break
 		}
+	}
+	// What the user gave is echoed (a file named NaN): not a number.
+	echoed := func(b []byte) []byte {
+		for _, a := range c.args {
+			if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
+				a = v
+			}
+			if a != "" && advNonFiniteRE.MatchString(a) {
+				b = bytes.ReplaceAll(b, []byte(a), nil)
+			}
+		}
+		return b
 	}
 	if res.code == 0 {
 		if c.mustFail {
@@ -498,11 +522,11 @@ func advCheck(c advCase, res advResult) []advViolation {
 		if c.mustWarn && !strings.Contains(string(res.stderr), "warning") {
 			add(propWarn, "exit 0 without a warning")
 		}
-		if m := advNonFinite(res.stdout); m != "" {
+		if m := advNonFinite(echoed(res.stdout)); m != "" {
 			add(propFinite, "stdout has %s", m)
 		}
 		for _, l := range strings.Split(string(res.stderr), "\n") {
-			if m := advNonFinite([]byte(l)); m != "" && !strings.HasPrefix(l, "psdlearn: warning") {
+			if m := advNonFinite(echoed([]byte(l))); m != "" && !strings.HasPrefix(l, "psdlearn: warning") {
 				add(propFinite, "stderr line has %s: %q", m, advCut(l))
 				break
 			}
@@ -535,7 +559,8 @@ func advCheck(c advCase, res advResult) []advViolation {
 	switch {
 	case res.code == 2 && c.noUsage && !strings.Contains(msg, " --"):
 		add(propExit, "exit 2 (usage) for bad input: %q", advCut(msg))
-	case res.code == 1 && c.usage == 2 && !advResourceRE.MatchString(msg):
+	case res.code == 1 && c.usage == 2 && !advResourceRE.MatchString(msg),
+		res.code == 1 && c.usage == 1 && strings.Contains(msg, "--"+c.flag+" ") && !advResourceRE.MatchString(msg):
 		add(propExit, "exit 1 for a bad value of --%s: %q", c.flag, advCut(msg))
 	}
 	return v

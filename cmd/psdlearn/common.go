@@ -246,6 +246,14 @@ func loadDataFeatures(spec, labelCol string, maxFeatures int, why string) (*data
 		if errors.Is(err, data.ErrAmbiguousHeader) {
 			return nil, fmt.Errorf("%w; pass --header or --no-header", err)
 		}
+		var pe *data.ParseError
+		if errors.Is(err, data.ErrLabel) && errors.As(err, &pe) && pe.Field != "" {
+			col := "the last column"
+			if labelCol != "" {
+				col = "--label-col " + input.Clip(labelCol, 20)
+			}
+			return nil, fmt.Errorf("%w (the label column is %s: choose it with --label-col, or read data without labels with --no-labels)", err, col)
+		}
 		return nil, limitHint(err, why)
 	}
 	if d.Len() == 0 {

@@ -31,8 +31,9 @@ const minNormal = 0x1p-1022
 // NaN, infinite or subnormal (a nonzero number below 2.2e-308, which
 // underflows every computation it enters), an integer beyond ±maxIntFlag,
 // and a string holding a control character. Then it checks that every
-// output path (--out, --plot) can be written, so that a run is not lost
-// at its end (that error exits 1, as an unwritable file does).
+// output path (--out, --plot, embed's --model) can be written, so that a
+// run is not lost at its end (that error exits 1, as an unwritable file
+// does).
 func checkFlagValues(cmd string, fset *flag.FlagSet) error {
 	var err error
 	fset.Visit(func(f *flag.Flag) {
@@ -68,10 +69,10 @@ func checkFlagValues(cmd string, fset *flag.FlagSet) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{"out", "plot"} {
+	for _, name := range []string{"out", "plot", "model"} {
 		f := fset.Lookup(name)
-		if f == nil || f.Value.String() == "" || f.Value.String() == stdoutName {
-			continue
+		if f == nil || f.Value.String() == "" || f.Value.String() == stdoutName || name == "model" && cmd != "embed" {
+			continue // --model is an output of embed only
 		}
 		dir := name == "plot" && cmd != "embed" // embed's --plot is a PNG file, the others' a directory
 		if err := checkWritable(f.Value.String(), dir); err != nil {
