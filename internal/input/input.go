@@ -297,7 +297,10 @@ func quoteBytes(b []byte) string {
 }
 
 // check runs the text checks on the bytes about to be delivered and
-// advances the line count.
+// advances the line count. It works with bytes.IndexByte (vectorised):
+// a NUL byte anywhere, a carriage return before the first newline (the
+// only place where one tells a CR-only file), and the newlines for the
+// line lengths.
 func (in *Reader) check(b []byte) error {
 	if in.opt.Binary {
 		return nil
@@ -305,45 +308,45 @@ func (in *Reader) check(b []byte) error {
 	if in.off == 0 && len(b) >= 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
 		return in.fail(1, "the file is UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8")
 	}
-	maxLine := in.opt.MaxLine
-	for i := 0; i < len(b); {
-		// Jump to the next byte that matters: a newline, a carriage return
-		// or a NUL.
-		j := indexSpecial(b[i:])
-		if j < 0 {
-			j = len(b) - i
-		}
-		if in.pendCR && j > 0 && !in.sawNL {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		line := in.line + bytes.Count(b[:i], []byte{'\n'})
+		in.off += int64(i)
+		return in.fail(line, "a NUL byte at byte %d: this is binary data, not text%s", in.off, utf16Hint(b, i))
+	}
+	if !in.sawNL {
+		if in.pendCR && b[0] != '\n' {
 			return in.crOnly()
 		}
-		in.col += j
-		in.pendCR = in.pendCR && j == 0
-		if maxLine > 0 && in.col > maxLine {
+		pre := b
+		if k := bytes.IndexByte(b, '\n'); k >= 0 {
+			pre = b[:k]
+		}
+		in.pendCR = false
+		if k := bytes.IndexByte(pre, '\r'); k >= 0 {
+			if k+1 < len(pre) {
+				return in.crOnly() // a carriage return followed by more of the line
+			}
+			in.pendCR = len(pre) == len(b) // the chunk ends with it: the next byte decides
+		}
+	}
+	maxLine := in.opt.MaxLine
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			in.col += len(b) - i
+			if maxLine > 0 && in.col > maxLine {
+				return in.limit(in.line, "line %d is longer than %d bytes, the line limit%s", in.line, maxLine, in.raise(in.opt.LineOption))
+			}
+			return nil
+		}
+		if in.col += j; maxLine > 0 && in.col > maxLine {
 			return in.limit(in.line, "line %d is longer than %d bytes, the line limit%s", in.line, maxLine, in.raise(in.opt.LineOption))
 		}
-		i += j
-		if i == len(b) {
-			break
-		}
-		switch b[i] {
-		case '\n':
-			in.line++
-			in.col = 0
-			in.sawNL = true
-			in.pendCR = false
-		case '\r':
-			if in.pendCR && !in.sawNL {
-				return in.crOnly()
-			}
-			in.pendCR = true
-			in.col++
-		case 0:
-			in.off += int64(i)
-			return in.fail(in.line, "a NUL byte at byte %d: this is binary data, not text%s", in.off, utf16Hint(b, i))
-		}
-		i++
+		in.line++
+		in.col = 0
+		in.sawNL = true
+		i += j + 1
 	}
-	return nil
 }
 
 // crOnly is the error about carriage returns used as line endings.
@@ -360,16 +363,6 @@ func utf16Hint(b []byte, i int) string {
 		return " (it looks like UTF-16: save it as UTF-8)"
 	}
 	return ""
-}
-
-// indexSpecial returns the index of the first '\n', '\r' or NUL of b, or −1.
-func indexSpecial(b []byte) int {
-	for i, c := range b {
-		if c == '\n' || c == '\r' || c == 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 // MaxLabelBytes is the longest class label accepted, in bytes (256). A
