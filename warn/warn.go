@@ -61,7 +61,11 @@ func Resubstitution(shared, n int) string {
 	if n <= 0 || 2*shared < n {
 		return ""
 	}
-	return fmt.Sprintf("%d of the %d evaluated rows are also rows of the k-NN reference: each is its own nearest neighbour, so the error reported is a resubstitution (training) error, not a test error", shared, n)
+	what := "the error reported is a resubstitution (training) error"
+	if shared < n {
+		what = "for them the error reported is a resubstitution (training) error"
+	}
+	return fmt.Sprintf("%d of the %d evaluated rows are also rows of the k-NN reference: each is its own nearest neighbour, so %s, not a test error", shared, n, what)
 }
 
 // MissingClasses warns when classes of the rows an error is measured on
