@@ -4,7 +4,7 @@ GO ?= go
 TEST_TIMEOUT ?= 30m
 FUZZTIME ?= 20000x
 
-.PHONY: deps demo test test-mpi test-perturbed test-race test-acceptance fuzz bench bench-smoke build lint
+.PHONY: deps demo test test-mpi test-perturbed test-race test-acceptance fuzz bench bench-smoke build lint adversarial
 
 # STATICCHECK is pinned: the same checks on every machine.
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -18,21 +18,32 @@ build: deps
 demo: deps
 	$(GO) run ./cmd/psdlearn demo
 
-# test runs the whole suite with the native backend (cgo), the pure-Go build
-# (CGO_ENABLED=0: only the "go" backend exists), the race detector on the
-# packages with concurrency guarantees, the numerical suites on a backend
-# whose every dense result is moved at the level of rounding
+# test runs the whole suite with the native backend (cgo), the generator of
+# hostile inputs on its own so that its counts are printed (adversarial),
+# the pure-Go build (CGO_ENABLED=0: only the "go" backend exists), the race
+# detector on the packages with concurrency guarantees, the numerical suites
+# on a backend whose every dense result is moved at the level of rounding
 # (test-perturbed), the program embedding the library from its own module
 # (test-acceptance), every benchmark once (bench-smoke), and the MPI
 # binding (test-mpi).
 test: deps
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	PSDLEARN_ADVERSARIAL=off $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(MAKE) adversarial
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./engine/... ./lapack/... ./sparse/... ./mpi/... ./parpack/...
 	$(GO) test -count=1 -race -timeout $(TEST_TIMEOUT) -run 'Race|Concurren|Reentrant' ./...
 	$(MAKE) test-perturbed
 	$(MAKE) test-acceptance
 	$(MAKE) bench-smoke
 	$(MAKE) test-mpi
+
+# adversarial runs the generator of hostile inputs (cmd/psdlearn's
+# TestAdversarial): the built binaries under a memory ulimit, a seeded
+# sample of its cases (about a minute on 2 cores), printing the case count
+# and the properties checked. PSDLEARN_ADVERSARIAL=full runs every case
+# (about ten minutes), =N a sample of N; PSDLEARN_ADVERSARIAL_SEED picks
+# another sample.
+adversarial: deps
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^TestAdversarial$$' -v ./cmd/psdlearn
 
 # test-perturbed runs the numerical suites on the "perturbed" backend
 # (package engine/perturbed): the native backend with every BLAS, LAPACK and

@@ -1,6 +1,8 @@
 package psdlearn
 
 import (
+	"fmt"
+
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
@@ -12,6 +14,13 @@ import (
 
 // ErrInvalid is wrapped by errors about invalid estimator settings or data.
 var ErrInvalid = errs.New("psdlearn: invalid input", errs.ErrInvalid)
+
+// optionf is an error about a setting whose value cannot be right whatever
+// the data (a negative iteration count, C ≤ 0): it wraps ErrInvalid and
+// matches errs.ErrOption, which the command line reports as a usage error.
+func optionf(format string, args ...any) error {
+	return errs.Option(fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...))
+}
 
 // The defaults of the zero values, each defined once.
 const (

@@ -13,6 +13,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/lmnn"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -219,13 +220,13 @@ func (e BoostMetric) NewSolver(p *Problem) (Solver, error) {
 		return nil, fmt.Errorf("%w: the hinge loss is PSDBoost", ErrInvalid)
 	}
 	if e.Iters < 0 || e.Passes < 0 {
-		return nil, fmt.Errorf("%w: Iters = %d, Passes = %d: want ≥ 0", ErrInvalid, e.Iters, e.Passes)
+		return nil, optionf("Iters = %d, Passes = %d: want ≥ 0", e.Iters, e.Passes)
 	}
 	if e.Passes > 1 && p.Y == nil {
 		return nil, fmt.Errorf("%w: multi-pass BoostMetric regenerates triplets from labels; it cannot learn from given constraints", ErrInvalid)
 	}
 	if math.IsNaN(e.Nu) || e.Nu < 0 || math.IsInf(e.Nu, 0) {
-		return nil, fmt.Errorf("%w: Nu = %v, want a finite value ≥ 0", ErrInvalid, e.Nu)
+		return nil, optionf("Nu = %v, want a finite value ≥ 0", e.Nu)
 	}
 	return &boostSolver{e: e, p: p}, nil
 }
@@ -274,7 +275,7 @@ type psdSolver struct {
 // NewSolver returns PSDBoost's solver on p.
 func (e PSDBoost) NewSolver(p *Problem) (Solver, error) {
 	if e.Iters < 0 {
-		return nil, fmt.Errorf("%w: Iters = %d, want ≥ 0", ErrInvalid, e.Iters)
+		return nil, optionf("Iters = %d, want ≥ 0", e.Iters)
 	}
 	return &psdSolver{e: e, p: p}, nil
 }
@@ -283,7 +284,7 @@ func (s *psdSolver) Solve(ctx context.Context, c float64) (*Solution, error) {
 	p := s.p
 	// C/m is the LP's weight on each slack, which must be at least 1/m.
 	if !(c >= 1) || math.IsInf(c, 0) {
-		return nil, fmt.Errorf("%w: C = %g: want C ≥ 1 (the per-triplet slack weight C/m below 1/m leaves the LP unbounded)", ErrInvalid, c)
+		return nil, errs.Option(fmt.Errorf("%w: C = %g: want C ≥ 1 (the per-triplet slack weight C/m below 1/m leaves the LP unbounded)", ErrInvalid, c))
 	}
 	m := float64(p.Triplets.Len())
 	if c/m > boost.MaxC {
@@ -316,7 +317,7 @@ type frobSolver struct {
 // NewSolver returns FrobMetric's solver on p.
 func (e FrobMetric) NewSolver(p *Problem) (Solver, error) {
 	if e.Iters < 0 {
-		return nil, fmt.Errorf("%w: Iters = %d, want ≥ 0", ErrInvalid, e.Iters)
+		return nil, optionf("Iters = %d, want ≥ 0", e.Iters)
 	}
 	return &frobSolver{e: e, p: p}, nil
 }
@@ -359,7 +360,7 @@ type itmlSolver struct {
 // NewSolver returns ITML's solver on p.
 func (e ITML) NewSolver(p *Problem) (Solver, error) {
 	if e.Iters < 0 {
-		return nil, fmt.Errorf("%w: Iters = %d, want ≥ 0", ErrInvalid, e.Iters)
+		return nil, optionf("Iters = %d, want ≥ 0", e.Iters)
 	}
 	s := &itmlSolver{e: e, p: p, pairs: p.Pairs}
 	var err error
@@ -380,7 +381,7 @@ func (e ITML) NewSolver(p *Problem) (Solver, error) {
 
 func (s *itmlSolver) Solve(ctx context.Context, g float64) (*Solution, error) {
 	if !(g > 0) {
-		return nil, fmt.Errorf("%w: Gamma = %v, want > 0", ErrInvalid, g)
+		return nil, optionf("Gamma = %v, want > 0", g)
 	}
 	res, err := itml.Learn(ctx, s.p.X, s.pairs, itml.Options{Gamma: g, MaxIter: s.e.Iters, Backend: s.p.Backend, Progress: s.p.Progress})
 	if res == nil || res.M == nil {
@@ -403,10 +404,10 @@ type lmnnSolver struct {
 // NewSolver returns LMNN's solver on p: it needs labels.
 func (e LMNN) NewSolver(p *Problem) (Solver, error) {
 	if math.IsNaN(e.Mu) || e.Mu < 0 || e.Mu > 1 {
-		return nil, fmt.Errorf("%w: Mu = %v, want a value in (0, 1] (0 for the default %g)", ErrInvalid, e.Mu, lmnn.DefaultMu)
+		return nil, optionf("Mu = %v, want a value in (0, 1] (0 for the default %g)", e.Mu, lmnn.DefaultMu)
 	}
 	if e.Iters < 0 {
-		return nil, fmt.Errorf("%w: Iters = %d, want ≥ 0", ErrInvalid, e.Iters)
+		return nil, optionf("Iters = %d, want ≥ 0", e.Iters)
 	}
 	if p.Y == nil {
 		return nil, fmt.Errorf("%w: lmnn learns from class labels (impostors are differently-labelled points), not from given constraints", ErrInvalid)

@@ -11,6 +11,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/warn"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -40,6 +41,12 @@ func (r *run) finish(f *candidate, cancelled bool) error {
 		}
 		warnings = append(warnings, fmt.Sprintf("%s: interrupted: the model is %s, not certified", r.name, what))
 		res.Interrupted = true
+	}
+	if w := warn.DegenerateMetric(mat.Trace(met.M), met.Dim()); w != "" {
+		warnings = append(warnings, w)
+	}
+	if w := warn.GapAboveTolerance(r.name, cert.Converged, cert.Gap, cert.Tolerance, ""); w != "" {
+		warnings = append(warnings, w)
 	}
 	cert.Warnings = warnings
 	res.Warnings, res.Certificate = warnings, cert

@@ -166,10 +166,10 @@ func (r *run) check() error {
 		return fmt.Errorf("%w: K = %d, PCA = %d: want K ≥ 0 and 0 ≤ PCA ≤ %d (the number of features)", ErrInvalid, c.K, c.PCA, dim)
 	}
 	if c.Folds < 0 || c.Folds == 1 {
-		return fmt.Errorf("%w: Folds = %d, want 0 (the default, %d) or at least 2", ErrInvalid, c.Folds, DefaultFolds)
+		return optionf("Folds = %d, want 0 (the default, %d) or at least 2", c.Folds, DefaultFolds)
 	}
 	if !(c.HoldOut >= 0 && c.HoldOut < 1) || !(d.HoldOut >= 0 && d.HoldOut < 1) {
-		return fmt.Errorf("%w: hold-out shares %v and %v: want shares in [0, 1)", ErrInvalid, c.HoldOut, d.HoldOut)
+		return optionf("hold-out shares %v and %v: want shares in [0, 1)", c.HoldOut, d.HoldOut)
 	}
 	constraintInput := d.Triplets != nil || d.Pairs != nil
 	switch {
@@ -244,7 +244,7 @@ func (r *run) checkGrid() error {
 	}
 	for _, v := range r.first {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: C = %v, want a positive finite value", ErrInvalid, v)
+			return optionf("C = %v, want a positive finite value", v)
 		}
 	}
 	r.choose = len(r.first) > 1
@@ -614,9 +614,9 @@ func summaryWithScore(c *candidate, sel Selection, k int) string {
 		s = fmt.Sprintf("fold %d: %s", c.sp.fold, s)
 	}
 	if sel == SelectHeldOut {
-		return fmt.Sprintf("%s, validation triplets violated %.4f", s, c.score)
+		return s + progress.Number(", validation triplets violated %.4f", c.score, "")
 	}
-	return fmt.Sprintf("%s, validation %d-NN error %.4f", s, k, c.score)
+	return s + progress.Number(fmt.Sprintf(", validation %d-NN error %%.4f", k), c.score, "")
 }
 
 // score is the validation error of sol on sp: the k-NN error on the

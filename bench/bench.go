@@ -214,7 +214,7 @@ func measure(ctx context.Context, c Case, b engine.Backend, runs int, warmup boo
 			<-peak
 		}
 	}()
-	m.times = make([]float64, 0, runs)
+	m.times = make([]float64, 0, min(runs, 64)) // runs is the user's: no allocation by it
 	rssOK := true
 	for i := 0; i < runs; i++ {
 		base, ok := startPeakRSS()

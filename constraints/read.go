@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
+
+	"github.com/psdlearn/psdlearn/internal/input"
 )
 
 // File formats of ReadTriplets and ReadPairs: CSV with a header line and one
@@ -149,7 +152,13 @@ func kind(same bool) string {
 // every non-blank line after the header. Its errors and record's are
 // prefixed with ErrInvalid and the line number.
 func readRecords(r io.Reader, what, header string, record func(line int, f [3][]byte) error) error {
-	sc := bufio.NewScanner(r)
+	// A binary file, UTF-16 text or CR-only line endings are named as such
+	// (package input); the scanner caps the line length.
+	in, err := input.NewReader(r, input.Options{Name: what + "s", MaxLine: -1, NoGzip: true, MaxBytes: math.MaxInt64})
+	if err != nil {
+		return inputErr(err)
+	}
+	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 4096), MaxLineBytes+2) // + CRLF
 	line, count, headerSeen := 0, 0, false
 	for sc.Scan() {
@@ -185,6 +194,10 @@ func readRecords(r io.Reader, what, header string, record func(line int, f [3][]
 		count++
 	}
 	if err := sc.Err(); err != nil {
+		var ie *input.Error
+		if errors.As(err, &ie) {
+			return inputErr(err)
+		}
 		if errors.Is(err, bufio.ErrTooLong) {
 			return fmt.Errorf("%w: line %d: longer than %d bytes", ErrInvalid, line+1, MaxLineBytes)
 		}
@@ -197,6 +210,18 @@ func readRecords(r io.Reader, what, header string, record func(line int, f [3][]
 		return fmt.Errorf("%w: line %d: no %s after the header", ErrInvalid, line, what)
 	}
 	return nil
+}
+
+// inputErr is the error of package input about a constraint file.
+func inputErr(err error) error {
+	var ie *input.Error
+	if errors.As(err, &ie) {
+		if ie.Line > 0 {
+			return fmt.Errorf("%w: line %d: %s", ErrInvalid, ie.Line, ie.Msg)
+		}
+		return fmt.Errorf("%w: %s", ErrInvalid, ie.Msg)
+	}
+	return err
 }
 
 // splitFields splits a line at commas into at most three trimmed fields and

@@ -66,6 +66,10 @@ func TestReadRefusals(t *testing.T) {
 		pairs          bool
 	}{
 		{"empty", "", "empty file", false},
+		{"binary", "\x00\x01\x02", "line 1: a NUL byte at byte 0: this is binary data", false},
+		{"binary later", "i,j,k\n0,1,\x002\n", "line 2: a NUL byte", false},
+		{"UTF-16", "\xff\xfei\x00,\x00j\x00", "line 1: the file is UTF-16 text", false},
+		{"CR line endings", "i,j,y\r0,1,1\r0,2,-1\r", "carriage return", true},
 		{"blank only", "\n\n  \n", "empty file", false},
 		{"header only", "i,j,k\n", "line 1: no triplet", false},
 		{"wrong header", "a,b,c\n0,1,2\n", "line 1: header", false},

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/psdlearn/psdlearn/internal/input"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -32,7 +33,11 @@ import (
 // the line and column, and input beyond opt.MaxElements or
 // opt.MaxInputBytes with one that also wraps ErrLimit.
 func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
-	cr := csv.NewReader(newCapReader(r, name, opt.maxInputBytes()))
+	r, err := textInput(r, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
@@ -106,8 +111,8 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 		}
 		for j, f := range rec {
 			if j == lab {
-				if strings.TrimSpace(f) == "" {
-					return errAt(name, line, j+1, header[j], "missing label")
+				if err := input.CheckLabel(f); err != nil {
+					return labelErr(errAt(name, line, j+1, header[j], "%v", labelMsg(err)))
 				}
 				continue
 			}
@@ -152,7 +157,7 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 			enc.dropFirst()
 			n--
 		default:
-			e := errAt(name, firstLine, lab+1, "", "cannot tell whether the first row is a header: its features are numbers, its label %q is not and occurs in no other row (set LoadOptions.Header)", strings.TrimSpace(first[lab]))
+			e := errAt(name, firstLine, lab+1, "", "cannot tell whether the first row is a header: its features are numbers, its label %s is not and occurs in no other row (set LoadOptions.Header)", input.Clip(strings.TrimSpace(first[lab]), 40))
 			e.header = true
 			return nil, e
 		}
@@ -213,10 +218,17 @@ func numberLike(f string) bool {
 
 func wrapRead(name string, err error) error {
 	var pe *ParseError
-	if errors.As(err, &pe) {
-		return pe
+	var ie *input.Error
+	if errors.As(err, &pe) || errors.As(err, &ie) {
+		return wrapInput(name, err)
 	}
 	return fmt.Errorf("data: %s: read: %w", name, err)
+}
+
+// labelMsg is the message of a CheckLabel error without its sentinel's
+// prefix.
+func labelMsg(err error) string {
+	return strings.TrimPrefix(err.Error(), input.ErrLabel.Error()+": ")
 }
 
 // parseValue parses one feature value: a finite number.
@@ -230,7 +242,7 @@ func parseValue(f string) (float64, error) {
 		if strings.EqualFold(s, "nan") {
 			return 0, errors.New("NaN is not allowed")
 		}
-		return 0, fmt.Errorf("missing value %q", s)
+		return 0, fmt.Errorf("missing value %s", input.Clip(s, 40))
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
@@ -239,15 +251,15 @@ func parseValue(f string) (float64, error) {
 			return v, nil // underflow to a subnormal or zero is fine
 		}
 		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
-			return 0, fmt.Errorf("value %q overflows float64", s)
+			return 0, fmt.Errorf("value %s overflows float64", input.Clip(s, 40))
 		}
-		return 0, fmt.Errorf("invalid number %q", s)
+		return 0, fmt.Errorf("invalid number %s", input.Clip(s, 40))
 	}
 	if math.IsNaN(v) {
 		return 0, errors.New("NaN is not allowed")
 	}
 	if math.IsInf(v, 0) {
-		return 0, fmt.Errorf("infinite value %q is not allowed", s)
+		return 0, fmt.Errorf("infinite value %s is not allowed", input.Clip(s, 40))
 	}
 	return v, nil
 }
@@ -273,7 +285,21 @@ func labelColumn(header []string, spec string) (int, error) {
 		}
 		return i, nil
 	}
-	return 0, fmt.Errorf("no column named %q for the label (columns: %s)", spec, strings.Join(header, ", "))
+	return 0, fmt.Errorf("no column named %s for the label (columns: %s)", input.Clip(spec, 40), listColumns(header))
+}
+
+// listColumns lists column names for an error: the first eight, then the
+// count.
+func listColumns(header []string) string {
+	if len(header) <= 8 {
+		return strings.Join(header, ", ")
+	}
+	var b strings.Builder
+	for _, h := range header[:8] {
+		b.WriteString(input.Clip(h, 20) + ", ")
+	}
+	fmt.Fprintf(&b, "… %d in all", len(header))
+	return b.String()
 }
 
 // chunkedValues collects parsed values in chunks that are never moved, and

@@ -1,13 +1,13 @@
 package data
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 
+	"github.com/psdlearn/psdlearn/internal/input"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -49,9 +49,9 @@ func idxSize(t byte) int {
 func ParseIDX(images, labels io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 	read := func(r io.Reader, which string) ([]byte, error) {
 		file := name + " (" + which + ")"
-		zr, err := maybeGzip(bufio.NewReader(r), file, opt.maxInputBytes())
+		zr, err := input.NewReader(r, opt.inputOptions(file, true))
 		if err != nil {
-			return nil, err
+			return nil, wrapInput(file, err)
 		}
 		return readIDX(zr, file, opt.maxElements())
 	}

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
@@ -251,4 +252,60 @@ func UnifyClasses(ds ...*Dataset) error {
 		d.Classes = all
 	}
 	return nil
+}
+
+// SharedRows returns how many rows of other are exact copies (the same
+// float64 bits) of a row of ref: rows a k-NN reference holds already, each
+// its own nearest neighbour. Both must have the same number of features.
+func SharedRows(ref, other *Dataset) int {
+	if ref == nil || other == nil || ref.X == nil || other.X == nil || ref.Dim() != other.Dim() {
+		return 0
+	}
+	seen := make(map[string]struct{}, ref.Len())
+	key := func(row []float64) string {
+		b := make([]byte, 0, 8*len(row))
+		for _, v := range row {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+		return string(b)
+	}
+	for i := 0; i < ref.Len(); i++ {
+		seen[key(ref.X.RawRowView(i))] = struct{}{}
+	}
+	shared := 0
+	for i := 0; i < other.Len(); i++ {
+		if _, ok := seen[key(other.X.RawRowView(i))]; ok {
+			shared++
+		}
+	}
+	return shared
+}
+
+// MissingClasses returns the classes of other's rows that no row of train
+// has, and the number of other's rows with them. Both must share a class
+// list (one data set split, or UnifyClasses).
+func MissingClasses(train, other *Dataset) (classes []string, rows int) {
+	if train == nil || other == nil {
+		return nil, 0
+	}
+	have := map[int]bool{}
+	for _, y := range train.Y {
+		have[y] = true
+	}
+	missing := map[int]bool{}
+	for _, y := range other.Y {
+		if !have[y] {
+			rows++
+			if !missing[y] {
+				missing[y] = true
+				name := fmt.Sprint(y)
+				if y >= 0 && y < len(other.Classes) {
+					name = other.Classes[y]
+				}
+				classes = append(classes, name)
+			}
+		}
+	}
+	sort.Strings(classes)
+	return classes, rows
 }

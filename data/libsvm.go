@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/psdlearn/psdlearn/internal/input"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -26,7 +27,11 @@ func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 		j int
 		v float64
 	}
-	br := bufio.NewReaderSize(newCapReader(r, name, opt.maxInputBytes()), 1<<16)
+	in, err := textInput(r, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(in, 1<<16)
 	maxEl := opt.maxElements()
 	var (
 		ptr     = []int{0}
@@ -49,24 +54,32 @@ func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 			line = line[:i]
 		}
 		line = strings.TrimRight(line, "\r\n")
-		toks := fieldsWithCol(line)
-		if len(toks) > 0 {
-			lab := toks[0]
+		// The tokens are taken one at a time: a line of millions of them
+		// needs no slice of them.
+		lab, pos := nextToken(line, 0)
+		if lab.s != "" {
 			if strings.Contains(lab.s, ":") {
-				return nil, errAt(name, lineNo, lab.col, "", "line starts with %q: want a label before the index:value pairs", lab.s)
+				return nil, errAt(name, lineNo, lab.col, "", "line starts with %s: want a label before the index:value pairs", input.Clip(lab.s, 40))
+			}
+			if err := input.CheckLabel(lab.s); err != nil {
+				return nil, labelErr(errAt(name, lineNo, lab.col, "", "%v", labelMsg(err)))
 			}
 			seen = seen[:0]
-			for _, t := range toks[1:] {
+			for {
+				var t token
+				if t, pos = nextToken(line, pos); t.s == "" {
+					break
+				}
 				is, vs, ok := strings.Cut(t.s, ":")
 				if !ok {
-					return nil, errAt(name, lineNo, t.col, "", "token %q: want index:value", t.s)
+					return nil, errAt(name, lineNo, t.col, "", "token %s: want index:value", input.Clip(t.s, 40))
 				}
 				if strings.EqualFold(is, "qid") {
 					continue
 				}
 				j, err := strconv.Atoi(is)
 				if err != nil || j <= 0 {
-					return nil, errAt(name, lineNo, t.col, "", "index %q: want an integer ≥ 1", is)
+					return nil, errAt(name, lineNo, t.col, "", "index %s: want an integer ≥ 1", input.Clip(is, 40))
 				}
 				if j > maxEl {
 					return nil, limitErr(errAt(name, lineNo, t.col, "", "index %d exceeds the limit of %d values (LoadOptions.MaxElements)", j, maxEl))
@@ -84,6 +97,9 @@ func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 				}
 				if v != 0 {
 					entries = append(entries, entry{j - 1, v})
+				}
+				if len(entries) > maxEl {
+					return nil, limitErr(errAt(name, lineNo, t.col, "", "more than %d values (LoadOptions.MaxElements)", maxEl))
 				}
 			}
 			if j, col, dup := firstRepeat(seen); dup {
@@ -126,24 +142,21 @@ type token struct {
 	col int // 1-based byte column
 }
 
-// fieldsWithCol splits a line at spaces and tabs, remembering where each token starts.
-func fieldsWithCol(line string) []token {
-	var out []token
-	start := -1
-	for i := 0; i <= len(line); i++ {
-		if i == len(line) || line[i] == ' ' || line[i] == '\t' || line[i] == '\v' || line[i] == '\f' {
-			if start >= 0 {
-				out = append(out, token{line[start:i], start + 1})
-				start = -1
-			}
-			continue
-		}
-		if start < 0 {
-			start = i
-		}
+// nextToken returns the token of line that starts at or after pos (split
+// at spaces and tabs, with its 1-based byte column) and the position after
+// it; an empty token at the end of the line.
+func nextToken(line string, pos int) (token, int) {
+	for pos < len(line) && isSpace(line[pos]) {
+		pos++
 	}
-	return out
+	start := pos
+	for pos < len(line) && !isSpace(line[pos]) {
+		pos++
+	}
+	return token{line[start:pos], start + 1}, pos
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' }
 
 // indexAt is a feature index of a LIBSVM line and the column of its token.
 type indexAt struct{ j, col int }

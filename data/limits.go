@@ -3,17 +3,20 @@ package data
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/internal/input"
+	"github.com/psdlearn/psdlearn/limits"
 )
 
 // DefaultMaxInputBytes is the default cap on the bytes read from one input
 // after decompression.
 const DefaultMaxInputBytes int64 = 1 << 30
 
-// ErrLimit is wrapped by the errors about input beyond LoadOptions.MaxElements
-// or LoadOptions.MaxInputBytes.
+// ErrLimit is wrapped by the errors about input beyond LoadOptions.MaxElements,
+// MaxInputBytes or MaxLineBytes.
 var ErrLimit = errs.New("data: input exceeds a resource limit", errs.ErrResource)
 
 func (o LoadOptions) maxInputBytes() int64 {
@@ -29,35 +32,30 @@ func limitErr(e *ParseError) *ParseError {
 	return e
 }
 
-// capReader returns the bytes of r until max have been read and fails with
-// a ParseError wrapping ErrLimit on the first byte beyond.
-type capReader struct {
-	r    io.Reader
-	name string
-	left int64
-	max  int64
+// DefaultMaxLineBytes is the default cap on the length of one line of a
+// text input (16 MiB).
+const DefaultMaxLineBytes = input.DefaultMaxLine
+
+func (o LoadOptions) maxLineBytes() int {
+	if o.MaxLineBytes > 0 {
+		return o.MaxLineBytes
+	}
+	return DefaultMaxLineBytes
 }
 
-func newCapReader(r io.Reader, name string, max int64) *capReader {
-	return &capReader{r: r, name: name, left: max, max: max}
-}
-
-func (c *capReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		// Probe one byte: input of exactly max bytes is fine.
-		var one [1]byte
-		n, err := c.r.Read(one[:])
-		if n > 0 {
-			return 0, limitErr(errOffset(c.name, c.max, "input is larger than %d bytes after decompression (LoadOptions.MaxInputBytes)", c.max))
-		}
-		return 0, err
+// textInput returns r bounded and checked as text (package internal/input)
+// unless it already is.
+func textInput(r io.Reader, name string, opt LoadOptions) (io.Reader, error) {
+	if ir, ok := r.(*input.Reader); ok {
+		return ir, nil
 	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
+	o := opt.inputOptions(name, false)
+	o.NoGzip = true
+	ir, err := input.NewReader(r, o)
+	if err != nil {
+		return nil, wrapInput(name, err)
 	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
+	return ir, nil
 }
 
 // readIDX reads one IDX file from r: the magic number and the dimensions
@@ -89,6 +87,10 @@ func readIDX(r io.Reader, file string, maxEl int) ([]byte, error) {
 	}
 	head := len(buf)
 	want := int(total) * idxSize(buf[2])
+	// The body as read and as float64 values, against the memory budget.
+	if err := limits.Check(fmt.Sprintf("the IDX file %s (%d values)", file, total), float64(want)+limits.Words(int(total))); err != nil {
+		return nil, limitErr(errOffset(file, 0, "%v", err))
+	}
 	buf = append(buf, make([]byte, want)...)
 	if n, err := io.ReadFull(r, buf[head:]); err != nil {
 		return buf[:head+n], shortRead(file, err, int64(head+n))
@@ -114,8 +116,9 @@ func shortRead(file string, err error, off int64) error {
 		return nil
 	}
 	var pe *ParseError
-	if errors.As(err, &pe) {
-		return pe
+	var ie *input.Error
+	if errors.As(err, &pe) || errors.As(err, &ie) {
+		return wrapInput(file, err)
 	}
 	return errOffset(file, off, "read: %v", err)
 }

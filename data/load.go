@@ -1,17 +1,20 @@
 package data
 
 import (
-	"bufio"
-	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/internal/input"
+	"github.com/psdlearn/psdlearn/progress"
 )
 
 // LoadOptions configures Load and the parsers.
@@ -47,6 +50,15 @@ type LoadOptions struct {
 	// compressed file cannot expand without bound; parsing runs at 50–100
 	// MB/s, so the default also bounds the time spent on a bomb.
 	MaxInputBytes int64
+	// MaxLineBytes caps the length of one line of a text input (CSV,
+	// LIBSVM) in bytes (0 means DefaultMaxLineBytes, 16 MiB). The parsers
+	// buffer a line before they split it, so the cap bounds their memory
+	// whatever the input: an endless line (/dev/zero, a stream without
+	// newlines) is refused once it passes the cap.
+	MaxLineBytes int
+	// Progress, if set, receives an event every 16 MiB read from a file, so
+	// that a long load shows it is alive.
+	Progress progress.Func
 	// MaxFeatures caps the number of features (0: no cap beyond
 	// MaxElements). Metric learning needs D×D matrices, so a caller that
 	// will learn or apply a metric can refuse a file with too many features
@@ -109,6 +121,30 @@ var ErrFormat = errs.New("data: bad format", errs.ErrInvalid)
 // LoadOptions.Header to say which.
 var ErrAmbiguousHeader = errs.New("data: cannot tell whether the first CSV row is a header", ErrFormat)
 
+// ErrLabel is wrapped (with ErrFormat) by the error of a row whose class
+// label is not a label: a missing-value marker ("", "?", "NA", "N/A",
+// "NaN", "null", any case), text with a control character or invalid UTF-8,
+// or a label longer than MaxLabelBytes.
+var ErrLabel = errs.New("data: not a class label", ErrFormat)
+
+// MaxLabelBytes is the longest class label the loaders accept (256 bytes).
+const MaxLabelBytes = input.MaxLabelBytes
+
+// CheckLabel returns an error when s is not a usable class label (see
+// ErrLabel); the loaders apply it to every label they read.
+func CheckLabel(s string) error {
+	if err := input.CheckLabel(s); err != nil {
+		return fmt.Errorf("%w: %s", ErrLabel, labelMsg(err))
+	}
+	return nil
+}
+
+// labelErr marks a ParseError as one about a label.
+func labelErr(e *ParseError) *ParseError {
+	e.label = true
+	return e
+}
+
 // ParseError locates a problem in an input file. Line and Column are 1-based
 // (0 when not applicable); for CSV the column is the field number (the
 // byte column for malformed quoting, as encoding/csv reports it), for
@@ -124,6 +160,7 @@ type ParseError struct {
 
 	limit  bool // the input exceeds a resource limit: also wraps ErrLimit
 	header bool // the header could not be detected: also wraps ErrAmbiguousHeader
+	label  bool // a class label is missing or not a label: also wraps ErrLabel
 }
 
 // Error implements the error interface.
@@ -159,6 +196,8 @@ func (e *ParseError) Unwrap() []error {
 		return []error{ErrFormat, ErrLimit}
 	case e.header:
 		return []error{ErrFormat, ErrAmbiguousHeader}
+	case e.label:
+		return []error{ErrFormat, ErrLabel}
 	}
 	return []error{ErrFormat}
 }
@@ -299,36 +338,47 @@ func baseName(path string) string {
 	}
 }
 
-// openMaybeGzip opens path and transparently decompresses gzip content,
-// reading at most max bytes after decompression.
-func openMaybeGzip(path string, max int64) (io.ReadCloser, error) {
-	f, err := os.Open(path)
+// openInput opens path for a bounded read (package internal/input): gzip
+// decompressed, at most opt.MaxInputBytes after decompression and, for
+// text, lines of at most opt.MaxLineBytes.
+func openInput(path string, opt LoadOptions, binary bool) (io.ReadCloser, error) {
+	rc, err := input.Open(path, opt.inputOptions(path, binary))
 	if err != nil {
-		return nil, fmt.Errorf("data: %w", err)
+		return nil, wrapInput(path, err)
 	}
-	r, err := maybeGzip(bufio.NewReaderSize(f, 1<<16), path, max)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{r, f}, nil
+	return rc, nil
 }
 
-// maybeGzip returns a decompressing reader when br starts with the gzip
-// magic. Either way the reader fails after max bytes (see capReader).
-func maybeGzip(br *bufio.Reader, name string, max int64) (io.Reader, error) {
-	head, _ := br.Peek(2)
-	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, errOffset(name, 0, "bad gzip header: %v", err)
+// inputOptions are the bounds of one input of name.
+func (o LoadOptions) inputOptions(name string, binary bool) input.Options {
+	opt := input.Options{Name: name, MaxBytes: o.maxInputBytes(), MaxLine: o.maxLineBytes(), Binary: binary,
+		BytesOption: "LoadOptions.MaxInputBytes", LineOption: "LoadOptions.MaxLineBytes"}
+	if f := o.Progress; f != nil {
+		start := time.Now()
+		opt.Progress = func(n int64) {
+			f(progress.Event{Algorithm: "load", Objective: math.NaN(), Gap: math.NaN(), Elapsed: time.Since(start),
+				Message: fmt.Sprintf("reading %s: %d MiB so far", name, n>>20)})
 		}
-		return newCapReader(zr, name, max), nil
 	}
-	return newCapReader(br, name, max), nil
+	return opt
+}
+
+// wrapInput turns the errors of package input into ParseErrors and an
+// open error into one naming the file.
+func wrapInput(name string, err error) error {
+	var ie *input.Error
+	if errors.As(err, &ie) {
+		pe := &ParseError{File: ie.Name, Line: ie.Line, Offset: ie.Offset, Msg: ie.Msg, limit: ie.Limit}
+		if ie.Line > 0 {
+			pe.Offset = -1
+		}
+		return pe
+	}
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return fmt.Errorf("data: %w", err)
 }
 
 // stdinName names standard input in errors and is the Dataset name of data
@@ -345,13 +395,14 @@ func loadFile(path, format string, opt LoadOptions) (*Dataset, error) {
 		if in == nil {
 			in = os.Stdin
 		}
-		var err error
-		if r, err = maybeGzip(bufio.NewReaderSize(in, 1<<16), stdinName, opt.maxInputBytes()); err != nil {
-			return nil, err
-		}
 		name = stdinName
+		ir, err := input.NewReader(in, opt.inputOptions(name, false))
+		if err != nil {
+			return nil, wrapInput(name, err)
+		}
+		r = ir
 	} else {
-		rc, err := openMaybeGzip(path, opt.maxInputBytes())
+		rc, err := openInput(path, opt, false)
 		if err != nil {
 			return nil, err
 		}
@@ -383,7 +434,7 @@ func loadIDXFiles(images, labels string, opt LoadOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("%w: IDX files cannot be read from standard input (give file names)", ErrFormat)
 	}
 	read := func(path string) ([]byte, error) {
-		rc, err := openMaybeGzip(path, opt.maxInputBytes())
+		rc, err := openInput(path, opt, true)
 		if err != nil {
 			return nil, err
 		}

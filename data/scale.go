@@ -17,6 +17,9 @@ var ErrNoSpread = errs.New("data: all points are identical", errs.ErrInvalid)
 // range (s outside about [1e-154, 1e154]): rescale the data first.
 var ErrScale = errs.New("data: the data's scale puts a metric in its units outside the floating-point range", errs.ErrInvalid)
 
+// minNormal is the smallest positive normal float64, 2⁻¹⁰²².
+const minNormal = 0x1p-1022
+
 // RMSDeviation returns the root mean square deviation of the entries of x
 // from their column means,
 //
@@ -25,8 +28,9 @@ var ErrScale = errs.New("data: the data's scale puts a metric in its units outsi
 // the data's own length scale: 1 for standardised data without constant
 // features, and c·s for the data multiplied by c. It is computed without
 // overflow or underflow for any finite x (the entries are first divided by
-// the largest magnitude). It fails on non-finite entries and, wrapping
-// ErrNoSpread, when all rows are equal.
+// the largest magnitude). It fails on non-finite entries, wrapping
+// ErrNoSpread when all rows are equal, and wrapping ErrScale when every
+// entry is subnormal (no distance survives the rounding).
 func RMSDeviation(x *mat.Dense) (float64, error) {
 	if x == nil {
 		return 0, fmt.Errorf("data: RMS deviation of a nil matrix")
@@ -45,8 +49,13 @@ func RMSDeviation(x *mat.Dense) (float64, error) {
 	if amax == 0 {
 		return 0, fmt.Errorf("%w (%d×%d zeros)", ErrNoSpread, n, d)
 	}
+	if amax < minNormal {
+		// Differences of subnormal numbers lose their digits and their
+		// squares are zero: no distance between the points survives.
+		return 0, fmt.Errorf("%w: every value is subnormal (the largest magnitude is %g, below the smallest normal number %g), so every distance between points underflows to 0: multiply the data by a large factor (e.g. 1e300) first", ErrScale, amax, minNormal)
+	}
 	inv := 1 / amax
-	if math.IsInf(inv, 0) { // amax subnormal
+	if math.IsInf(inv, 0) { // amax barely normal
 		inv = math.Ldexp(1, -math.Ilogb(amax))
 	}
 	mean := make([]float64, d)

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/internal/input"
 )
 
 // seedStream is the PCG stream constant of the package's random choices: a
@@ -22,8 +25,21 @@ type SplitSpec struct {
 
 // ParseSplit parses "0.7,0.15,0.15" (seeded random fractions, see Split) or
 // "rows:10500,4500,5000" (fixed row ranges, see SplitRows).
+//
+// Its errors, and those of SplitRows and of SplitIndices and Split about
+// the fractions, match errs.ErrOption: the split is the caller's choice.
+// A split whose part comes out empty on a data set of few rows is the
+// data's problem and does not match it.
 func ParseSplit(s string) (SplitSpec, error) {
+	sp, err := parseSplit(s)
+	return sp, errs.Option(err)
+}
+
+func parseSplit(s string) (SplitSpec, error) {
 	s = strings.TrimSpace(s)
+	if len(s) > 200 {
+		return SplitSpec{}, fmt.Errorf("data: split %s: too long for a split", input.Clip(s, 40))
+	}
 	if s == "" {
 		return SplitSpec{}, fmt.Errorf("data: empty split")
 	}
@@ -112,6 +128,13 @@ func checkFracs(fr []float64) error {
 // It is an error for a part to come out empty.
 func SplitIndices(n int, fracs []float64, seed uint64) ([][]int, error) {
 	if err := checkFracs(fracs); err != nil {
+		return nil, errs.Option(fmt.Errorf("data: split: %w", err))
+	}
+	return splitIndices(n, fracs, seed)
+}
+
+func splitIndices(n int, fracs []float64, seed uint64) ([][]int, error) {
+	if err := checkFracs(fracs); err != nil {
 		return nil, fmt.Errorf("data: split: %w", err)
 	}
 	perm := make([]int, n)
@@ -130,7 +153,7 @@ func SplitIndices(n int, fracs []float64, seed uint64) ([][]int, error) {
 		}
 		hi = min(max(hi, lo), n)
 		if hi == lo {
-			return nil, fmt.Errorf("data: split %v of %d rows: part %d is empty", fracs, n, p)
+			return nil, fmt.Errorf("data: split %v of %d rows: part %d is empty (too few rows for the split)", fracs, n, p)
 		}
 		part := append([]int(nil), perm[lo:hi]...)
 		slices.Sort(part)
@@ -162,6 +185,11 @@ func Split(d *Dataset, fracs []float64, seed uint64) ([]*Dataset, error) {
 // next counts[1] rows, and so on (letters: 10500, 4500, 5000). Rows past the
 // last range are unused. Counts must be positive and sum to at most d.Len().
 func SplitRows(d *Dataset, counts []int) ([]*Dataset, error) {
+	out, err := splitRows(d, counts)
+	return out, errs.Option(err)
+}
+
+func splitRows(d *Dataset, counts []int) ([]*Dataset, error) {
 	if d == nil || d.X == nil {
 		return nil, fmt.Errorf("data: split: empty data set")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/blas"
@@ -117,7 +118,7 @@ func checkOptions(opt boost.Options) (nu float64, iters int, tol float64, err er
 		nu = defaultNu
 	}
 	if !(nu > 0) || math.IsInf(nu, 0) {
-		return 0, 0, 0, fmt.Errorf("%w: ν = %g must be positive and finite", ErrInvalid, nu)
+		return 0, 0, 0, errs.Option(fmt.Errorf("%w: ν = %g must be positive and finite", ErrInvalid, nu))
 	}
 	iters = opt.Iters
 	if iters < 0 {

@@ -4,6 +4,7 @@
 //
 //	if errors.Is(err, errs.ErrInvalid) { … }        // bad argument, data, file or option
 //	if errors.Is(err, errs.ErrDimension) { … }      // mismatched sizes (also ErrInvalid)
+//	if errors.Is(err, errs.ErrOption) { … }         // a bad option or parameter value (also ErrInvalid)
 //	if errors.Is(err, errs.ErrNotConverged) { … }   // a solver stopped without its certificate
 //	if errors.Is(err, errs.ErrResource) { … }       // a memory or input budget refused the run
 //	if errors.Is(err, context.Canceled) { … }       // cancelled: errors wrap the context's error
@@ -26,6 +27,11 @@ var (
 	ErrInvalid = errors.New("invalid input")
 	// ErrDimension is a mismatch of sizes; it is also an ErrInvalid.
 	ErrDimension = New("dimension mismatch", ErrInvalid)
+	// ErrOption is an option or parameter value that cannot be right —
+	// a regularisation weight out of its range, a split that cannot be
+	// made of the data — rather than bad data; it is also an ErrInvalid.
+	// A command line reports it as a usage error.
+	ErrOption = New("invalid option", ErrInvalid)
 	// ErrNotConverged is a solver that stopped without its certificate.
 	ErrNotConverged = errors.New("not converged")
 	// ErrResource is a run refused by a memory or input budget.
@@ -54,3 +60,18 @@ func (s *sentinel) Is(target error) bool {
 	}
 	return false
 }
+
+// Option returns err marked as an invalid option: the result has err's
+// message and matches whatever err matches, and ErrOption (so ErrInvalid)
+// too. Option(nil) is nil.
+func Option(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &optionError{err}
+}
+
+type optionError struct{ err error }
+
+func (e *optionError) Error() string   { return e.err.Error() }
+func (e *optionError) Unwrap() []error { return []error{e.err, ErrOption} }

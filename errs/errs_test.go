@@ -3,6 +3,7 @@ package errs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/psdlearn/psdlearn"
@@ -121,5 +122,22 @@ func TestErrorsFromRealCalls(t *testing.T) {
 		if !errors.Is(tc.err, tc.want) {
 			t.Errorf("%s: %v does not match %v", tc.name, tc.err, tc.want)
 		}
+	}
+}
+
+// TestOption checks that Option keeps the message and the conditions of
+// the error it marks and adds errs.ErrOption, which is an errs.ErrInvalid.
+func TestOption(t *testing.T) {
+	own := errs.New("frob: invalid input", errs.ErrInvalid)
+	base := fmt.Errorf("%w: C = -1", own)
+	err := errs.Option(base)
+	if err.Error() != base.Error() || !errors.Is(err, own) || !errors.Is(err, errs.ErrOption) || !errors.Is(err, errs.ErrInvalid) || errors.Is(err, errs.ErrResource) {
+		t.Errorf("errs.Option(%v): message %q, conditions wrong", base, err)
+	}
+	if errors.Is(base, errs.ErrOption) {
+		t.Error("the unmarked error matches errs.ErrOption")
+	}
+	if errs.Option(nil) != nil {
+		t.Error("errs.Option(nil) is not nil")
 	}
 }

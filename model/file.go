@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/psdlearn/psdlearn/internal/input"
+	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/preprocess"
 	"gonum.org/v1/gonum/mat"
 )
@@ -297,7 +298,11 @@ func (m *Model) SaveFile(path string) error {
 // Tolerance), non-finite numbers and matrices that are not PSD within
 // Tolerance; the factor L of a metric is recomputed by NewMetric.
 func Load(r io.Reader) (*Model, error) {
-	dec := json.NewDecoder(bufio.NewReader(r))
+	b, err := readBounded(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var f fileJSON
 	if err := dec.Decode(&f); err != nil {
@@ -305,6 +310,11 @@ func Load(r io.Reader) (*Model, error) {
 			return nil, fmt.Errorf("%w: not a model file: decode: %w", ErrInvalid, err)
 		}
 		return nil, fmt.Errorf("model: decode: %w", err) // the reader failed
+	}
+	for i, c := range f.Classes {
+		if err := input.CheckLabel(c); err != nil {
+			return nil, fmt.Errorf("%w: class %d: %v", ErrInvalid, i, err)
+		}
 	}
 	if err := checkTrailing(dec); err != nil {
 		return nil, err
@@ -356,6 +366,61 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// MaxFileBytes is the largest model file Load reads (1 GiB), and never more
+// than a quarter of the memory budget (package limits); the memory its
+// JSON values would take is checked against the budget before they are
+// decoded.
+const MaxFileBytes = input.DefaultMaxBytes
+
+// maxFileBytes is MaxFileBytes under the memory budget.
+func maxFileBytes() int64 {
+	n := MaxFileBytes
+	if mem, err := limits.MaxMemory(); err == nil && mem != limits.Unlimited {
+		n = min(n, max(mem/4, 1<<20))
+	}
+	return n
+}
+
+// jsonValueBytes bounds the memory encoding/json takes per JSON value it
+// decodes into a model file's types (an empty array in a map of the
+// summary, a number in a row of M), with the growth of the slices; the
+// file's bytes are counted on top.
+const jsonValueBytes = 64
+
+// readBounded reads a model file: at most MaxFileBytes, text (a binary
+// file is named as such), and only when the values it holds fit the
+// memory budget.
+func readBounded(r io.Reader) ([]byte, error) {
+	in, err := input.NewReader(r, input.Options{Name: "model file", MaxLine: -1, NoGzip: true, MaxBytes: maxFileBytes(),
+		BytesOption: "a quarter of the memory limit, at most 1 GiB"})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(in); err != nil {
+		var ie *input.Error
+		if errors.As(err, &ie) {
+			return nil, fmt.Errorf("%w: %s", ErrInvalid, ie.Msg)
+		}
+		return nil, fmt.Errorf("model: read: %w", err)
+	}
+	b := buf.Bytes()
+	// Every JSON value but the first follows a comma, a colon or an
+	// opening bracket: their count bounds the values.
+	values := 1
+	for _, c := range b {
+		switch c {
+		case ',', ':', '[', '{':
+			values++
+		}
+	}
+	if err := limits.Check(fmt.Sprintf("model: decoding a file of %s with up to %d JSON values", limits.FormatBytes(float64(len(b))), values),
+		2*float64(len(b))+jsonValueBytes*float64(values)); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // LoadFile reads the model file at path.

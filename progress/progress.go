@@ -61,3 +61,13 @@ func Prefix(f Func, prefix string) Func {
 		f(e)
 	}
 }
+
+// Number formats v with the verb (e.g. "%.4g") when it is finite and
+// returns absent otherwise, so that a progress line says in words what is
+// not available instead of printing NaN or ±Inf.
+func Number(verb string, v float64, absent string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return absent
+	}
+	return fmt.Sprintf(verb, v)
+}

@@ -76,7 +76,7 @@ func ParseLoss(s string) (Loss, error) {
 	case "hinge":
 		return Hinge, nil
 	}
-	return 0, fmt.Errorf("%w: unknown loss %q (want exp, logistic or hinge)", ErrInvalid, s)
+	return 0, errs.Option(fmt.Errorf("%w: unknown loss %q (want exp, logistic or hinge)", ErrInvalid, s))
 }
 
 // Mode is the weight optimisation of BoostMetric.
@@ -108,7 +108,7 @@ func ParseMode(s string) (Mode, error) {
 	case "corrective", "totally-corrective", "totallycorrective", "tc":
 		return Corrective, nil
 	}
-	return 0, fmt.Errorf("%w: unknown mode %q (want stagewise or corrective)", ErrInvalid, s)
+	return 0, errs.Option(fmt.Errorf("%w: unknown mode %q (want stagewise or corrective)", ErrInvalid, s))
 }
 
 // ParsePrecision parses auto, double or mixed.
@@ -121,7 +121,7 @@ func ParsePrecision(s string) (Precision, error) {
 	case "mixed":
 		return PrecisionMixed, nil
 	}
-	return 0, fmt.Errorf("%w: unknown precision %q (want auto, double or mixed)", ErrInvalid, s)
+	return 0, errs.Option(fmt.Errorf("%w: unknown precision %q (want auto, double or mixed)", ErrInvalid, s))
 }
 
 // String returns "auto", "double" or "mixed", as ParsePrecision reads them.

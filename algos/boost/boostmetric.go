@@ -9,6 +9,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/internal/corrective"
 	"github.com/psdlearn/psdlearn/internal/f64"
 	"github.com/psdlearn/psdlearn/internal/linesearch"
@@ -66,7 +67,7 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		nu = defaultNu
 	}
 	if !(nu > 0) || math.IsInf(nu, 0) {
-		return nil, fmt.Errorf("%w: ν = %g must be positive and finite", ErrInvalid, nu)
+		return nil, errs.Option(fmt.Errorf("%w: ν = %g must be positive and finite", ErrInvalid, nu))
 	}
 	iters := opt.Iters
 	if iters < 0 {

@@ -69,6 +69,9 @@ type MetricOptions struct {
 	// fixed, if non-nil, holds multipliers at the upper bound outside the
 	// triplets (a working-set round, see learnWorkingSet).
 	fixed *fixedPart
+	// userC, if non-zero, is the C of the whole problem, which a
+	// working-set round's progress lines show instead of its own C.
+	userC float64
 	// Progress, if non-nil, receives progress events: one every 100 dual
 	// evaluations (with the evaluation count, dual value and relative gap),
 	// or sooner once 10 s have passed without one, and one per L-BFGS-B
@@ -206,6 +209,20 @@ func learnNormalized(ctx context.Context, x *mat.Dense, ts *constraints.TripletS
 	return res, err
 }
 
+// checkC refuses a C that is not a finite positive number, and one at or
+// below the gap tolerance: the objective of the zero metric is about C
+// (the average hinge loss at M = 0 is 1), so the zero metric would meet the
+// tolerance before a single step and "converge" having learned nothing.
+func checkC(opt MetricOptions) error {
+	if !(opt.C > 0) || math.IsInf(opt.C, 0) {
+		return errs.Option(fmt.Errorf("%w: C = %v, want a finite C > 0", ErrInput, opt.C))
+	}
+	if tol := cmp.Or(opt.GapTol, DefaultGapTol); opt.C <= tol {
+		return errs.Option(fmt.Errorf("%w: C = %g is not above the duality-gap tolerance %g: the zero metric's objective is about C, so it would meet the tolerance at once and nothing would be learned; use C ≥ %g", ErrInput, opt.C, tol, 100*tol))
+	}
+	return nil
+}
+
 // checkMetricInput validates the arguments of Learn.
 func checkMetricInput(x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) error {
 	if x == nil || ts == nil {
@@ -219,8 +236,8 @@ func checkMetricInput(x *mat.Dense, ts *constraints.TripletSet, opt MetricOption
 	if m == 0 {
 		return fmt.Errorf("%w: no triplets", ErrInput)
 	}
-	if !(opt.C > 0) || math.IsInf(opt.C, 0) {
-		return fmt.Errorf("%w: C = %v, want a finite C > 0", ErrInput, opt.C)
+	if err := checkC(opt); err != nil {
+		return err
 	}
 	if err := checkFiniteDense("data", x); err != nil {
 		return err
@@ -286,7 +303,7 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 		Memory:   cmp.Or(opt.Memory, 10),
 		Restarts: cmp.Or(opt.Restarts, 2),
 		Progress: opt.Progress,
-		Label:    fmt.Sprintf("frobmetric C=%g", opt.C),
+		Label:    fmt.Sprintf("frobmetric C=%g", cmp.Or(opt.userC, opt.C)),
 	}
 	if cfg.Restarts < 0 {
 		cfg.Restarts = 0

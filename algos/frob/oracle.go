@@ -89,8 +89,8 @@ func LearnOracle(ctx context.Context, o Oracle, opt MetricOptions) (*MetricResul
 	if m == 0 || d == 0 {
 		return nil, fmt.Errorf("%w: %d triplets in dimension %d", ErrInput, m, d)
 	}
-	if !(opt.C > 0) || math.IsInf(opt.C, 0) {
-		return nil, fmt.Errorf("%w: C = %v, want a finite C > 0", ErrInput, opt.C)
+	if err := checkC(opt); err != nil {
+		return nil, err
 	}
 	if opt.MaxIter < 0 {
 		return nil, fmt.Errorf("%w: MaxIter = %d, want ≥ 0 (0 selects the default)", ErrInput, opt.MaxIter)

@@ -9,6 +9,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -35,7 +36,7 @@ func ParseWorkingSet(s string) (WorkingSetMode, error) {
 	case "off":
 		return WorkingSetOff, nil
 	}
-	return 0, fmt.Errorf("%w: working set %q, want auto, on or off", ErrInput, s)
+	return 0, errs.Option(fmt.Errorf("%w: working set %q, want auto, on or off", ErrInput, s))
 }
 
 // String returns "auto", "on" or "off", as ParseWorkingSet reads them.
@@ -422,7 +423,8 @@ func restrictedOptions(opt MetricOptions, idx []int, u []float64, cm float64, fi
 		u0[k] = u[r]
 	}
 	so := opt
-	so.C = cm * float64(len(idx)) // the same box C/m
+	so.userC = cmp.Or(opt.userC, opt.C) // progress lines show the user's C
+	so.C = cm * float64(len(idx))       // the same box C/m
 	so.U0 = u0
 	so.GapTol = gapTol
 	so.MaxIter = maxIter

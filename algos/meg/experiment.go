@@ -10,6 +10,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -333,6 +334,9 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 			c = OptimalC(lossU, div0, r)
 		}
 		eta = EtaFromC(c, r)
+		if !(eta > 0) {
+			return nil, errs.Option(fmt.Errorf("%w: the learning rate underflows to 0: c = %g chosen in hindsight from the comparator's loss %g (noise %g): give c (or η) or a smaller noise", ErrInvalid, c, lossU, opt.Noise))
+		}
 	}
 	if bounded && math.IsInf(c, 1) && lossU > 0 {
 		bounded = false // c = ∞ gives no bound unless L_U = 0
@@ -377,7 +381,7 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 				bs = fmt.Sprintf("%.5g", *cp.LossBound)
 			}
 			opt.Progress(progress.Event{Algorithm: "meg", Iteration: step, Objective: total, Gap: math.NaN(),
-				Message: fmt.Sprintf("meg: step %d: total loss %.5g, bound %s, Δ(U,W) %.4g, 1-NN error %.4f", step, total, bs, dv, nn)})
+				Message: fmt.Sprintf("meg: step %d: total loss %.5g, bound %s, Δ(U,W) %s%s", step, total, bs, progress.Number("%.4g", dv, "n/a"), progress.Number(", 1-NN error %.4f", nn, ""))})
 		}
 		return nil
 	}
@@ -522,8 +526,9 @@ func RunDefiniteBoost(ctx context.Context, t *Target, opt BoostExperimentOptions
 		res, err := DefiniteBoost(ctx, cons, BoostOptions{
 			Projection: p, Tol: opt.Tol * eps, MaxIter: opt.MaxIter, Backend: b,
 			Observe: func(st BoostStep) error {
-				if st.Iter%100 == 0 {
-					say("definiteboost %v: iteration %d, violation %.3g, dual %.6g", p, st.Iter, st.Violation, st.Dual)
+				if st.Iter%100 == 0 && opt.Progress != nil {
+					opt.Progress(progress.Event{Algorithm: "definiteboost", Iteration: st.Iter, Objective: st.Dual, Gap: math.NaN(),
+						Elapsed: time.Since(start), Message: fmt.Sprintf("definiteboost %v: iteration %d, violation %.3g (tolerance %.3g), dual %.6g", p, st.Iter, st.Violation, opt.Tol*eps, st.Dual)})
 				}
 				return nil
 			},
@@ -549,8 +554,8 @@ func RunDefiniteBoost(ctx context.Context, t *Target, opt BoostExperimentOptions
 			MaxViolation: res.MaxViolation, Dual: res.Dual, DualBound: res.LogBound, Divergence: div, DualityGap: gap,
 			NN: nn, Seconds: secs,
 		}
-		say("definiteboost %v: %d iterations (%d eigendecompositions), converged %v, dual %.6g, 1-NN error %.4f",
-			p, run.Iterations, run.Eigs, run.Converged, run.Dual, run.NN.Mean)
+		say("definiteboost %v: %d iterations (%d eigendecompositions), converged %v, dual %s%s",
+			p, run.Iterations, run.Eigs, run.Converged, progress.Number("%.6g", run.Dual, "n/a"), progress.Number(", 1-NN error %.4f", run.NN.Mean, ""))
 		rep.Runs = append(rep.Runs, run)
 	}
 	return rep, nil

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,7 +27,7 @@ func RBFKernel(x *mat.Dense, gamma float64) (*mat.SymDense, error) {
 		return nil, fmt.Errorf("%w: nil data", ErrInvalid)
 	}
 	if !(gamma > 0) || math.IsInf(gamma, 0) {
-		return nil, fmt.Errorf("%w: RBF gamma %v", ErrInvalid, gamma)
+		return nil, errs.Option(fmt.Errorf("%w: RBF gamma %v", ErrInvalid, gamma))
 	}
 	n, _ := x.Dims()
 	if err := checkMemory(fmt.Sprintf("an RBF kernel on %d objects", n), KernelMemory(n)); err != nil {
@@ -275,6 +276,9 @@ func NNErrorSplits(k mat.Symmetric, y []int, splits int, seed uint64) (mean, sd 
 	}
 	if splits <= 0 {
 		return 0, 0, fmt.Errorf("%w: %d splits", ErrInvalid, splits)
+	}
+	if err := limits.Check(fmt.Sprintf("the 1-NN error over %d splits", splits), limits.Words(splits)); err != nil {
+		return 0, 0, err
 	}
 	rng := rand.New(rand.NewPCG(seed, pcgStream+1))
 	errs := make([]float64, splits)

@@ -64,6 +64,11 @@ func NewKernelTarget(k mat.Matrix, y []int, opt KernelTargetOptions) (*Target, e
 			big = math.Max(big, math.Abs(v))
 		}
 	}
+	if big < 0x1p-1022 {
+		// The eigensolver (and the trace normalisation) cannot work in
+		// subnormal numbers: gonum's LAPACK panics on such a matrix.
+		return nil, fmt.Errorf("%w: every entry of the target kernel is zero or subnormal (largest magnitude %g, below the smallest normal number %g): multiply it by a large factor first", ErrInvalid, big, 0x1p-1022)
+	}
 	s := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -148,10 +149,18 @@ func checkOptions(n int, opt Options) error {
 		return fmt.Errorf("%w: %d embedding dimensions for %d points", ErrInput, dims, n)
 	}
 	if s := opt.Sigma; s != 0 && (!(s > 0) || math.IsInf(s, 0)) {
-		return fmt.Errorf("%w: sigma = %v, want a finite σ > 0 (or 0 to choose it)", ErrInput, s)
+		return errs.Option(fmt.Errorf("%w: sigma = %v, want a finite σ > 0 (or 0 to choose it)", ErrInput, s))
+	}
+	if opt.Sigma > MaxSigma {
+		return errs.Option(fmt.Errorf("%w: sigma = %g above %g: the dual's X grows like σ and its squared norm like σ², which overflows float64", ErrInput, opt.Sigma, MaxSigma))
 	}
 	return nil
 }
+
+// MaxSigma is the largest Options.Sigma accepted (1e100): the solve's X is
+// σ times a matrix of the data's unit, and quantities quadratic in it must
+// stay inside float64's range (about 1e308).
+const MaxSigma = 1e100
 
 // EmbedGraph is Embed on a neighbourhood graph given by its edges: the
 // distinct undirected pairs (A < B, sorted by A then B) of points

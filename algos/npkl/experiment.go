@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
@@ -184,7 +185,7 @@ func Cluster(ctx context.Context, x *mat.Dense, y []int, opt ClusterOptions) (*C
 	}
 	for _, c := range o.CGrid {
 		if !(c > 0) || math.IsInf(c, 0) {
-			return nil, fmt.Errorf("npkl: Cluster: C = %v in the grid must be positive and finite", c)
+			return nil, errs.Option(fmt.Errorf("npkl: Cluster: C = %v in the grid must be positive and finite", c))
 		}
 	}
 	if err := ctx.Err(); err != nil {

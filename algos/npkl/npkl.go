@@ -44,7 +44,7 @@ func ParseLoss(s string) (Loss, error) {
 	case "sqhinge", "squared-hinge", "squaredhinge", "shl":
 		return SquaredHinge, nil
 	}
-	return 0, fmt.Errorf("npkl: unknown loss %q (want linear or sqhinge)", s)
+	return 0, errs.Option(fmt.Errorf("npkl: unknown loss %q (want linear or sqhinge)", s))
 }
 
 // Eigensolver selects how the top eigenpairs of A_t are computed.
@@ -447,7 +447,7 @@ func (o Options) WithDefaults(n, m int) (Options, error) {
 		o.C = 1
 	}
 	if !(o.B > 0) || math.IsInf(o.B, 0) || !(o.C > 0) || math.IsInf(o.C, 0) {
-		return o, fmt.Errorf("npkl: B = %v and C = %v must be positive and finite", o.B, o.C)
+		return o, errs.Option(fmt.Errorf("npkl: B = %v and C = %v must be positive and finite", o.B, o.C))
 	}
 	if o.Iters == 0 {
 		o.Iters = 10

@@ -9,6 +9,10 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 )
 
+// maxBenchRuns bounds --runs: a case reports only when its runs are done,
+// so a count beyond it would look like a hang.
+const maxBenchRuns = 10000
+
 func init() {
 	register(command{name: "bench", summary: "measure kernels or algorithms on every backend (median times, native/go ratios)", run: runBench})
 }
@@ -32,6 +36,9 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed of the generated inputs")
 	if err := parseFlags(fs, "bench", args); err != nil {
 		return err
+	}
+	if *runs > maxBenchRuns {
+		return usagef("bench: --runs %d: at most %d timed runs per case (a case prints its line when its runs are done)", *runs, maxBenchRuns)
 	}
 	if *runs < 1 || *maxSize < 0 {
 		return usagef("bench: --runs %d, --max-size %d: want --runs ≥ 1 and --max-size ≥ 0 (0: no limit)", *runs, *maxSize)

@@ -20,6 +20,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// maxRestarts bounds --restarts: k-means++ restarts run without progress
+// lines, so a count beyond it would look like a hang.
+const maxRestarts = 10000
+
 func init() {
 	register(command{name: "cluster", summary: "learn a kernel from pairwise constraints (SimpleNPKL) and cluster with kernel k-means", run: runCluster})
 }
@@ -160,6 +164,9 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	if !(*fraction > 0 && *fraction <= 1) || !(*holdOut >= 0 && *holdOut < 1) {
 		return usagef("cluster: --fraction must lie in (0, 1] and --holdout in [0, 1)")
+	}
+	if *restarts > maxRestarts {
+		return usagef("cluster: --restarts %d: at most %d k-means++ restarts per clustering", *restarts, maxRestarts)
 	}
 	if *k < 1 || *runs < 1 || *restarts < 1 || *iters < 1 || *clusters < 0 || *maxRank < 0 || *rank < 0 || !(*bcap > 0) || *eta < 0 || *eigTol < 0 || !(*alpha0 > 0) {
 		return usagef("cluster: --k, --runs, --restarts and --iters must be positive, --B and --alpha0 positive, --clusters, --rank, --max-rank, --eta and --eig-tol non-negative")

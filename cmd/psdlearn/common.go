@@ -18,6 +18,7 @@ import (
 	_ "github.com/psdlearn/psdlearn/datasets" // registers builtin:NAME data specs
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
+	"github.com/psdlearn/psdlearn/internal/input"
 )
 
 // newFlagSet returns a flag set for a subcommand that returns errors
@@ -63,7 +64,15 @@ func schemaOf(command string) string {
 // emitJSON writes v to stdout as one JSON object on one line. NaN and ±Inf
 // (which JSON cannot represent) are written as null. The object starts with
 // "schema": "psdlearn/<command>/v1" naming its layout (docs/json-schema.md).
+// The warnings of the command line (warnUser) are in its "warnings" array:
+// v's own field of that name, else one added after "schema".
 func emitJSON(env *cmdEnv, v any) error {
+	inject := false
+	if len(cur.warnings) > 0 {
+		var had bool
+		v, had = withWarnings(v, cur.warnings)
+		inject = !had
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		var uv *json.UnsupportedValueError
@@ -76,6 +85,9 @@ func emitJSON(env *cmdEnv, v any) error {
 	}
 	if env.command != "" && len(b) >= 2 && b[0] == '{' {
 		head := []byte(`{"schema":` + strconv.Quote(schemaOf(env.command)))
+		if inject {
+			head = append(append(head, ','), warningsJSON(cur.warnings)...)
+		}
 		if b[1] != '}' {
 			head = append(head, ',')
 		}
@@ -216,6 +228,9 @@ func loadDataFeatures(spec, labelCol string, maxFeatures int, why string) (*data
 	}
 	opt.MaxFeatures = maxFeatures
 	opt.Header = headerMode()
+	if cur.env != nil {
+		opt.Progress = newProgress(cur.env).event
+	}
 	opt.NoLabels = cur.noLabels
 	if isStdinSpec(spec) {
 		if cur.stdinUsed {
@@ -231,12 +246,38 @@ func loadDataFeatures(spec, labelCol string, maxFeatures int, why string) (*data
 		if errors.Is(err, data.ErrAmbiguousHeader) {
 			return nil, fmt.Errorf("%w; pass --header or --no-header", err)
 		}
+		var pe *data.ParseError
+		if errors.Is(err, data.ErrLabel) && errors.As(err, &pe) && pe.Field != "" {
+			col := "the last column"
+			if labelCol != "" {
+				col = "--label-col " + input.Clip(labelCol, 20)
+			}
+			return nil, fmt.Errorf("%w (the label column is %s: choose it with --label-col, or read data without labels with --no-labels)", err, col)
+		}
 		return nil, limitHint(err, why)
 	}
 	if d.Len() == 0 {
 		return nil, fmt.Errorf("%s: no data", spec)
 	}
 	return d, nil
+}
+
+// requireFlags returns a usage error naming the flags among names (in
+// order, without dashes) whose value is empty, or nil; hint follows.
+func requireFlags(cmd, hint string, names []string, values ...string) error {
+	var missing []string
+	for i, v := range values {
+		if v == "" {
+			missing = append(missing, "--"+names[i])
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return usagef("%s: %s is required%s", cmd, missing[0], hint)
+	}
+	return usagef("%s: %s and %s are required%s", cmd, strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1], hint)
 }
 
 // stdoutName is the output file name that means standard output.
@@ -308,7 +349,10 @@ func parseNumberList(flagName, s string) ([]float64, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, usagef("--%s: %q is not a number", flagName, f)
+			return nil, usagef("--%s: %s is not a finite number", flagName, input.Clip(f, 40))
+		}
+		if v != 0 && math.Abs(v) < minNormal {
+			return nil, usagef("--%s: %v is subnormal (below %.3g in magnitude): it underflows the solve; give a normal number", flagName, v, minNormal)
 		}
 		out = append(out, v)
 	}

@@ -90,7 +90,7 @@ func runDemo(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		for _, algo := range []string{c.algo} {
 			if !env.quiet {
-				fmt.Fprintf(env.stderr, "demo: %s on %s (%d training points)...\n", algo, c.data, parts[0].Len())
+				fmt.Fprintf(env.stderr, "psdlearn demo: %s on %s (%d training points)...\n", algo, c.data, parts[0].Len())
 			}
 			t0 := time.Now()
 			common := psdlearn.Common{Standardize: true, Validation: parts[1], Seed: *seed, Backend: b, Progress: progress.event}
@@ -130,7 +130,7 @@ func runDemo(ctx context.Context, env *cmdEnv, args []string) error {
 			return err
 		}
 		if !env.quiet {
-			fmt.Fprintf(env.stderr, "demo: simplenpkl (%s loss) clustering on %s...\n", c.loss, c.data)
+			fmt.Fprintf(env.stderr, "psdlearn demo: simplenpkl (%s loss) clustering on %s...\n", c.loss, c.data)
 		}
 		t0 := time.Now()
 		const runs = 5

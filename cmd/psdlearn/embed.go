@@ -233,7 +233,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	if budget == 0 {
 		budget = 20000 // frob.SDPOptions.MaxIter's default
 	}
-	progress := newProgress(env).withTotal(budget)
+	progress := newProgress(env).withCap(budget)
 	start := time.Now()
 	mopt := mvu.Options{
 		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty, RelaxIter: relaxIters,

@@ -11,6 +11,7 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/warn"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -127,19 +128,19 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		threshold = v
 	}
-	if *modelPath == "" || *spec == "" {
-		return fmt.Errorf("eval: --model and --data are required")
+	if err := requireFlags("eval", "", []string{"model", "data"}, *modelPath, *spec); err != nil {
+		return err
 	}
 	if *split != "" && *ref != "" {
-		return fmt.Errorf("eval: give --split or --ref, not both")
+		return usagef("eval: give --split or --ref, not both")
 	}
 	if *loo && (*split != "" || *ref != "") {
-		return fmt.Errorf("eval: --loo scores every row of --data: give it without --split and --ref")
+		return usagef("eval: --loo scores every row of --data: give it without --split and --ref")
 	}
 	seedGiven := false
 	fs.Visit(func(fl *flag.Flag) { seedGiven = seedGiven || fl.Name == "seed" })
 	if *k < 1 || *runs < 1 || *clusters < 0 {
-		return fmt.Errorf("eval: --k %d, --runs %d, --clusters %d: want --k and --runs ≥ 1 and --clusters ≥ 0 (0: the number of classes)", *k, *runs, *clusters)
+		return usagef("eval: --k %d, --runs %d, --clusters %d: want --k and --runs ≥ 1 and --clusters ≥ 0 (0: the number of classes)", *k, *runs, *clusters)
 	}
 	b, err := resolveBackend(*backend)
 	if err != nil {
@@ -149,6 +150,7 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	warnUser(modelWarning(m))
 	d, err := loadDataFeatures(*spec, labelCol, m.InputDim(), "the input dimension of the model")
 	if err != nil {
 		return err
@@ -486,6 +488,16 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 			sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, p, pe
 		}
 		return nil
+	}
+	for _, p := range []struct {
+		name string
+		ds   *data.Dataset
+	}{{plan.partName(), testDS}, {"validation", valDS}} {
+		if p.ds != nil {
+			warnUser(warn.Resubstitution(data.SharedRows(refDS, p.ds), p.ds.Len()))
+			classes, rows := data.MissingClasses(refDS, p.ds)
+			warnUser(warn.MissingClasses(p.name, classes, rows))
+		}
 	}
 	var err error
 	if refDS, err = prep(refDS); err != nil {

@@ -11,9 +11,11 @@ import (
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/internal/input"
 	"github.com/psdlearn/psdlearn/internal/npy"
 	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/warn"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -145,11 +147,12 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	total := 0
+	progress := newProgress(env)
 	if f.algo == "meg" {
-		total = f.steps // the number of --distances if given
+		progress.withTotal(f.steps) // exactly: the number of --distances if given
+	} else {
+		progress.withCap(f.maxIter) // DefiniteBoost stops once feasible
 	}
-	progress := newProgress(env).withTotal(total)
 	progress.printf("kernel: %s", setup.describe(f))
 	if f.algo == "meg" {
 		return runMEG(ctx, env, f, setup, progress)
@@ -245,8 +248,8 @@ func parseC(s string) (c float64, auto bool, err error) {
 		return math.Inf(1), false, nil
 	}
 	c, err = strconv.ParseFloat(s, 64)
-	if err != nil || !(c > 0) {
-		return 0, false, usagef("kernel: --c must be a positive number, inf or auto (got %q)", s)
+	if err != nil || !(c >= minNormal) {
+		return 0, false, usagef("kernel: --c must be a positive normal number, inf or auto (got %s)", input.Clip(s, 40))
 	}
 	return c, false, nil
 }
@@ -328,6 +331,15 @@ func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, pro
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// boostGapWarning is the warning about a DefiniteBoost run that stopped by
+// its rule — every constraint within the tolerance — with a duality gap
+// −Σ α_j tr(W C_j) above that tolerance: the kernel is feasible but not
+// certified to be the projection.
+func boostGapWarning(projection string, converged bool, gap, tol float64) string {
+	return warn.GapAboveTolerance("DefiniteBoost ("+projection+" projection)", converged, gap, tol,
+		"every constraint within the tolerance, the paper's stopping rule")
+}
 
 // boostRun is the JSON summary of one DefiniteBoost run.
 type boostRun struct {
@@ -423,6 +435,9 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 			NNError: r.NN.Mean, NNErrorSD: r.NN.SD, NNErrorLOO: r.NN.LOO, Seconds: r.Seconds,
 		})
 	}
+	for _, r := range sum.Runs {
+		warnUser(boostGapWarning(r.Projection, r.Converged, r.DualityGap, rep.Tol))
+	}
 	first := sum.Runs[0]
 	sum.Iterations, sum.Objective, sum.NNError, sum.TrainSeconds = first.Iterations, first.Dual, first.NNError, first.Seconds
 	if f.plot != "" {
@@ -491,6 +506,12 @@ func checkKernelOut(cmd, out string, n int) error {
 // .npy (gram if not nil, else V·diag(λ)·Vᵀ from the model), or the model
 // file.
 func writeKernelOut(path string, m *model.Model, gram mat.Symmetric) error {
+	if w := modelWarning(m); w != "" {
+		warnUser(w)
+		if m.Certificate != nil {
+			m.Certificate.Warnings = append(m.Certificate.Warnings, w)
+		}
+	}
 	if !npy.IsNPY(path) {
 		return m.SaveFile(path)
 	}
@@ -639,10 +660,17 @@ func saveDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kerne
 	if err != nil {
 		return fmt.Errorf("kernel: --out: %w", err)
 	}
-	cert := &model.Certificate{Converged: res.Converged, Gap: math.NaN(), Tolerance: math.NaN(),
+	gap := 0.0
+	for j, a := range res.Alpha {
+		gap -= a * res.Violations[j]
+	}
+	cert := &model.Certificate{Converged: res.Converged, Gap: gap, Tolerance: rep.Tol,
 		Reason: fmt.Sprintf("DefiniteBoost (%v projection): %d iterations, max violation %.3g, tolerance %.3g", p, res.Iterations, res.MaxViolation, rep.Tol)}
 	if !res.Converged {
 		cert.Warnings = append(cert.Warnings, fmt.Sprintf("DefiniteBoost stopped at --max-iter %d with max violation %.3g > tolerance %.3g", f.maxIter, res.MaxViolation, rep.Tol))
+	}
+	if w := boostGapWarning(p.String(), res.Converged, gap, rep.Tol); w != "" {
+		cert.Warnings = append(cert.Warnings, w)
 	}
 	for _, r := range rep.Runs {
 		if r.Projection == p {

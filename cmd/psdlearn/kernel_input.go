@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/internal/input"
 	"github.com/psdlearn/psdlearn/internal/npy"
 	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/model"
@@ -433,13 +436,13 @@ func readTargetFile(path string) (*mat.Dense, error) {
 		}
 		return m, nil
 	}
-	fh, err := os.Open(path)
+	fh, err := openText(path)
 	if err != nil {
 		return nil, fmt.Errorf("kernel: --target: %w", err)
 	}
 	defer fh.Close()
 	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<28)
+	sc.Buffer(make([]byte, 0, 1<<16), lineCap()+64) // openText caps the line
 	var vals []float64
 	cols, rows, line := 0, 0, 0
 	for sc.Scan() {
@@ -477,7 +480,7 @@ func readTargetFile(path string) (*mat.Dense, error) {
 		rows++
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("kernel: --target %s: line %d: %w", path, line+1, err)
+		return nil, fmt.Errorf("kernel: --target %s: %w", path, lineErr(err, line+1))
 	}
 	if rows == 0 {
 		return nil, fmt.Errorf("kernel: --target %s: no rows", path)
@@ -486,6 +489,16 @@ func readTargetFile(path string) (*mat.Dense, error) {
 		return nil, fmt.Errorf("kernel: --target %s: %d rows of %d values, want a square matrix", path, rows, cols)
 	}
 	return mat.NewDense(rows, cols, vals), nil
+}
+
+// lineErr is a read error of a line-based file: the error of package
+// input names its line; another is prefixed with line.
+func lineErr(err error, line int) error {
+	var ie *input.Error
+	if errors.As(err, &ie) {
+		return err
+	}
+	return fmt.Errorf("line %d: %w", line, err)
 }
 
 func clipField(b []byte) string {
@@ -500,12 +513,13 @@ func clipField(b []byte) string {
 // spaces trimmed; blank lines at the end ignored). The classes are the
 // distinct labels, sorted; y holds their indices.
 func readLabelFile(path string) ([]int, []string, error) {
-	fh, err := os.Open(path)
+	fh, err := openText(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("kernel: --labels: %w", err)
 	}
 	defer fh.Close()
 	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 0, 1<<12), lineCap()+64) // openText caps the line
 	var names []string
 	blank, line := 0, 0
 	for sc.Scan() {
@@ -523,10 +537,13 @@ func readLabelFile(path string) ([]int, []string, error) {
 		if blank != 0 {
 			return nil, nil, fmt.Errorf("kernel: --labels %s: line %d: empty label (one label per line, one line per object)", path, blank)
 		}
+		if err := data.CheckLabel(string(b)); err != nil {
+			return nil, nil, fmt.Errorf("kernel: --labels %s: line %d: %w", path, line, err)
+		}
 		names = append(names, string(b))
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("kernel: --labels %s: line %d: %w", path, line+1, err)
+		return nil, nil, fmt.Errorf("kernel: --labels %s: %w", path, lineErr(err, line+1))
 	}
 	if len(names) == 0 {
 		return nil, nil, fmt.Errorf("kernel: --labels %s: no labels", path)

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"runtime/debug"
 	"sort"
 	"strings"
 
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/internal/input"
 	"github.com/psdlearn/psdlearn/limits"
 )
 
@@ -30,9 +32,34 @@ func checkNonNegative(cmd string, flags map[string]int) error {
 	return nil
 }
 
-// maxInput is the --max-input value of the current command line (0: the
-// data package's default).
-var maxInput int64
+// maxInput and maxLine are the --max-input and --max-line values of the
+// current command line (0: the data package's defaults).
+var (
+	maxInput int64
+	maxLine  int
+)
+
+// openText opens a text input named by a flag (not a data SPEC) for a
+// bounded read: the --max-input and --max-line caps, gzip decompressed,
+// binary data, UTF-16 and CR-only line endings refused (package
+// internal/input). Its errors name the line, not the file.
+func openText(path string) (io.ReadCloser, error) {
+	return input.Open(path, input.Options{MaxBytes: maxInput, MaxLine: lineCap(), BytesOption: "raise it with --max-input", LineOption: "raise it with --max-line"})
+}
+
+// lineCap is the line cap of the command line: --max-line, else the
+// default, never above a sixteenth of the memory limit (a line is buffered
+// a few times while it is parsed).
+func lineCap() int {
+	c := maxLine
+	if c <= 0 {
+		c = data.DefaultMaxLineBytes
+	}
+	if mem, err := limits.MaxMemory(); err == nil && mem != limits.Unlimited && int64(c) > mem/16 {
+		c = int(max(mem/16, 1<<10))
+	}
+	return c
+}
 
 // parseElementBytes is the memory the loaders may use per value of the data
 // matrix while parsing: the matrix, the doubling growth of the value buffer,
@@ -57,7 +84,7 @@ var startSoftLimit = debug.SetMemoryLimit(-1)
 func resourceFlags(fs *flag.FlagSet) {
 	limits.SetMaxMemory(0)
 	debug.SetMemoryLimit(startSoftLimit)
-	maxInput = 0
+	maxInput, maxLine = 0, 0
 	fs.Func("max-memory", "largest estimated memory a run may use, e.g. 16GiB or unlimited (default: $"+limits.EnvMaxMemory+", else half of the machine's memory)", func(s string) error {
 		n, err := limits.ParseBytes(s)
 		if err != nil {
@@ -72,6 +99,17 @@ func resourceFlags(fs *flag.FlagSet) {
 			return err
 		}
 		maxInput = n
+		return nil
+	})
+	fs.Func("max-line", "longest line of a text input (CSV, LIBSVM, constraint, pairs, target and label files), e.g. 64MiB (default 16MiB)", func(s string) error {
+		n, err := limits.ParseBytes(s)
+		if err != nil {
+			return err
+		}
+		if n < 1 || n > math.MaxInt32 {
+			return fmt.Errorf("%s: want 1 B to 2 GiB", s)
+		}
+		maxLine = int(n)
 		return nil
 	})
 }
@@ -118,7 +156,7 @@ func loadOptions(labelCol string) (data.LoadOptions, error) {
 	if mem/parseElementBytes < int64(maxEl) {
 		maxEl = int(max(mem/parseElementBytes, 1))
 	}
-	return data.LoadOptions{LabelCol: labelCol, MaxElements: maxEl, MaxInputBytes: maxInput}, nil
+	return data.LoadOptions{LabelCol: labelCol, MaxElements: maxEl, MaxInputBytes: maxInput, MaxLineBytes: lineCap()}, nil
 }
 
 // limitHint adds to a loader's limit error where the limit comes from and
@@ -130,6 +168,8 @@ func limitHint(err error, why string) error {
 	switch msg := err.Error(); {
 	case strings.Contains(msg, "MaxInputBytes"):
 		return fmt.Errorf("%w; raise it with --max-input", err)
+	case strings.Contains(msg, "MaxLineBytes"):
+		return fmt.Errorf("%w; raise it with --max-line", err)
 	case strings.Contains(msg, "MaxFeatures"):
 		return fmt.Errorf("%w: %s", err, why)
 	default:

@@ -5,9 +5,10 @@
 // progress on stderr (--quiet: none).
 //
 // Exit status: 0 success (and --help), 1 a failed run (bad data, a solver
-// error, a file that cannot be read), 2 a usage error (unknown command or
-// flag, a bad or missing flag value, a flag that does not apply to the
-// chosen algorithm), 130 interrupted by Ctrl-C. See docs/cli.md.
+// error, a file that cannot be read or written), 2 a usage error (unknown
+// command or flag, a bad or missing flag value, a flag that does not apply
+// to the chosen algorithm), 130 interrupted by Ctrl-C; a crash (a bug)
+// aborts with SIGABRT. See docs/cli.md.
 package main
 
 import (
@@ -18,8 +19,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/psdlearn/psdlearn/errs"
 )
 
 // command is one subcommand. run parses args itself (with a flag.FlagSet
@@ -83,6 +88,10 @@ func register(c command) {
 }
 
 func main() {
+	// A crash — a runtime fatal error, an unrecovered panic, a signal in C
+	// code — ends the process with SIGABRT (status 134 in a shell), never
+	// with the exit status 2 of a usage error (the Go runtime's default).
+	debug.SetTraceback("crash")
 	// A first Ctrl-C cancels the run (solvers return their best iterate); once
 	// it has, stop restores the default handling, so a second one exits at
 	// once even while a native call that cannot be interrupted is running.
@@ -139,14 +148,20 @@ func runMainIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return reportError(env, usagef("unknown command %q (commands: %s; run 'psdlearn help')", name, strings.Join(commandNames(), ", ")))
 	}
 	env.command = c.name
-	if err := c.run(ctx, env, rest); err != nil {
+	err := c.run(ctx, env, rest)
+	if err == nil {
+		for _, p := range cur.progress {
+			p.finish()
+		}
+	}
+	if err != nil {
 		if errors.Is(err, errHelpShown) {
 			return 0
 		}
 		var es *exitStatus
 		if errors.As(err, &es) {
 			if es.reported {
-				fmt.Fprintf(stderr, "psdlearn: %s\n", strings.TrimPrefix(strings.ReplaceAll(es.Error(), "\n", " "), "psdlearn: "))
+				fmt.Fprintf(stderr, "psdlearn: %s\n", errorLine(strings.TrimPrefix(es.Error(), "psdlearn: "), maxErrorLine-len("psdlearn: ")))
 			} else {
 				reportError(env, es.err)
 			}
@@ -158,22 +173,54 @@ func runMainIO(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 }
 
 // reportError prints err as one line on stderr, or as one JSON object with
-// an "error" field (and "schema": "psdlearn/error/v1") on stdout under
-// --json, and returns the exit status: 2 for a usage error, else 1.
+// "schema": "psdlearn/error/v1" first and an "error" field on stdout under
+// --json, and returns the exit status: 2 for a usage error or an invalid
+// option value (errs.ErrOption), else 1. The line is at most maxErrorLine
+// bytes (errorLine).
 func reportError(env *cmdEnv, err error) int {
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	// The library's errors start with the package name already.
+	msg := errorLine(strings.TrimPrefix(err.Error(), "psdlearn: "), maxErrorLine-len("psdlearn: "))
 	if env.json {
-		b, _ := json.Marshal(map[string]string{"schema": schemaOf("error"), "error": msg})
-		fmt.Fprintf(env.stdout, "%s\n", b)
+		b, _ := json.Marshal(msg)
+		fmt.Fprintf(env.stdout, "{\"schema\":%q,\"error\":%s}\n", schemaOf("error"), b)
 	} else {
-		// The library's errors start with the package name already.
-		fmt.Fprintf(env.stderr, "psdlearn: %s\n", strings.TrimPrefix(msg, "psdlearn: "))
+		fmt.Fprintf(env.stderr, "psdlearn: %s\n", msg)
 	}
+	return exitCode(err)
+}
+
+// exitCode is the exit status of a failed command: exitUsage for a usage
+// error or an invalid option value, else 1.
+func exitCode(err error) int {
 	var ue *usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) || errors.Is(err, errs.ErrOption) {
 		return exitUsage
 	}
 	return 1
+}
+
+// maxErrorLine is the longest error line psdlearn prints, in bytes.
+const maxErrorLine = 300
+
+// errorLine makes msg one line of at most max bytes: control characters
+// (newlines among them) become spaces, and a longer message is cut at a
+// rune boundary and marked with its full length.
+func errorLine(msg string, max int) string {
+	msg = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, msg)
+	if len(msg) <= max {
+		return msg
+	}
+	mark := fmt.Sprintf(" …[cut: %d bytes]", len(msg))
+	cut := max - len(mark)
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + mark
 }
 
 // commandNames returns the command names, sorted.

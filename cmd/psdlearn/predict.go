@@ -16,7 +16,9 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/internal/input"
 	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/warn"
 )
 
 func init() {
@@ -139,6 +141,7 @@ func runPredict(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	warnUser(modelWarning(m))
 	sum := predictSummary{Model: *modelPath, Kind: m.Kind, Algo: m.Algo, Backend: b.Name(), Data: *spec, Out: *out}
 	if m.Kind == model.KindKernel && *pairsPath == "" {
 		return fmt.Errorf("predict: k-NN label prediction needs a metric model; %s is a kernel model (a learned kernel is transductive): decide pairs of its points with --pairs instead", *modelPath)
@@ -202,7 +205,7 @@ func runPredict(ctx context.Context, env *cmdEnv, args []string) error {
 func parseThreshold(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, usagef("--threshold %q: want a finite number", s)
+		return 0, usagef("--threshold %s: want a finite number", input.Clip(s, 40))
 	}
 	return v, nil
 }
@@ -214,6 +217,7 @@ func predictLabelsKNN(env *cmdEnv, sum *predictSummary, b engine.Backend, m *mod
 	if err != nil {
 		return err
 	}
+	warnUser(warn.Resubstitution(data.SharedRows(refDS, d), d.Len()))
 	labelled := !cur.noLabels
 	if labelled {
 		if err := data.UnifyClasses(refDS, d); err != nil {
@@ -440,7 +444,7 @@ type pairsFile struct {
 // i, j and y. needY requires the y column. Errors start with the file name
 // and the line: "pairs.csv:3: j = 150 outside [0, 150) …".
 func readPairsFile(path string, n int, what string, needY bool) (*pairsFile, error) {
-	f, err := os.Open(path)
+	f, err := openText(path)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
@@ -449,35 +453,13 @@ func readPairsFile(path string, n int, what string, needY bool) (*pairsFile, err
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
-	limit := maxInput
-	if limit <= 0 {
-		limit = data.DefaultMaxInputBytes
+	p, err := parsePairs(f, path, n, what, needY)
+	var ie *input.Error
+	if errors.As(err, &ie) {
+		ie.Name = path
+		return nil, ie
 	}
-	return parsePairs(bufio.NewReader(&cappedReader{r: f, left: limit, limit: limit}), path, n, what, needY)
-}
-
-// cappedReader fails once more than left bytes have been read (the
-// --max-input cap of the data files), instead of truncating silently.
-type cappedReader struct {
-	r           io.Reader
-	left, limit int64
-}
-
-func (c *cappedReader) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		// One byte more tells a file of exactly the cap from a longer one.
-		var one [1]byte
-		if k, _ := c.r.Read(one[:]); k > 0 {
-			return 0, fmt.Errorf("longer than %d bytes (--max-input)", c.limit)
-		}
-		return 0, io.EOF
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	k, err := c.r.Read(p)
-	c.left -= int64(k)
-	return k, err
+	return p, err
 }
 
 // parsePairs is readPairsFile on a reader.
@@ -515,7 +497,7 @@ func parsePairs(r io.Reader, name string, n int, what string, needY bool) (*pair
 				case "i,j,y":
 					cols = 3
 				default:
-					return nil, fmt.Errorf("%s:%d: header %q: want i,j or i,j,y (or no header)", name, line, strings.Join(fields, ","))
+					return nil, fmt.Errorf("%s:%d: header %s: want i,j or i,j,y (or no header)", name, line, input.Clip(strings.Join(fields, ","), 40))
 				}
 				if needY && cols == 2 {
 					return nil, fmt.Errorf("%s:%d: no y column: want i,j,y (y = +1 similar, -1 dissimilar)", name, line)
@@ -542,7 +524,7 @@ func parsePairs(r io.Reader, name string, n int, what string, needY bool) (*pair
 		for c, col := range []string{"i", "j"} {
 			v, err := strconv.Atoi(strings.TrimPrefix(fields[c], "+"))
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %s = %q is not an integer", name, line, col, fields[c])
+				return nil, fmt.Errorf("%s:%d: %s = %s is not an integer", name, line, col, input.Clip(fields[c], 40))
 			}
 			if v < 0 || v >= n {
 				return nil, fmt.Errorf("%s:%d: %s = %d outside [0, %d): there are %d %s", name, line, col, v, n, n, what)
@@ -557,7 +539,7 @@ func parsePairs(r io.Reader, name string, n int, what string, needY bool) (*pair
 			case "-1":
 				out.y = append(out.y, -1)
 			default:
-				return nil, fmt.Errorf("%s:%d: y = %q: want 1 (similar) or -1 (dissimilar)", name, line, fields[2])
+				return nil, fmt.Errorf("%s:%d: y = %s: want 1 (similar) or -1 (dissimilar)", name, line, input.Clip(fields[2], 40))
 			}
 		}
 	}

@@ -296,7 +296,7 @@ func TestPredictKernelPairs(t *testing.T) {
 	}
 	// A pairs file beyond --max-input is refused, not truncated.
 	big := writeFile(t, dir, "bigpairs.csv", []byte(strings.Repeat("0,1,1\n", 100)))
-	if st, _, errs := runCLI(t, "predict", "--model", kp, "--pairs", big, "--threshold", "1", "--max-input", "64"); st != 1 || !strings.Contains(errs, "longer than 64 bytes") {
+	if st, _, errs := runCLI(t, "predict", "--model", kp, "--pairs", big, "--threshold", "1", "--max-input", "64"); st != 1 || !strings.Contains(errs, "larger than 64 bytes") {
 		t.Errorf("pairs file over --max-input: status %d, %s", st, errs)
 	}
 	for _, tc := range []struct {

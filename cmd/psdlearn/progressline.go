@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,10 @@ type progressLine struct {
 	// total is the iteration budget of one solve (0: unknown). With it a
 	// line shows iteration/total, the rate and the time left at that rate.
 	total int
+	// capped says total is only a cap, which the run may never reach (a
+	// solver stops at its certificate): a line then shows the share of the
+	// cap and the rate, never a time left.
+	capped bool
 	// hook, if set, receives every event, printed or not (tests).
 	hook func(progress.Event)
 
@@ -48,18 +53,48 @@ type progressLine struct {
 	seen     int       // the last iteration seen
 	base     int       // the iteration and time the rate is measured from
 	baseT    time.Time
+	printed  bool   // a line was printed
+	lastMsg  string // the message of the last event, printed or not
+	lastLine string // the message of the last line printed
 }
 
 // newProgress returns the progress printer of a command: nothing under
 // --quiet.
 func newProgress(env *cmdEnv) *progressLine {
-	return &progressLine{w: env.stderr, quiet: env.quiet, start: progressNow()}
+	p := &progressLine{w: env.stderr, quiet: env.quiet, start: progressNow()}
+	cur.progress = append(cur.progress, p)
+	return p
 }
 
-// withTotal sets the iteration budget (0: unknown) and returns p.
+// withTotal sets the iteration budget (0: unknown), a count the run makes
+// exactly (MEG's examples), and returns p.
 func (p *progressLine) withTotal(total int) *progressLine {
-	p.total = max(total, 0)
+	p.total, p.capped = max(total, 0), false
 	return p
+}
+
+// withCap sets an iteration cap the run may stop short of (a solver's
+// limit) and returns p: lines show the share of the cap, no time left.
+func (p *progressLine) withCap(limit int) *progressLine {
+	p.total, p.capped = max(limit, 0), true
+	return p
+}
+
+// finish prints the last line of a run that ended well, marked done, when
+// progress lines were printed; with the last event's message if that was
+// not printed.
+func (p *progressLine) finish() {
+	now := progressNow()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.quiet || !p.printed {
+		return
+	}
+	msg := "done"
+	if p.lastMsg != "" && p.lastMsg != p.lastLine {
+		msg += ": " + p.lastMsg
+	}
+	fmt.Fprintf(p.w, "psdlearn [%.1fs] %s\n", now.Sub(p.start).Seconds(), msg)
 }
 
 // printf reports a message of the command itself (no iteration).
@@ -82,6 +117,7 @@ func (p *progressLine) event(e progress.Event) {
 	if p.quiet {
 		return
 	}
+	p.lastMsg = finiteText(strings.TrimRight(e.Message, "\n"))
 	restart := false
 	if it := e.Iteration; it > 0 {
 		if it < p.seen || p.baseT.IsZero() {
@@ -101,7 +137,8 @@ func (p *progressLine) event(e progress.Event) {
 	if e.Iteration > 0 {
 		p.lastIter = e.Iteration
 	}
-	msg := strings.TrimRight(e.Message, "\n")
+	msg := p.lastMsg
+	p.printed, p.lastLine = true, msg
 	if counts := p.counts(e.Iteration, now); counts != "" {
 		msg = counts + " | " + msg
 	}
@@ -109,24 +146,27 @@ func (p *progressLine) event(e progress.Event) {
 }
 
 // counts formats "it/total (pct%), rate it/s, ETA d" for an iteration of a
-// known budget; "" otherwise. The rate is measured since the first event of
-// the current solve; the ETA assumes the solve uses its whole budget (it
-// usually converges sooner).
+// known budget, "it of at most cap (pct%), rate it/s" for a cap (the line's
+// prefix shows the time elapsed); "" otherwise. The rate is measured since
+// the first event of the current solve.
 func (p *progressLine) counts(it int, now time.Time) string {
 	if p.total <= 0 || it <= 0 {
 		return ""
 	}
 	var b strings.Builder
-	if it <= p.total {
-		fmt.Fprintf(&b, "%d/%d (%.0f%%)", it, p.total, 100*float64(it)/float64(p.total))
-	} else {
+	switch {
+	case it > p.total:
 		fmt.Fprintf(&b, "%d (budget %d)", it, p.total)
+	case p.capped:
+		fmt.Fprintf(&b, "%d of at most %d (%.0f%%)", it, p.total, 100*float64(it)/float64(p.total))
+	default:
+		fmt.Fprintf(&b, "%d/%d (%.0f%%)", it, p.total, 100*float64(it)/float64(p.total))
 	}
 	dt := now.Sub(p.baseT).Seconds()
 	if dt > 0 && it > p.base {
 		rate := float64(it-p.base) / dt
 		fmt.Fprintf(&b, ", %s it/s", formatRate(rate))
-		if it < p.total {
+		if it < p.total && !p.capped {
 			fmt.Fprintf(&b, ", ETA %s", formatDuration(float64(p.total-it)/rate))
 		}
 	}
@@ -157,5 +197,26 @@ func formatDuration(s float64) string {
 		return fmt.Sprintf("%dm%02ds", m, sec)
 	default:
 		return fmt.Sprintf("%ds", sec)
+	}
+}
+
+// nonFinite matches a NaN or infinity as fmt prints it, as a word.
+var nonFinite = regexp.MustCompile(`(^|[^\pL\pN_])[+-]?(NaN|Inf)([^\pL\pN_]|$)`)
+
+// finiteText replaces what reads as a NaN or ±Inf in a progress message by
+// "n/a": the library's messages say what is not available in words, and
+// this is the safety net for one that does not (a progress line never
+// shows a non-finite number).
+func finiteText(msg string) string {
+	if !strings.Contains(msg, "NaN") && !strings.Contains(msg, "Inf") {
+		return msg
+	}
+	for {
+		loc := nonFinite.FindStringSubmatchIndex(msg)
+		if loc == nil {
+			return msg
+		}
+		// Keep the delimiters (groups 1 and 3), replace the number.
+		msg = msg[:loc[3]] + "n/a" + msg[loc[6]:]
 	}
 }

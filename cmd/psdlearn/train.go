@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -148,7 +147,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if mpi.Launched() { // one rank of an MPI job: train_mpi.go
 		return runTrainMPI(ctx, env, fs, f, b, start)
 	}
-	prog := newProgress(env).withTotal(trainIterBudget(f))
+	prog := newProgress(env).withCap(trainIterBudget(f))
 	if trainProgressHook != nil {
 		prog.hook = func(e progress.Event) { trainProgressHook(e.Message) }
 	}
@@ -180,9 +179,12 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	runErr := err
 	res.Phases.Load = loadSeconds
+	for _, w := range job.warnings {
+		addWarning(res, w)
+	}
 	sum := trainSummaryOf(f, job, res)
 	for _, w := range sum.Warnings {
-		fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", strings.ReplaceAll(w, "\n", " "))
+		warnUser(w)
 	}
 	if f.out != "" {
 		if err := saveTrainModel(f, job, res); err != nil {
@@ -233,7 +235,7 @@ func defineTrainFlags(fs *flag.FlagSet, f *trainFlags) {
 // checkTrainFlags checks the flags of train against one another.
 func checkTrainFlags(fs *flag.FlagSet, f *trainFlags, rules []flagRule) error {
 	if f.algo == "" || f.dataSpec == "" {
-		return usagef("train: --algo and --data are required (algorithms: %s)", strings.Join(psdlearn.Algorithms(), ", "))
+		return requireFlags("train", fmt.Sprintf(" (algorithms: %s)", strings.Join(psdlearn.Algorithms(), ", ")), []string{"algo", "data"}, f.algo, f.dataSpec)
 	}
 	if f.k < 1 || f.pca < 0 {
 		return usagef("train: --k must be ≥ 1 and --pca ≥ 0")
@@ -349,6 +351,8 @@ type trainJob struct {
 	// kind, path and count describe a constraint file.
 	kind, path string
 	count      int
+	// warnings are about the protocol (the split), not the solve.
+	warnings []string
 }
 
 // loadTrainJob loads --data and cuts it into training, validation and test
@@ -376,7 +380,7 @@ func loadTrainJob(env *cmdEnv, f trainFlags, prog *progressLine) (*trainJob, err
 			return nil, usagef("train: --rank %d: the training data has %d %s; want 1 ≤ rank ≤ %d (or 0 for the full-rank M)", f.opts.Rank, dim, what, dim)
 		}
 	}
-	job := &trainJob{tr: tr, val: val, split: splitDesc}
+	job := &trainJob{tr: tr, val: val, split: splitDesc, warnings: splitWarnings(d, tr, val, test, f.testSpec != "")}
 	job.data = psdlearn.Data{X: tr.X, Y: tr.Y, Test: test, Source: trainSource(f, d, test, splitDesc)}
 	return job, nil
 }
@@ -626,7 +630,7 @@ func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, de
 			return nil, nil, nil, "", err
 		}
 		if spec.Parts() != 2 {
-			return nil, nil, nil, "", fmt.Errorf("train: with --test, --split needs 2 parts (train,validation of --data), got %d", spec.Parts())
+			return nil, nil, nil, "", usagef("train: with --test, --split needs 2 parts (train,validation of --data), got %d", spec.Parts())
 		}
 		parts, err := spec.Apply(d, f.seed)
 		if err != nil {
@@ -652,7 +656,7 @@ func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, de
 	case 3:
 		return parts[0], parts[1], parts[2], spec.String(), nil
 	}
-	return nil, nil, nil, "", fmt.Errorf("train: --split needs 2 (train,test) or 3 (train,validation,test) parts, got %d", len(parts))
+	return nil, nil, nil, "", usagef("train: --split needs 2 (train,test) or 3 (train,validation,test) parts, got %d", len(parts))
 }
 
 // openConstraintFile opens a constraint file, or standard input for "-"
@@ -665,7 +669,7 @@ func openConstraintFile(env *cmdEnv, path string) (io.Reader, func(), error) {
 		cur.stdinUsed = true
 		return env.stdin, func() {}, nil
 	}
-	fh, err := os.Open(path)
+	fh, err := openText(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -702,5 +706,15 @@ func printConstraintSummary(w io.Writer, f trainFlags, sum trainSummary) {
 	printCandidates(w, "validation triplets violated by C:", sum.Candidates)
 	if sum.Model != "" {
 		fmt.Fprintf(w, "  model written to %s\n", sum.Model)
+	}
+}
+
+// addWarning adds w to the warnings of r, of its certificate and of its
+// model's certificate.
+func addWarning(r *psdlearn.Result, w string) {
+	r.Warnings = append(r.Warnings, w)
+	r.Certificate.Warnings = append(r.Certificate.Warnings, w)
+	if r.Model != nil && r.Model.Certificate != nil {
+		r.Model.Certificate.Warnings = append(r.Model.Certificate.Warnings, w)
 	}
 }

@@ -217,7 +217,7 @@ func TestTrainConstraintRefusals(t *testing.T) {
 		{"duplicate", []string{"--triplets", write("dup.csv", "i,j,k\n0,1,2\n0,1,2\n")}, 1, "line 3: triplet (0,1,2) repeats line 2"},
 		{"reverse", []string{"--triplets", write("rev.csv", "i,j,k\n0,1,2\n5,6,7\n0,2,1\n")}, 1, "line 4: triplet (0,2,1) contradicts line 2"},
 		{"long line", []string{"--triplets", write("long.csv", "i,j,k\n"+strings.Repeat("1", 300)+",1,2\n")}, 1, "line 2: longer than 256 bytes"},
-		{"binary", []string{"--triplets", write("bin.csv", "\x00\x01\x02")}, 1, "line 1: header"},
+		{"binary", []string{"--triplets", write("bin.csv", "\x00\x01\x02")}, 1, "line 1: a NUL byte at byte 0: this is binary data, not text"},
 		{"missing file", []string{"--triplets", filepath.Join(dir, "none.csv")}, 1, "none.csv"},
 		{"pairs y", []string{"--pairs", write("py.csv", "i,j,y\n0,1,1\n0,2,0\n")}, 1, `line 3: column y: "0" is not +1`},
 		{"pairs self", []string{"--pairs", write("ps.csv", "i,j,y\n7,7,1\n")}, 1, "line 2: pair (7,7) links a point to itself"},

@@ -130,7 +130,7 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 	if r != 0 {
 		env.quiet = true
 	}
-	prog := newProgress(env).withTotal(trainIterBudget(f))
+	prog := newProgress(env).withCap(trainIterBudget(f))
 	if f.algo == "frobmetric" {
 		prog.printf("train: MPI job of %d ranks, distributed FrobMetric (C = %g)", p, fopt.C)
 	} else {

@@ -315,13 +315,13 @@ func TestTrainErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown algo", []string{"--algo", "nope", "--data", "builtin:iris"}, "", `unknown algorithm "nope"`},
-		{"no data", []string{"--algo", "identity-test"}, "", "--algo and --data are required"},
+		{"no data", []string{"--algo", "identity-test"}, "", "train: --data is required"},
 		{"bad split", []string{"--algo", "identity-test", "--data", "builtin:iris", "--split", "0.5,0.2"}, "", "sum to"},
 		{"too many rows", []string{"--algo", "identity-test", "--data", "builtin:iris", "--split", "rows:100,100"}, "", "200 rows requested"},
 		{"bad backend", []string{"--algo", "identity-test", "--data", "builtin:iris", "--backend", "cuda"}, "", `--backend "cuda": unknown backend`},
 		{"bad env backend", []string{"--algo", "identity-test", "--data", "builtin:iris"}, "fortran", `$PSDLEARN_BACKEND="fortran": unknown backend`},
 		{"missing file", []string{"--algo", "identity-test", "--data", filepath.Join(dir, "none.csv")}, "", "no such file"},
-		{"bad C", []string{"--algo", "identity-test", "--data", "builtin:iris", "--C", "1,x"}, "", `--C: "x" is not a number`},
+		{"bad C", []string{"--algo", "identity-test", "--data", "builtin:iris", "--C", "1,x"}, "", `--C: "x" is not a finite number`},
 		{"pca too big", []string{"--algo", "identity-test", "--data", "builtin:iris", "--pca", "9"}, "", "PCA = 9"},
 		{"indefinite", []string{"--algo", "indefinite-test", "--data", "builtin:iris"}, "", "not positive semidefinite"},
 		{"bad flag", []string{"--algo", "identity-test", "--bogus"}, "", "flag provided but not defined"},
@@ -356,13 +356,13 @@ func TestEvalTransformErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"eval", "--model", modelPath}, "--model and --data are required"},
+		{[]string{"eval", "--model", modelPath}, "eval: --data is required"},
 		{[]string{"eval", "--model", filepath.Join(dir, "none.json"), "--data", "builtin:iris"}, "no such file"},
 		{[]string{"eval", "--model", bad, "--data", "builtin:iris"}, "not positive semidefinite"},
 		{[]string{"eval", "--model", modelPath, "--data", "builtin:wine"}, "has 13 features, the model expects 4"},
 		{[]string{"eval", "--model", modelPath, "--data", "builtin:iris", "--split", "1"}, "at least 2 parts"},
 		{[]string{"eval", "--model", modelPath, "--data", "builtin:iris", "--split", "0.5,0.5", "--ref", "builtin:iris"}, "not both"},
-		{[]string{"transform", "--model", modelPath}, "--model and --data are required"},
+		{[]string{"transform", "--model", modelPath}, "transform: --data is required"},
 		{[]string{"transform", "--model", modelPath, "--data", "builtin:wine", "--out", filepath.Join(dir, "o.csv")}, "the model expects 4"},
 	} {
 		st, _, errs := runCLI(t, tc.args...)

@@ -57,8 +57,8 @@ func runTransform(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		return exportMatrix(env, *modelPath, *matrix, *out)
 	}
-	if *modelPath == "" || *spec == "" {
-		return usagef("transform: --model and --data are required")
+	if err := requireFlags("transform", " (or --model and --matrix)", []string{"model", "data"}, *modelPath, *spec); err != nil {
+		return err
 	}
 	if *out == stdoutName && env.json {
 		return usagef("transform: the CSV goes to standard output, where --json writes its summary: give --out a file name")
@@ -67,6 +67,7 @@ func runTransform(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	warnUser(modelWarning(m))
 	d, err := loadDataFeatures(*spec, labelCol, m.InputDim(), "the input dimension of the model")
 	if err != nil {
 		return err
@@ -130,6 +131,7 @@ func exportMatrix(env *cmdEnv, modelPath, name, out string) error {
 	if err != nil {
 		return err
 	}
+	warnUser(modelWarning(m))
 	var a mat.Matrix
 	switch {
 	case m.Kind == model.KindMetric && name == "M":

@@ -38,9 +38,11 @@ var errHelpShown = errors.New("help shown")
 // start afresh.
 type cmdLine struct {
 	env              *cmdEnv
-	header, noHeader bool // --header, --no-header
-	noLabels         bool // --no-labels (transform, embed)
-	stdinUsed        bool // a data spec "-" was read
+	header, noHeader bool            // --header, --no-header
+	noLabels         bool            // --no-labels (transform, embed)
+	stdinUsed        bool            // a data spec "-" was read
+	warnings         []string        // warnUser's record, for the JSON output
+	progress         []*progressLine // the command's progress printers, for their last line
 }
 
 var cur cmdLine
@@ -91,7 +93,7 @@ func parseFlags(fs *flag.FlagSet, name string, args []string) error {
 			return usagef("%s: give --label-col or --no-labels, not both", name)
 		}
 	}
-	return nil
+	return checkFlagValues(name, fs)
 }
 
 // printCommandHelp prints the usage of one command: its summary and flags.

@@ -15,6 +15,7 @@ import (
 
 	"codeberg.org/sbinet/npyio/npy"
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -48,7 +49,7 @@ func LoadDataset(name string, opt data.LoadOptions) (*data.Dataset, error) {
 	err := readFile(xPath, opt, func(r *npy.Reader) error {
 		h := r.Header.Descr
 		if !isFloat64(h.Type) {
-			return fmt.Errorf("%w: dtype %s: want float64 ('<f8'; numpy: x.astype(np.float64))", data.ErrFormat, h.Type)
+			return fmt.Errorf("%w: %s: want float64 ('<f8'; numpy: x.astype(np.float64))", data.ErrFormat, (&Header{Descr: h.Type}).describeDtype())
 		}
 		rows, cols := 0, 1
 		switch len(h.Shape) {
@@ -125,6 +126,9 @@ func LoadDataset(name string, opt data.LoadOptions) (*data.Dataset, error) {
 				names[i] = strconv.FormatFloat(f, 'g', -1, 64)
 			case reflect.String:
 				names[i] = e.String()
+				if err := data.CheckLabel(names[i]); err != nil {
+					return fmt.Errorf("label %d: %w", i, err)
+				}
 			case reflect.Bool:
 				names[i] = strconv.FormatBool(e.Bool())
 			default:
@@ -166,8 +170,22 @@ func readFile(path string, opt data.LoadOptions, read func(*npy.Reader) error) (
 		return fmt.Errorf("npy: %s: %w: %d bytes exceed the cap of %d (--max-input)", path, data.ErrLimit, st.Size(), limit)
 	}
 	br := bufio.NewReaderSize(io.LimitReader(f, limit), maxHeader+16)
-	if err := checkHeader(br); err != nil {
+	h, err := ReadHeader(br)
+	if err != nil {
 		return fmt.Errorf("npy: %s: %w: %v", path, data.ErrFormat, err)
+	}
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	if t := strings.TrimLeft(h.Descr, "<>=|"); t == "O" || strings.HasPrefix(t, "V") {
+		return fmt.Errorf("npy: %s: %w: %s", path, data.ErrFormat, h.describeDtype())
+	}
+	if err := h.Check(path, size); err != nil {
+		if errors.Is(err, limits.ErrMemory) {
+			return fmt.Errorf("npy: %w: %w", data.ErrLimit, err)
+		}
+		return fmt.Errorf("npy: %w: %w", data.ErrFormat, err)
 	}
 	// npyio is not hardened against malformed input (it can panic on a
 	// corrupt header or body): a panic is a format error of this file.
@@ -185,60 +203,6 @@ func readFile(path string, opt data.LoadOptions, read func(*npy.Reader) error) (
 			err = fmt.Errorf("%w: %v", data.ErrFormat, err)
 		}
 		return fmt.Errorf("npy: %s: %w", path, err)
-	}
-	return nil
-}
-
-// maxHeader caps the header length of a .npy file read as data (NumPy
-// writes a few hundred bytes; numpy.load refuses more than 10,000 unless
-// told otherwise).
-const maxHeader = 1 << 16
-
-// checkHeader checks, without consuming it, that br starts with a .npy
-// header of version 1 to 3 whose length is at most maxHeader and which ends
-// with a newline, as the format requires, before npyio reads it; and that
-// string dtypes have elements of at most 1 KiB.
-func checkHeader(br *bufio.Reader) error {
-	b, err := br.Peek(10)
-	if err != nil {
-		return fmt.Errorf("not a .npy file (%v)", err)
-	}
-	if string(b[:6]) != "\x93NUMPY" {
-		return fmt.Errorf("not a .npy file (no magic string)")
-	}
-	var n, start int
-	switch b[6] {
-	case 1:
-		n, start = int(b[8])|int(b[9])<<8, 10
-	case 2, 3:
-		if b, err = br.Peek(12); err != nil {
-			return fmt.Errorf("truncated header (%v)", err)
-		}
-		n, start = int(b[8])|int(b[9])<<8|int(b[10])<<16|int(b[11])<<24, 12
-	default:
-		return fmt.Errorf("unsupported .npy version %d.%d", b[6], b[7])
-	}
-	if n < 1 || n > maxHeader {
-		return fmt.Errorf("header of %d bytes (at most %d)", n, maxHeader)
-	}
-	h, err := br.Peek(start + n)
-	if err != nil {
-		return fmt.Errorf("truncated header (%v)", err)
-	}
-	hdr := string(h[start:])
-	if !strings.HasSuffix(hdr, "\n") {
-		return fmt.Errorf("header does not end with a newline")
-	}
-	if i := strings.Index(hdr, "'descr': '"); i >= 0 {
-		t := hdr[i+len("'descr': '"):]
-		if j := strings.IndexByte(t, '\''); j >= 0 {
-			t = strings.TrimLeft(t[:j], "<>=|")
-			if strings.HasPrefix(t, "U") || strings.HasPrefix(t, "S") {
-				if k, err := strconv.Atoi(t[1:]); err != nil || k < 1 || k > 1024 {
-					return fmt.Errorf("string dtype %s: elements of 1 to 1024 characters only", t)
-				}
-			}
-		}
 	}
 	return nil
 }

@@ -73,25 +73,58 @@ func WriteFile(path string, m mat.Matrix) error {
 }
 
 // Read reads a 2-D float64 .npy array (either byte order, C or Fortran
-// order) from r.
+// order) from r. The header is checked first (Header.Check): the values it
+// claims must fit the memory budget (package limits) before any is read.
 func Read(r io.Reader) (*mat.Dense, error) {
-	var m mat.Dense
-	if err := npy.Read(r, &m); err != nil {
-		return nil, fmt.Errorf("npy: %w", err)
-	}
-	return &m, nil
+	return read(bufio.NewReaderSize(r, maxHeader+16), "", -1)
 }
 
-// ReadFile reads the 2-D float64 .npy array at path.
+// ReadFile reads the 2-D float64 .npy array at path. Besides Read's checks,
+// a regular file must hold the bytes its header claims: a header that
+// claims more is refused before anything is allocated.
 func ReadFile(path string) (*mat.Dense, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("npy: %w", err)
 	}
 	defer f.Close()
-	m, err := Read(bufio.NewReader(f))
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	m, err := read(bufio.NewReaderSize(f, maxHeader+16), path, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
+}
+
+// read reads a float64 matrix after checking its header against the
+// memory budget and, when size ≥ 0, the file's size.
+func read(br *bufio.Reader, what string, size int64) (m *mat.Dense, err error) {
+	h, err := ReadHeader(br)
+	if err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	if !isFloat64(h.Descr) {
+		return nil, fmt.Errorf("npy: %s, want float64 ('<f8'; numpy: x.astype(np.float64))", h.describeDtype())
+	}
+	if len(h.Shape) != 1 && len(h.Shape) != 2 {
+		return nil, fmt.Errorf("npy: shape %v: want a 2-D array", h.Shape)
+	}
+	if err := h.Check(what, size); err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	// npyio is not hardened against malformed input: a panic is a format
+	// error of this file.
+	defer func() {
+		if p := recover(); p != nil {
+			m, err = nil, fmt.Errorf("npy: malformed file (%v)", p)
+		}
+	}()
+	var d mat.Dense
+	if err := npy.Read(br, &d); err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	return &d, nil
 }

@@ -203,7 +203,7 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 			if cfg.Progress != nil && (evals%progressEvery == 0 || time.Since(lastReport) >= ProgressHeartbeat) {
 				lastReport = time.Now()
 				cfg.Progress(progress.Event{Algorithm: algorithmOf(cfg.Label), Iteration: evals, Objective: du, Gap: g,
-					Message: fmt.Sprintf("%s: eval %d dual %.10g primal %.10g rel.gap %.3g%s", cfg.Label, evals, du, pr, g, p.describe())})
+					Message: fmt.Sprintf("%s: eval %d %s%s", cfg.Label, evals, certificateText(du, pr, g), p.describe())})
 			}
 			switch {
 			case g <= cfg.GapTol && exact():
@@ -357,7 +357,7 @@ func Solve(ctx context.Context, b engine.Backend, p Problem, u0 []float64, cfg C
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(progress.Event{Algorithm: algorithmOf(cfg.Label), Iteration: res.Evaluations, Objective: du, Gap: g,
-				Message: fmt.Sprintf("%s: round %d stopped (%s) after %d iterations, %d evaluations: dual %.10g rel.gap %.3g%s", cfg.Label, round, res.Reason, res.Iterations, res.Evaluations, du, g, p.describe())})
+				Message: fmt.Sprintf("%s: round %d stopped (%s) after %d iterations, %d evaluations: %s%s", cfg.Label, round, res.Reason, res.Iterations, res.Evaluations, certificateText(du, math.NaN(), g), p.describe())})
 		}
 		if stalled && exact() {
 			break // every fresh start from u fails the same way

@@ -1,0 +1,56 @@
+package warn
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestWarnings checks each warning's decision at its boundary: silent on
+// one side, worded with the numbers on the other.
+func TestWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		got  string
+		want string // "" : no warning
+	}{
+		{"metric fine", DegenerateMetric(1e-3, 4), ""},
+		{"metric NaN", DegenerateMetric(math.NaN(), 4), ""},
+		{"metric zero", DegenerateMetric(0, 4), "the metric M (4×4) is zero (rank 0)"},
+		{"metric tiny", DegenerateMetric(4e-320, 4), "numerically zero (trace 4e-320"},
+		{"metric just normal enough", DegenerateMetric(1e-290, 4), ""},
+		{"kernel zero", DegenerateKernel(0, 150), "the kernel on 150 points is zero"},
+		{"kernel fine", DegenerateKernel(1, 150), ""},
+		{"resubstitution all", Resubstitution(178, 178), "178 of the 178 evaluated rows are also rows of the k-NN reference"},
+		{"resubstitution half", Resubstitution(5, 10), "5 of the 10"},
+		{"a few duplicates", Resubstitution(4, 10), ""},
+		{"no rows", Resubstitution(0, 0), ""},
+		{"missing classes", MissingClasses("test", []string{"2"}, 40), "40 test rows have classes the training rows never have (class 2)"},
+		{"no missing class", MissingClasses("test", nil, 0), ""},
+		{"many missing classes", MissingClasses("test", []string{"a", "b", "c", "d", "e", "f", "g"}, 70), "a, b, c, d, e, … (7 classes)"},
+		{"unused rows", UnusedRows(90, 178), "uses 90 of the 178 rows: the last 88"},
+		{"all rows", UnusedRows(178, 178), ""},
+		{"gap above", GapAboveTolerance("DefiniteBoost", true, 0.109, 1.1e-9, "why"), "DefiniteBoost reports converged (why), but its duality gap 0.109 is above the tolerance 1.1e-09"},
+		{"gap within", GapAboveTolerance("frobmetric", true, 1e-8, 1e-7, ""), ""},
+		{"not converged", GapAboveTolerance("frobmetric", false, 1, 1e-7, ""), ""},
+		{"no gap", GapAboveTolerance("meg", true, math.NaN(), 1e-7, ""), ""},
+	} {
+		switch {
+		case tc.want == "" && tc.got != "":
+			t.Errorf("%s: warned %q", tc.name, tc.got)
+		case tc.want != "" && !strings.Contains(tc.got, tc.want):
+			t.Errorf("%s: %q, want it to contain %q", tc.name, tc.got, tc.want)
+		case strings.Contains(tc.got, "\n"):
+			t.Errorf("%s: not one line: %q", tc.name, tc.got)
+		}
+	}
+}
+
+func ExampleUnusedRows() {
+	fmt.Println(UnusedRows(90, 178))
+	fmt.Printf("%q\n", UnusedRows(178, 178))
+	// Output:
+	// the split uses 90 of the 178 rows: the last 88 are in no part
+	// ""
+}
