@@ -12,8 +12,8 @@ import (
 	"github.com/psdlearn/psdlearn/algos/itml"
 	"github.com/psdlearn/psdlearn/algos/lmnn"
 	"github.com/psdlearn/psdlearn/constraints"
-	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
