@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -111,7 +112,10 @@ func (p *Problem) Validate() error {
 }
 
 // Write writes p to w in the SDPA sparse format, every value with the 17
-// significant digits that read back to the same float64.
+// significant digits that read back to the same float64. Entries of one
+// matrix at the same position, (I, J) or (J, I), add up: the file holds
+// their sum once (CSDP refuses repeated entries), at the first one's place.
+// Zero entries are left out.
 func Write(w io.Writer, p *Problem) error {
 	if err := p.Validate(); err != nil {
 		return err
@@ -153,11 +157,53 @@ func Write(w io.Writer, p *Problem) error {
 			bw.Write(buf)
 		}
 	}
-	put(0, p.C)
+	put(0, merged(p.C))
 	for i, a := range p.A {
-		put(i+1, a)
+		put(i+1, merged(a))
 	}
 	return bw.Flush()
+}
+
+// merged returns es with the entries at the same position summed into the
+// first of them (es itself when no position repeats).
+func merged(es []Entry) []Entry {
+	type key struct{ b, i, j int }
+	k := func(e Entry) key { return key{e.Block, min(e.I, e.J), max(e.I, e.J)} }
+	order := make([]int, len(es))
+	for t := range order {
+		order[t] = t
+	}
+	sort.Slice(order, func(x, y int) bool {
+		a, b := k(es[order[x]]), k(es[order[y]])
+		if a.b != b.b {
+			return a.b < b.b
+		}
+		if a.i != b.i {
+			return a.i < b.i
+		}
+		return a.j < b.j
+	})
+	dup := false
+	for t := 1; t < len(order); t++ {
+		if k(es[order[t]]) == k(es[order[t-1]]) {
+			dup = true
+			break
+		}
+	}
+	if !dup {
+		return es
+	}
+	first := make(map[key]int)
+	var out []Entry
+	for _, e := range es {
+		if at, ok := first[k(e)]; ok {
+			out[at].V += e.V
+			continue
+		}
+		first[k(e)] = len(out)
+		out = append(out, e)
+	}
+	return out
 }
 
 // maxRead bounds what Read accepts: the number of blocks and constraints,

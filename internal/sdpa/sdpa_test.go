@@ -32,22 +32,35 @@ func example() *Problem {
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
+	// A random problem with every position used once per matrix (Write
+	// merges repeats; TestWriteMergesRepeats checks that).
 	rng := rand.New(rand.NewPCG(1, 2))
 	random := &Problem{Blocks: []int{4, -3}, B: []float64{rng.NormFloat64(), 1e-300, -7.25}}
-	for range 10 {
-		random.C = append(random.C, Entry{0, rng.IntN(4), rng.IntN(4), rng.NormFloat64()})
-	}
-	for range random.B {
-		var a []Entry
-		for range 6 {
+	type pos struct{ b, i, j int }
+	entries := func(k int, scale bool) []Entry {
+		used := map[pos]bool{}
+		var es []Entry
+		for range k {
+			e := Entry{0, rng.IntN(4), rng.IntN(4), rng.NormFloat64()}
 			if rng.IntN(2) == 0 {
-				a = append(a, Entry{0, rng.IntN(4), rng.IntN(4), rng.NormFloat64() * math.Pow(10, float64(rng.IntN(40)-20))})
-			} else {
-				k := rng.IntN(3)
-				a = append(a, Entry{1, k, k, rng.NormFloat64()})
+				i := rng.IntN(3)
+				e = Entry{1, i, i, rng.NormFloat64()}
 			}
+			if scale {
+				e.V *= math.Pow(10, float64(rng.IntN(40)-20))
+			}
+			p := pos{e.Block, min(e.I, e.J), max(e.I, e.J)}
+			if used[p] {
+				continue
+			}
+			used[p] = true
+			es = append(es, e)
 		}
-		random.A = append(random.A, a)
+		return es
+	}
+	random.C = entries(10, false)
+	for range random.B {
+		random.A = append(random.A, entries(6, true))
 	}
 	for name, p := range map[string]*Problem{"example": example(), "random": random} {
 		t.Run(name, func(t *testing.T) {
@@ -297,4 +310,25 @@ func minEig(a *mat.SymDense) float64 {
 		return math.NaN()
 	}
 	return eig.Values(nil)[0]
+}
+
+// TestWriteMergesRepeats: entries of one matrix at the same position,
+// in either orientation, are written once with their sum.
+func TestWriteMergesRepeats(t *testing.T) {
+	p := &Problem{Blocks: []int{3, -2}, B: []float64{1},
+		C: []Entry{{0, 0, 1, 1}, {0, 2, 2, 4}, {0, 1, 0, 0.5}, {1, 1, 1, 2}, {1, 1, 1, -2}},
+		A: [][]Entry{{{0, 0, 0, 1}, {0, 0, 0, 1}, {0, 1, 2, 3}}}}
+	var buf bytes.Buffer
+	if err := Write(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	q, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantC := []Entry{{0, 0, 1, 1.5}, {0, 2, 2, 4}} // the diagonal block's entries cancel
+	wantA := []Entry{{0, 0, 0, 2}, {0, 1, 2, 3}}
+	if !reflect.DeepEqual(q.C, wantC) || !reflect.DeepEqual(q.A[0], wantA) {
+		t.Errorf("C %v, A %v; want %v, %v", q.C, q.A[0], wantC, wantA)
+	}
 }
