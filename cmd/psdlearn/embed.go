@@ -122,9 +122,9 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	if dataSpec == "" {
 		return usagef("embed: --data is required")
 	}
-	chosen := "mvu with equalities (--inequalities=false)"
+	chosen := "mvu --inequalities=false"
 	if inequalities {
-		chosen = "mvu with inequalities (the default)"
+		chosen = "mvu --inequalities"
 	}
 	if err := checkFlagRules(fs, "embed", chosen, rules); err != nil {
 		return err
