@@ -19,9 +19,16 @@ var benchSuites = map[string]func(seed uint64) []bench.Case{
 	"algos":   bench.AlgoCases,
 }
 
+// benchReports maps a suite name to a section that writes its own report
+// (psdlearn against CSDP; SimpleNPKL's Table 2 and Figure 2).
+var benchReports = map[string]func(ctx context.Context, o bench.ReportOptions) (bench.Report, error){
+	"sdp":    bench.SDPSection,
+	"table2": bench.Table2Section,
+}
+
 func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "bench")
-	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(sortedKeys(benchSuites), "|"))
+	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(append(sortedKeys(benchSuites), sortedKeys(benchReports)...), "|"))
 	backends := fs.String("backend", strings.Join(engine.Names(), ","), "comma-separated backends to measure")
 	runs := fs.Int("runs", 5, "timed runs per case (after one warm-up); the median is reported")
 	maxSize := fs.Int("max-size", 0, "skip cases larger than this size (0: no limit)")
@@ -35,9 +42,23 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	if *runs < 1 || *maxSize < 0 {
 		return usagef("bench: --runs %d, --max-size %d: want --runs ≥ 1 and --max-size ≥ 0 (0: no limit)", *runs, *maxSize)
 	}
+	if section, ok := benchReports[*suite]; ok {
+		b, err := resolveBackend(strings.Split(*backends, ",")[0])
+		if err != nil {
+			return err
+		}
+		rep, err := section(ctx, bench.ReportOptions{Backend: b, Seed: *seed, MaxSize: *maxSize, PlotDir: *plotDir, Progress: newProgress(env).event})
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		if env.json {
+			return emitJSON(env, rep)
+		}
+		return rep.Markdown(env.stdout)
+	}
 	cases, ok := benchSuites[*suite]
 	if !ok {
-		return usagef("bench: unknown suite %q (available: %s)", *suite, strings.Join(sortedKeys(benchSuites), ", "))
+		return usagef("bench: unknown suite %q (available: %s)", *suite, strings.Join(append(sortedKeys(benchSuites), sortedKeys(benchReports)...), ", "))
 	}
 	var bs []engine.Backend
 	for _, name := range strings.Split(*backends, ",") {
