@@ -337,7 +337,7 @@ func (r *Table2Report) Markdown(w io.Writer) error {
 		r.Figure2.markdown(&b)
 	}
 	for _, p := range r.Plots {
-		fmt.Fprintf(&b, "\nplot: %s\n", filepath.Base(p))
+		fmt.Fprintf(&b, "\n![%s](%s)\n", filepath.Base(p), plotLink(p))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -51,7 +51,13 @@ type SDPRow struct {
 	Within     bool    `json:"within_bound"`
 	// Ratio is RefSeconds / Seconds; Claim the paper's claim it answers.
 	Ratio float64 `json:"time_ratio"`
-	Claim string  `json:"paper_claim,omitempty"`
+	// CPUSeconds and RefCPUSeconds are the CPU times (user and system, all
+	// threads) of psdlearn's solve and of the csdp process, and CPURatio
+	// theirs: on a shared machine the better measure of the work.
+	CPUSeconds    float64 `json:"psdlearn_cpu_seconds"`
+	RefCPUSeconds float64 `json:"csdp_cpu_seconds"`
+	CPURatio      float64 `json:"cpu_ratio"`
+	Claim         string  `json:"paper_claim,omitempty"`
 	// Metrics holds the problem's other figures (accuracies, σ, gaps).
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 	// Note explains a row that could not be measured or compared.
@@ -63,6 +69,10 @@ func (r *SDPRow) setRef(s *sdpa.Solution) {
 	r.RefObjective, r.RefDual, r.RefSeconds, r.RefIterations, r.RefStatus = s.Primal, s.Dual, s.Seconds, s.Iterations, s.Status.String()
 	if r.Seconds > 0 {
 		r.Ratio = s.Seconds / r.Seconds
+	}
+	r.RefCPUSeconds = s.CPUSeconds
+	if r.CPUSeconds > 0 {
+		r.CPURatio = s.CPUSeconds / r.CPUSeconds
 	}
 	if s.Status != sdpa.Success {
 		r.Note = strings.TrimSpace(r.Note + " csdp did not report success: " + s.Status.String())
@@ -196,7 +206,7 @@ func (r *SDPReport) Markdown(w io.Writer) error {
 	if r.Skipped != "" {
 		fmt.Fprintf(&b, "%s.\n\n", r.Skipped)
 	}
-	fmt.Fprintf(&b, "Machine: %s. Times are wall-clock seconds of one run each; the ratio is CSDP's over psdlearn's.\n\n", r.Machine)
+	fmt.Fprintf(&b, "Machine: %s. Times are wall-clock seconds of one run each; the ratio is CSDP's over psdlearn's, the CPU ratio the same for their CPU times (user and system, all threads; both solvers use the same two-thread OpenBLAS).\n\n", r.Machine)
 	byProblem := map[string][]SDPRow{}
 	var order []string
 	for _, row := range r.Rows {
@@ -216,11 +226,11 @@ func (r *SDPReport) Markdown(w io.Writer) error {
 			fmt.Fprintf(&b, "The paper's claim: %s.\n\n", c)
 		}
 		extra := strings.HasPrefix(p, "npkl")
-		fmt.Fprintf(&b, "| data | n | constraints | detail | psdlearn objective | CSDP objective | rel. difference | allowed | within | psdlearn s | CSDP s | ratio | certified | CSDP status |")
+		fmt.Fprintf(&b, "| data | n | constraints | detail | psdlearn objective | CSDP objective | rel. difference | allowed | within | psdlearn s | CSDP s | ratio | CPU ratio | certified | CSDP status |")
 		if extra {
 			b.WriteString(" accuracy psdlearn | accuracy CSDP |")
 		}
-		fmt.Fprintf(&b, "\n|---|---:|---:|---|---:|---:|---:|---:|:---:|---:|---:|---:|:---:|---|")
+		fmt.Fprintf(&b, "\n|---|---:|---:|---|---:|---:|---:|---:|:---:|---:|---:|---:|---:|:---:|---|")
 		if extra {
 			b.WriteString("---:|---:|")
 		}
@@ -231,11 +241,11 @@ func (r *SDPReport) Markdown(w io.Writer) error {
 			if ref && row.RefObjective != 0 {
 				allowed = fmt.Sprintf("%.3g", row.Bound/math.Abs(row.RefObjective))
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %s | %.8g | %s | %s | %s | %s | %.3g | %s | %s | %s | %s |",
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %.8g | %s | %s | %s | %s | %.3g | %s | %s | %s | %s | %s |",
 				row.Data, row.Size, row.Constraints, row.Detail, row.Objective,
 				orDash(ref, "%.8g", row.RefObjective), orDash(ref, "%.3g", row.RelDiff),
 				allowed, yesNo(row.Within, ref), row.Seconds,
-				orDash(ref, "%.3g", row.RefSeconds), orDash(row.Ratio > 0, "%.3g", row.Ratio),
+				orDash(ref, "%.3g", row.RefSeconds), orDash(row.Ratio > 0, "%.3g", row.Ratio), orDash(row.CPURatio > 0, "%.3g", row.CPURatio),
 				yesNo(row.Certified, true), orDash(ref, "%s", row.RefStatus))
 			if extra {
 				acc, ok := row.Metrics["csdp_accuracy"]
@@ -251,7 +261,7 @@ func (r *SDPReport) Markdown(w io.Writer) error {
 		b.WriteString("\n\n")
 	}
 	for _, p := range r.Plots {
-		fmt.Fprintf(&b, "plot: %s\n\n", filepath.Base(p))
+		fmt.Fprintf(&b, "![%s](%s)\n\n", filepath.Base(p), plotLink(p))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -298,4 +308,11 @@ func yesNo(v, known bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// plotLink is the link to a plot from a markdown page beside the plot's
+// directory: the directory's last element and the file name (docs/img/a.png
+// is linked as img/a.png from docs/).
+func plotLink(path string) string {
+	return filepath.ToSlash(filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path)))
 }

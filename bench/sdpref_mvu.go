@@ -69,12 +69,15 @@ func mvuReference(ctx context.Context, b engine.Backend, n int, seed uint64, wit
 	row := SDPRow{Problem: "mvu", Data: fmt.Sprintf("swissroll:%d:%d", n, seed), Size: n,
 		Detail: fmt.Sprintf("k = 6, σ = %g, inequality form", MVUPaperSigma), Claim: mvuClaim}
 	x, _, _ := datasets.SwissRoll(n, seed)
-	t0 := time.Now()
+	t0, c0 := time.Now(), processCPU()
 	emb, err := mvu.Embed(ctx, x, mvu.Options{K: 6, Sigma: MVUPaperSigma, SDP: mvuDefaultSDP(b, seed)})
 	if err != nil {
 		return row, fmt.Errorf("mvu, %d points: %w", n, err)
 	}
 	row.Seconds = time.Since(t0).Seconds()
+	if c0 >= 0 {
+		row.CPUSeconds = (processCPU() - c0).Seconds()
+	}
 	sol := emb.Solution
 	row.Constraints = len(emb.Edges) + 1
 	row.Certified = sol.Certified

@@ -180,12 +180,15 @@ func kernelOf(k *mat.SymDense) (*model.Kernel, error) {
 // iterations, a lower bound by weak duality).
 func npklReferenceRun(ctx context.Context, q *npklSDP, opt npkl.Options, y []int, clusters, restarts int, seed uint64, withCSDP bool) (SDPRow, error) {
 	var row SDPRow
-	t0 := time.Now()
+	t0, c0 := time.Now(), processCPU()
 	res, err := npkl.Learn(ctx, q.lap, q.pairs, opt)
 	if err != nil {
 		return row, err
 	}
 	row.Seconds = time.Since(t0).Seconds()
+	if c0 >= 0 {
+		row.CPUSeconds = (processCPU() - c0).Seconds()
+	}
 	row.Iterations = res.Iterations
 	row.Objective = q.objective(denseKernel(res.V, res.Lambda))
 	lower := math.Inf(-1)

@@ -121,12 +121,15 @@ func psdBoostReference(ctx context.Context, b engine.Backend, seed uint64, withC
 		return row, nil, nil, err
 	}
 	c := 1 / (0.1 * float64(ts.Len())) // PSDBoost's default C
-	t0 := time.Now()
+	t0, c0 := time.Now(), processCPU()
 	paper, err := boost.PSDBoost(ctx, x, ts, boost.Options{Backend: b, C: c, Columns: 1, Stabilize: -1, Seed: seed})
 	if err != nil {
 		return row, nil, nil, fmt.Errorf("psdboost: %w", err)
 	}
 	row.Seconds = time.Since(t0).Seconds()
+	if c0 >= 0 {
+		row.CPUSeconds = (processCPU() - c0).Seconds()
+	}
 	def, err := boost.PSDBoost(ctx, x, ts, boost.Options{Backend: b, C: c, Seed: seed})
 	if err != nil {
 		return row, nil, nil, fmt.Errorf("psdboost: %w", err)

@@ -83,8 +83,9 @@ type Solution struct {
 	// Iterations is the number of interior-point iterations.
 	Iterations int
 	// Seconds is the wall time of the csdp process (reading the file
-	// included), WriteSeconds the time to write the problem file.
-	Seconds, WriteSeconds float64
+	// included), CPUSeconds its user and system time (all its threads),
+	// and WriteSeconds the time to write the problem file.
+	Seconds, CPUSeconds, WriteSeconds float64
 	// Y is the dual solution, X the primal one (one Block per block of the
 	// problem); Z, the dual slack, is kept only with Options.KeepZ.
 	Y    []float64
@@ -154,6 +155,9 @@ func Run(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	t1 := time.Now()
 	runErr := cmd.Run()
 	sol := &Solution{Status: Success, Seconds: time.Since(t1).Seconds(), WriteSeconds: writeSeconds, Log: stdout.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		sol.CPUSeconds = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sdpa: csdp: %w", err)
 	}
