@@ -23,6 +23,7 @@ type MeanSD struct {
 	SD   float64 `json:"sd"`
 }
 
+// String formats m as "mean ± sd" with one decimal, or "—" for NaN.
 func (m MeanSD) String() string {
 	if math.IsNaN(m.Mean) {
 		return "—"
