@@ -32,7 +32,8 @@ type LineChart struct {
 	Levels []Level
 }
 
-// LineSeries is one curve of a LineChart.
+// LineSeries is one curve of a LineChart. Lines puts the legend at the
+// bottom right, where rising curves leave room.
 type LineSeries struct {
 	Name   string
 	X      []float64
@@ -50,8 +51,10 @@ func Lines(path string, c LineChart) error {
 	p.X.Label.Text = c.XLabel
 	p.Y.Label.Text = c.YLabel
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	// Bottom right: the curves these charts draw rise to the right.
+	p.Legend.Top = false
 	p.Legend.Left = false
+	p.Legend.YOffs = vg.Points(8)
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	points := 0
 	for i, s := range c.Series {
