@@ -43,12 +43,16 @@ func (m MeanSD) within(p MeanSD) bool {
 // loss solved by an SDP solver, SimpleNPKL with the linear and the squared
 // hinge loss) and, where printed, CPU seconds.
 type Table2Paper struct {
-	KMeans, NPKLLinear, NPKLHinge, Linear, SqHinge MeanSD
+	KMeans     MeanSD `json:"kmeans"`
+	NPKLLinear MeanSD `json:"npkl_linear"`
+	NPKLHinge  MeanSD `json:"npkl_hinge"`
+	Linear     MeanSD `json:"simplenpkl_linear"`
+	SqHinge    MeanSD `json:"simplenpkl_sqhinge"`
 	// Seconds are NPKL LL, NPKL HL, SimpleNPKL LL and SHL (nil when the
 	// extracted table does not give them).
-	Seconds []float64
+	Seconds []float64 `json:"seconds,omitempty"`
 	// Reading says how the row was read.
-	Reading string
+	Reading string `json:"reading"`
 }
 
 // table2Paper holds the rows of Table 2 that can be read from the paper's

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/psdlearn/psdlearn/bench"
@@ -36,6 +37,7 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	warmup := fs.Bool("warmup", true, "run each case once untimed before the timed runs (--warmup=false for long cases)")
 	plotDir := fs.String("plot", "", "directory to write PNG charts into")
 	seed := fs.Uint64("seed", 1, "random seed of the generated inputs")
+	mdOut := fs.String("md", "", "suites "+strings.Join(sortedKeys(benchReports), ", ")+": also write the markdown report to this file (with --json, one run gives both)")
 	if err := parseFlags(fs, "bench", args); err != nil {
 		return err
 	}
@@ -51,10 +53,18 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
+		if *mdOut != "" {
+			if err := writeReportMarkdown(*mdOut, rep); err != nil {
+				return fmt.Errorf("bench: --md: %w", err)
+			}
+		}
 		if env.json {
 			return emitJSON(env, rep)
 		}
 		return rep.Markdown(env.stdout)
+	}
+	if *mdOut != "" {
+		return usagef("bench: --md applies to the suites %s", strings.Join(sortedKeys(benchReports), ", "))
 	}
 	cases, ok := benchSuites[*suite]
 	if !ok {
@@ -110,4 +120,17 @@ func sortedKeys[V any](m map[string]V) []string {
 		}
 	}
 	return out
+}
+
+// writeReportMarkdown writes a report section's markdown to path.
+func writeReportMarkdown(path string, rep bench.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.Markdown(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
