@@ -206,7 +206,7 @@ func (r *SDPReport) Markdown(w io.Writer) error {
 	if r.Skipped != "" {
 		fmt.Fprintf(&b, "%s.\n\n", r.Skipped)
 	}
-	fmt.Fprintf(&b, "Machine: %s. Times are wall-clock seconds of one run each; the ratio is CSDP's over psdlearn's, the CPU ratio the same for their CPU times (user and system, all threads; both solvers use the same two-thread OpenBLAS).\n\n", r.Machine)
+	fmt.Fprintf(&b, "Machine: %s. Times are wall-clock seconds of one run each; the ratio is CSDP's over psdlearn's, the CPU ratio the same for their CPU times (user and system, all threads). psdlearn runs OpenBLAS single-threaded and parallelises with goroutines; csdp runs with OpenBLAS's own threads, as installed.\n\n", r.Machine)
 	byProblem := map[string][]SDPRow{}
 	var order []string
 	for _, row := range r.Rows {
