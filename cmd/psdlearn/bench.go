@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -45,7 +46,18 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 		return usagef("bench: --runs %d, --max-size %d: want --runs ≥ 1 and --max-size ≥ 0 (0: no limit)", *runs, *maxSize)
 	}
 	if section, ok := benchReports[*suite]; ok {
-		b, err := resolveBackend(strings.Split(*backends, ",")[0])
+		// A report compares psdlearn with something else on one backend:
+		// the default one unless --backend names one.
+		name := ""
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "backend" {
+				name = *backends
+			}
+		})
+		if strings.Contains(name, ",") {
+			return usagef("bench: --suite %s runs on one backend; --backend %q names several", *suite, name)
+		}
+		b, err := resolveBackend(name)
 		if err != nil {
 			return err
 		}
