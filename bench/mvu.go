@@ -52,7 +52,7 @@ func mvuCertifiedCase(n int, seed uint64) Case {
 	return Case{Name: "mvu swiss roll certified", Size: n, Detail: "k = 6, inequalities, sparse (lanczos), gap 1e-4, violation 1e-3", Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
 		x, angle, _ := datasets.SwissRoll(n, seed)
 		return func(ctx context.Context) (Outcome, error) {
-			emb, err := mvu.Embed(ctx, x, mvu.Options{K: 6, Inequalities: true, SDP: sdp.Options{Method: sdp.Sparse, MaxIter: 10000, GapTol: 1e-4, FeasTol: 1e-3, Backend: b, Seed: seed}})
+			emb, err := mvu.Embed(ctx, x, mvu.Options{K: 6, SDP: sdp.Options{Method: sdp.Sparse, MaxIter: 10000, GapTol: 1e-4, FeasTol: 1e-3, Backend: b, Seed: seed}})
 			if err != nil {
 				return Outcome{}, err
 			}
@@ -92,10 +92,10 @@ func mvuCase(n int, solver sdp.Eigensolver, seed uint64) Case {
 	if solver == sdp.Block {
 		name += " block"
 	}
-	return Case{Name: name, Size: n, Detail: fmt.Sprintf("k = 6, sparse (%s), %d iterations", solver, mvuIters), Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
+	return Case{Name: name, Size: n, Detail: fmt.Sprintf("k = 6, equalities, sparse (%s), %d iterations", solver, mvuIters), Setup: func(b engine.Backend) (func(context.Context) (Outcome, error), error) {
 		x, angle, _ := datasets.SwissRoll(n, seed)
 		return func(ctx context.Context) (Outcome, error) {
-			emb, err := mvu.Embed(ctx, x, mvu.Options{K: 6, SDP: sdp.Options{Method: sdp.Sparse, MaxIter: mvuIters, Backend: b, Seed: seed, Eigensolver: solver}})
+			emb, err := mvu.Embed(ctx, x, mvu.Options{K: 6, Equalities: true, SDP: sdp.Options{Method: sdp.Sparse, MaxIter: mvuIters, Backend: b, Seed: seed, Eigensolver: solver}})
 			if err != nil {
 				return Outcome{}, err
 			}

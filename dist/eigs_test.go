@@ -31,7 +31,7 @@ func TestEigsMVUFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := mvu.Options{K: 6, Inequalities: true, SDP: sdp.Options{Method: sdp.Sparse, GapTol: 1e-3, FeasTol: 1e-2, MaxIter: 3000, Backend: b, Seed: 7, NoShiftInvert: true}}
+	base := mvu.Options{K: 6, SDP: sdp.Options{Method: sdp.Sparse, GapTol: 1e-3, FeasTol: 1e-2, MaxIter: 3000, Backend: b, Seed: 7, NoShiftInvert: true}}
 	want, err := mvu.Embed(context.Background(), x, base)
 	if err != nil {
 		t.Fatal(err)

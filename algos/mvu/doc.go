@@ -3,16 +3,19 @@
 // Hengel, "An Efficient Dual Approach to Distance Metric Learning", solved
 // with the Frobenius-norm SDP solver of package sdp.
 //
-// Embed keeps the squared distances of the k-nearest-neighbour pairs,
-// centres the embedding and maximises its variance, with the
-// Frobenius perturbation (1/2σ)‖X‖²_F that makes the dual smooth:
-// C = −I, and C + Σ u_e A_e is a graph Laplacian minus the identity plus a
-// rank-one term, whose negative part has the rank of the embedding, so the
-// sparse Lanczos path handles N far beyond interior-point MVU. Hard distance
-// equalities on a rigid neighbourhood graph leave no strictly feasible point
-// and their dual converges slowly from a cold start, so Embed starts it from
-// the solution of the inequality relaxation (distances may shrink), which
-// X = 0 satisfies strictly.
+// Embed keeps the k-nearest-neighbour pairs from moving apart, centres the
+// embedding and maximises its variance, with the Frobenius perturbation
+// (1/2σ)‖X‖²_F that makes the dual smooth: C = −I, and C + Σ u_e A_e is a
+// graph Laplacian minus the identity plus a rank-one term, whose negative
+// part has the rank of the embedding, so the sparse Lanczos path handles N
+// far beyond interior-point MVU. By default the distances are
+// inequalities, the paper's form, which X = 0 satisfies strictly, and the
+// solve stops at a certificate (DefaultGapTol, DefaultFeasTol) that the
+// interior-point solution of the exact problem confirms. Options.Equalities
+// keeps the distances exactly, as the original MVU does; hard equalities on
+// a rigid neighbourhood graph leave no strictly feasible point and their
+// dual converges slowly from a cold start, so Embed then starts it from the
+// solution of the inequality relaxation.
 package mvu
 
 import (

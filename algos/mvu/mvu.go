@@ -32,13 +32,17 @@ type Options struct {
 	Sigma float64
 	// Dims is the embedding dimension; zero selects 2.
 	Dims int
-	// Inequalities relaxes the distance equalities to ⟨A_e, X⟩ ≤ ‖x_a − x_b‖²
-	// (the paper's form: neighbours may come closer but not move apart).
-	// X = 0 is then strictly feasible and the dual converges much faster:
-	// on a 2,000-point Swiss roll, 300 iterations leave a median distance
-	// error of 0.012 (0.019 with equalities started from 150 iterations of
-	// this relaxation, 0.076 with equalities from a cold start).
-	Inequalities bool
+	// Equalities keeps every neighbour distance exactly, the original MVU
+	// of Weinberger and Saul: X_aa + X_bb − 2X_ab = ‖x_a − x_b‖². By default
+	// (false) MVU solves the FrobMetric paper's form, ⟨A_e, X⟩ ≤ ‖x_a − x_b‖²:
+	// neighbours may come closer but not move apart. Maximising the
+	// variance pushes them apart, so at the optimum nearly all distances
+	// hold with equality anyway; but X = 0 is strictly feasible, and the
+	// dual converges and certifies. With hard equalities on a rigid
+	// neighbourhood graph no Gram matrix is strictly feasible, the dual's
+	// multipliers grow without bound, and a 2,000-point Swiss roll did not
+	// certify in 20,000 iterations.
+	Equalities bool
 	// RelaxIter applies to the equality form. On a rigid neighbourhood graph
 	// the distance equalities admit no strictly feasible Gram matrix, and
 	// from a cold start their dual crawls: on a 20,000-point Swiss roll
@@ -54,11 +58,28 @@ type Options struct {
 	// Penalty per unit and the multipliers are bounded by it (see sdp.Constraint).
 	Penalty float64
 	// SDP configures the solver (method, tolerances, backend, progress).
-	// Its U0 is ignored: MVU starts from its own dual point. Its Memory
-	// (L-BFGS-B correction pairs) defaults to 40 here, not 10 (see
-	// defaultMemory).
+	// Its U0 is ignored: MVU starts from its own dual point. Its GapTol and
+	// FeasTol default to DefaultGapTol and DefaultFeasTol here, not to the
+	// package sdp's, and its Memory (L-BFGS-B correction pairs) to 40, not
+	// 10 (see defaultMemory).
 	SDP sdp.Options
 }
+
+// The certificate MVU asks for by default: the relative duality gap
+// |primal − dual|/max(1, |primal|) of the Frobenius-perturbed problem at
+// most DefaultGapTol, and the largest violation of a constraint, relative
+// to 1 + its bound (squared distances in units of their mean), at most
+// DefaultFeasTol. On Swiss rolls of 200 to 2,000 points solved at the
+// FrobMetric paper's σ, the variance tr X certified at these tolerances
+// lies within the σ bound ‖X_e‖²_F/(2σ) of the exact SDP's optimum X_e
+// computed by the interior-point solver CSDP, and a feasible point scaled
+// from it never exceeds that optimum (psdlearn bench --suite sdp); the
+// solver's own defaults (1e-7, 1e-6) cost several times the iterations
+// without changing the embedding.
+const (
+	DefaultGapTol  = 1e-4
+	DefaultFeasTol = 1e-3
+)
 
 // defaultMemory is MVU's number of L-BFGS-B correction pairs. The dual is
 // degenerate and its certificate takes thousands of iterations; more pairs
@@ -100,22 +121,29 @@ type Embedding struct {
 	OperatorProducts, Factorizations int
 	// Sigma is the σ used (Options.Sigma, or the value chosen for it).
 	Sigma float64
+	// Equalities reports the form solved (Options.Equalities), and GapTol
+	// and FeasTol the tolerances of the certificate Solution.Certified
+	// answers (the options' or the defaults).
+	Equalities      bool
+	GapTol, FeasTol float64
 }
 
 // Embed computes an approximate maximum variance unfolding of the rows of x
 // (n×D): the Gram matrix X of an embedding maximising the variance tr X
-// while preserving the squared distances of every k-nearest-neighbour pair,
-// centred (1ᵀX1 = 0). The Frobenius-perturbed problem
+// while keeping every k-nearest-neighbour pair from moving apart, centred
+// (1ᵀX1 = 0). The Frobenius-perturbed problem
 //
-//	min ⟨−I, X⟩ + (1/2σ)‖X‖²_F  s.t.  X ⪰ 0,  X_aa + X_bb − 2X_ab = ‖x_a − x_b‖² on the kNN graph,  1ᵀX1 = 0
+//	min ⟨−I, X⟩ + (1/2σ)‖X‖²_F  s.t.  X ⪰ 0,  X_aa + X_bb − 2X_ab ≤ ‖x_a − x_b‖² on the kNN graph,  1ᵀX1 = 0
 //
-// is solved by sdp.Solve, after the inequality relaxation (distances may
-// shrink) that gives it a starting point (see Options.RelaxIter).
-// C + Â = −I + L_u + u₀11ᵀ is a graph Laplacian minus the identity plus a
-// rank-one term, and its negative part has the rank of the embedding, so the
-// sparse method handles n far beyond dense SDP solvers. When ctx is
-// cancelled Embed returns the embedding of the best iterate so far (when one
-// could be recovered) with an error wrapping ctx.Err().
+// (the FrobMetric paper's form; Options.Equalities keeps the distances
+// exactly, after an inequality relaxation that gives that harder problem a
+// starting point, see Options.RelaxIter) is solved by sdp.Solve to the
+// certificate of DefaultGapTol and DefaultFeasTol unless the options ask
+// for another. C + Â = −I + L_u + u₀11ᵀ is a graph Laplacian minus the
+// identity plus a rank-one term, and its negative part has the rank of the
+// embedding, so the sparse method handles n far beyond dense SDP solvers.
+// When ctx is cancelled Embed returns the embedding of the best iterate so
+// far (when one could be recovered) with an error wrapping ctx.Err().
 func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 	if x == nil {
 		return nil, fmt.Errorf("%w: nil data", ErrInput)
@@ -200,7 +228,7 @@ func embedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64
 	}
 	p := sdp.UnfoldingProblem(n, sigma, edges, unit)
 	for i := range edges {
-		p.Constraints[i].Equality = !opt.Inequalities
+		p.Constraints[i].Equality = opt.Equalities
 		p.Constraints[i].Penalty = opt.Penalty
 	}
 
@@ -225,6 +253,8 @@ func embedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64
 	if sopt.Memory == 0 {
 		sopt.Memory = defaultMemory
 	}
+	sopt.GapTol = cmp.Or(sopt.GapTol, DefaultGapTol)
+	sopt.FeasTol = cmp.Or(sopt.FeasTol, DefaultFeasTol)
 	relaxed, sol, solveErr := solveMVU(ctx, p, sopt, opt)
 	if sol == nil {
 		return nil, fmt.Errorf("mvu: %w", solveErr)
@@ -244,7 +274,8 @@ func embedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64
 		return nil, err
 	}
 	emb := &Embedding{Coords: coords, Eigenvalues: vals, Edges: edges, Dist2: dist2, Solution: sol, Relaxation: relaxed,
-		Iterations: iters, Evaluations: evals, OperatorProducts: prods, Factorizations: facts, Sigma: sigma}
+		Iterations: iters, Evaluations: evals, OperatorProducts: prods, Factorizations: facts, Sigma: sigma,
+		Equalities: opt.Equalities, GapTol: sopt.GapTol, FeasTol: sopt.FeasTol}
 	if solveErr != nil {
 		// Cancelled: the embedding of the best iterate so far.
 		return emb, fmt.Errorf("mvu: %w", solveErr)
@@ -290,7 +321,7 @@ func solveMVU(ctx context.Context, p *sdp.Problem, sopt sdp.Options, opt Options
 	if relaxIter == 0 {
 		relaxIter = total / 2
 	}
-	if opt.Inequalities || relaxIter < 0 || total < 2 {
+	if !opt.Equalities || relaxIter < 0 || total < 2 {
 		sol, err = sdp.Solve(ctx, p, sopt)
 		return nil, sol, err
 	}

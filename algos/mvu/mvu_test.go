@@ -196,7 +196,7 @@ func TestMVURelaxation(t *testing.T) {
 	const maxIter, relaxIter = 120, 40
 	for _, method := range []sdp.Method{sdp.Dense, sdp.Sparse} {
 		t.Run(method.String(), func(t *testing.T) {
-			emb, err := Embed(context.Background(), x, Options{K: 6, RelaxIter: relaxIter, SDP: sdp.Options{Method: method, MaxIter: maxIter}})
+			emb, err := Embed(context.Background(), x, Options{K: 6, Equalities: true, RelaxIter: relaxIter, SDP: sdp.Options{Method: method, MaxIter: maxIter}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,14 +226,14 @@ func TestMVURelaxation(t *testing.T) {
 			}
 		})
 	}
-	for _, opt := range []Options{{K: 6, RelaxIter: -1}, {K: 6, Inequalities: true}} {
+	for _, opt := range []Options{{K: 6, Equalities: true, RelaxIter: -1}, {K: 6}} {
 		opt.SDP = sdp.Options{Method: sdp.Dense, MaxIter: 20}
 		emb, err := Embed(context.Background(), x, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if emb.Relaxation != nil || emb.Iterations != emb.Solution.Iterations {
-			t.Errorf("RelaxIter %d, Inequalities %v: relaxation %v, %d of %d iterations", opt.RelaxIter, opt.Inequalities, emb.Relaxation != nil, emb.Solution.Iterations, emb.Iterations)
+			t.Errorf("RelaxIter %d, Equalities %v: relaxation %v, %d of %d iterations", opt.RelaxIter, opt.Equalities, emb.Relaxation != nil, emb.Solution.Iterations, emb.Iterations)
 		}
 	}
 }
@@ -248,7 +248,7 @@ func TestMVUCancelMidRun(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			reports := 0
-			emb, err := Embed(ctx, x, Options{K: 6, Sigma: 1e5, Dims: 2, SDP: sdp.Options{Method: method, Progress: func(progress.Event) {
+			emb, err := Embed(ctx, x, Options{K: 6, Sigma: 1e5, Dims: 2, Equalities: true, SDP: sdp.Options{Method: method, Progress: func(progress.Event) {
 				if reports++; reports == 1 {
 					cancel()
 				}
@@ -298,7 +298,7 @@ func TestMVUSwissRollSparse(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			x, angle, _ := swissRoll(n, 7)
 			start := time.Now()
-			emb, err := Embed(context.Background(), x, Options{K: 6, Sigma: 1e5, Dims: 2, SDP: sdp.Options{Backend: b, Method: sdp.Sparse, MaxIter: 300}})
+			emb, err := Embed(context.Background(), x, Options{K: 6, Sigma: 1e5, Dims: 2, Equalities: true, SDP: sdp.Options{Backend: b, Method: sdp.Sparse, MaxIter: 300}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -344,7 +344,7 @@ func TestMVUClosedCurve(t *testing.T) {
 			}
 		}
 	}
-	emb, err := Embed(context.Background(), x, Options{K: 4, Dims: 2, SDP: sdp.Options{Method: sdp.Dense}})
+	emb, err := Embed(context.Background(), x, Options{K: 4, Dims: 2, Equalities: true, SDP: sdp.Options{Method: sdp.Dense}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +407,7 @@ func TestEdgeErrors(t *testing.T) {
 // embedding to the last bit), and EmbedGraph rejects malformed graphs.
 func TestEmbedGraph(t *testing.T) {
 	x, _, _ := swissRoll(120, 3)
-	opt := Options{K: 6, Dims: 2, Inequalities: true, SDP: sdp.Options{MaxIter: 300}}
+	opt := Options{K: 6, Dims: 2, SDP: sdp.Options{MaxIter: 300}}
 	want, err := Embed(context.Background(), x, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -110,8 +110,11 @@ type RunReport struct {
 	// (the paper's CPU time, clustering excluded); ClusterSeconds the k-means
 	// time; SelectCSeconds the time spent choosing C from CGrid.
 	LearnSeconds, ClusterSeconds, SelectCSeconds float64
-	// Objectives holds J(K_t, α_{t−1}) per iteration (squared hinge) or the objective of (6).
-	Objectives []float64
+	// Objectives holds J(K_t, α_{t−1}) per iteration (squared hinge) or the
+	// objective of (6), and Primals the objective (9) (or (6)) of K_t; for
+	// the squared hinge every Objectives[t] is a lower bound of the optimum
+	// of (9) and every Primals[t] an upper bound (see Iteration).
+	Objectives, Primals []float64
 	// LeadingEigenvalues are up to the 5 largest eigenvalues of K.
 	LeadingEigenvalues []float64
 }
@@ -291,6 +294,7 @@ func clusterRun(ctx context.Context, lap *sparse.CSR, y []int, o ClusterOptions,
 	rr.OpApplies, rr.Eigensolver = res.OpApplies, res.Eigensolver.String()
 	for _, it := range res.History {
 		rr.Objectives = append(rr.Objectives, it.Objective)
+		rr.Primals = append(rr.Primals, it.Primal)
 	}
 	rr.LeadingEigenvalues = append([]float64(nil), res.Lambda[:min(5, res.Rank())]...)
 	t1 := time.Now()

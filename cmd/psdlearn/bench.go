@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/psdlearn/psdlearn/bench"
@@ -24,9 +26,16 @@ var benchSuites = map[string]func(seed uint64) []bench.Case{
 	"serve":   bench.ServeCases, // the example service under load; docs/serving.md
 }
 
+// benchReports maps a suite name to a section that writes its own report
+// (psdlearn against CSDP; SimpleNPKL's Table 2 and Figure 2).
+var benchReports = map[string]func(ctx context.Context, o bench.ReportOptions) (bench.Report, error){
+	"sdp":    bench.SDPSection,
+	"table2": bench.Table2Section,
+}
+
 func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "bench")
-	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(sortedKeys(benchSuites), "|"))
+	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(append(sortedKeys(benchSuites), sortedKeys(benchReports)...), "|"))
 	backends := fs.String("backend", strings.Join(engine.Names(), ","), "comma-separated backends to measure")
 	runs := fs.Int("runs", 5, "timed runs per case (after one warm-up); the median is reported")
 	maxSize := fs.Int("max-size", 0, "skip cases larger than this size (0: no limit)")
@@ -34,6 +43,7 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	warmup := fs.Bool("warmup", true, "run each case once untimed before the timed runs (--warmup=false for long cases)")
 	plotDir := fs.String("plot", "", "directory to write PNG charts into")
 	seed := fs.Uint64("seed", 1, "random seed of the generated inputs")
+	mdOut := fs.String("md", "", "suites "+strings.Join(sortedKeys(benchReports), ", ")+": also write the markdown report to this file (with --json, one run gives both)")
 	if err := parseFlags(fs, "bench", args); err != nil {
 		return err
 	}
@@ -43,9 +53,42 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	if *runs < 1 || *maxSize < 0 {
 		return usagef("bench: --runs %d, --max-size %d: want --runs ≥ 1 and --max-size ≥ 0 (0: no limit)", *runs, *maxSize)
 	}
+	if section, ok := benchReports[*suite]; ok {
+		// A report compares psdlearn with something else on one backend:
+		// the default one unless --backend names one.
+		name := ""
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "backend" {
+				name = *backends
+			}
+		})
+		if strings.Contains(name, ",") {
+			return usagef("bench: --suite %s runs on one backend; --backend %q names several", *suite, name)
+		}
+		b, err := resolveBackend(name)
+		if err != nil {
+			return err
+		}
+		rep, err := section(ctx, bench.ReportOptions{Backend: b, Seed: *seed, MaxSize: *maxSize, PlotDir: *plotDir, Progress: newProgress(env).event})
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		if *mdOut != "" {
+			if err := writeReportMarkdown(*mdOut, rep); err != nil {
+				return fmt.Errorf("bench: --md: %w", err)
+			}
+		}
+		if env.json {
+			return emitJSON(env, rep)
+		}
+		return rep.Markdown(env.stdout)
+	}
+	if *mdOut != "" {
+		return usagef("bench: --md applies to the suites %s", strings.Join(sortedKeys(benchReports), ", "))
+	}
 	cases, ok := benchSuites[*suite]
 	if !ok {
-		return usagef("bench: unknown suite %q (available: %s)", *suite, strings.Join(sortedKeys(benchSuites), ", "))
+		return usagef("bench: unknown suite %q (available: %s)", *suite, strings.Join(append(sortedKeys(benchSuites), sortedKeys(benchReports)...), ", "))
 	}
 	var bs []engine.Backend
 	for _, name := range strings.Split(*backends, ",") {
@@ -97,4 +140,17 @@ func sortedKeys[V any](m map[string]V) []string {
 		}
 	}
 	return out
+}
+
+// writeReportMarkdown writes a report section's markdown to path.
+func writeReportMarkdown(path string, rep bench.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.Markdown(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -71,6 +71,9 @@ type clusterSummary struct {
 	Out           string   `json:"out,omitempty"`
 	SavedRun      int      `json:"saved_run,omitempty"`
 	SavedAccuracy *float64 `json:"saved_accuracy,omitempty"`
+	// Warnings: the kernel clusters worse than k-means on the data, or a
+	// run's eigenpairs did not cover the positive spectrum (also on stderr).
+	Warnings []string `json:"warnings"`
 }
 
 func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
@@ -256,12 +259,25 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 		sum.Objective = rep.Runs[0].Objectives
 		sum.Eigenvalues = rep.Runs[0].LeadingEigenvalues
 	}
+	sum.Warnings = []string{}
 	if *baseline {
 		m, sd, err := npkl.KMeansBaseline(ctx, x, ds.Y, rep.Clusters, *runs, 1, *seed)
 		if err != nil {
 			return fmt.Errorf("cluster: %w", err)
 		}
 		sum.KMeans, sum.KMeansSD = &m, &sd
+		if w := npkl.BaselineWarning(sum.Accuracy, m, *k, rep.N); w != "" {
+			sum.Warnings = append(sum.Warnings, w)
+		}
+	}
+	for _, r := range rep.Runs {
+		if w := npkl.SpectrumWarning(r.Covered, r.Rank); w != "" {
+			sum.Warnings = append(sum.Warnings, fmt.Sprintf("run %d: %s", r.Run, w))
+			break
+		}
+	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(env.stderr, "psdlearn: warning: cluster: %s\n", w)
 	}
 	if *out != "" {
 		rr := rep.Runs[*saveRun-1]

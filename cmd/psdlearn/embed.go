@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -38,6 +37,10 @@ type embedSummary struct {
 	K           int     `json:"k"`
 	Sigma       float64 `json:"sigma"`
 	Constraints string  `json:"constraints"`
+	// GapTol and FeasTol are the tolerances of the certificate Converged
+	// answers (the options' or MVU's defaults).
+	GapTol      float64 `json:"gap_tol"`
+	FeasTol     float64 `json:"feas_tol"`
 	Edges       int     `json:"edges"`
 	Iterations  int     `json:"iterations"`
 	Evaluations int     `json:"evaluations"`
@@ -102,13 +105,13 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.IntVar(&iters, "iters", 0, "maximum L-BFGS-B iterations (0: 20000)")
 	fs.IntVar(&relaxIters, "relax-iters", 0, "with equalities: at most this many of the iterations go to the inequality relaxation that starts the solve (0: half, -1: none)")
 	fs.Float64Var(&penalty, "penalty", 0, "soften the distance constraints with this per-unit penalty (0: hard)")
-	fs.Float64Var(&gapTol, "gap-tol", 0, "stop at this relative duality gap (0: the solver's default, 1e-7)")
-	fs.Float64Var(&feasTol, "feas-tol", 0, "and this largest relative distance violation (0: 1e-6)")
-	fs.BoolVar(&inequalities, "inequalities", false, "neighbour distances may shrink (⟨A,X⟩ ≤ d²) instead of being kept")
+	fs.Float64Var(&gapTol, "gap-tol", 0, fmt.Sprintf("stop at this relative duality gap (0: MVU's default, %g)", mvu.DefaultGapTol))
+	fs.Float64Var(&feasTol, "feas-tol", 0, fmt.Sprintf("and this largest distance violation relative to 1 + d² in units of the mean d² (0: MVU's default, %g)", mvu.DefaultFeasTol))
+	fs.BoolVar(&inequalities, "inequalities", true, "neighbour distances may shrink (⟨A,X⟩ ≤ d²), the FrobMetric paper's form, which certifies; --inequalities=false keeps them exactly (the original MVU: slower, and on a rigid graph it may stop without a certificate)")
 	fs.BoolVar(&shiftInvert, "shift-invert", true, "sparse method: Lanczos on (C + Â + sI)⁻¹ through a sparse factorization (far fewer products); false runs it on C + Â itself (under mpirun: every product split by rows)")
 	fs.BoolVar(&standardize, "standardize", false, "standardise features first")
 	fs.Uint64Var(&seed, "seed", 1, "random seed (sparse eigensolver start)")
-	rules := []flagRule{{"relax-iters", "mvu with equalities (without --inequalities)", func() bool { return !inequalities }}}
+	rules := []flagRule{{"relax-iters", "mvu with equalities (--inequalities=false)", func() bool { return !inequalities }}}
 	annotateFlagRules(fs, rules)
 	if err := parseFlags(fs, "embed", args); err != nil {
 		return err
@@ -119,7 +122,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	if dataSpec == "" {
 		return usagef("embed: --data is required")
 	}
-	chosen := "mvu with equalities"
+	chosen := "mvu --inequalities=false"
 	if inequalities {
 		chosen = "mvu --inequalities"
 	}
@@ -236,7 +239,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	progress := newProgress(env).withCap(budget)
 	start := time.Now()
 	mopt := mvu.Options{
-		K: k, Sigma: sigma, Dims: dims, Inequalities: inequalities, Penalty: penalty, RelaxIter: relaxIters,
+		K: k, Sigma: sigma, Dims: dims, Equalities: !inequalities, Penalty: penalty, RelaxIter: relaxIters,
 		SDP: sdp.Options{Method: m, MaxIter: iters, GapTol: gapTol, FeasTol: feasTol, Backend: b, Seed: seed, Progress: progress.event, Eigensolver: solver, NoShiftInvert: !shiftInvert},
 	}
 	var emb *mvu.Embedding
@@ -273,7 +276,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	sum := embedSummary{
 		Algo: "mvu", Backend: b.Name(), Data: dataSpec, Method: sol.Method.String(),
-		N: n, InputDim: inDim, Dims: dims, K: k, Sigma: sigma, Constraints: cons,
+		N: n, InputDim: inDim, Dims: dims, K: k, Sigma: sigma, Constraints: cons, GapTol: emb.GapTol, FeasTol: emb.FeasTol,
 		Edges: len(emb.Edges), Iterations: emb.Iterations, Evaluations: emb.Evaluations, RelaxIterations: relaxIterations,
 		TrainSeconds: elapsed, Objective: finiteOrNil(sol.Primal), DualObjective: finiteOrNil(sol.Dual),
 		DualityGap: finiteOrNil(sol.RelGap), MaxViolation: finiteOrNil(sol.MaxViolation),
@@ -294,7 +297,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	if modelOut != "" {
-		m, err := embedKernelModel(emb, d.Classes, dataInfo, b.Name(), seed, cmp.Or(gapTol, sdp.DefaultGapTol), map[string]any{
+		m, err := embedKernelModel(emb, d.Classes, dataInfo, b.Name(), seed, emb.GapTol, map[string]any{
 			"data": dataSpec, "k": k, "sigma": sigma, "dims": dims, "inequalities": inequalities, "penalty": penalty,
 			"standardize": standardize, "method": sol.Method.String(), "iterations": emb.Iterations, "seed": seed,
 			"objective": sol.Primal, "dual_objective": sol.Dual, "duality_gap": sol.RelGap, "max_violation": sol.MaxViolation,

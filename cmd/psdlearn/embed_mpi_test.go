@@ -43,7 +43,7 @@ func TestEmbedMPI(t *testing.T) {
 	if err != nil {
 		t.Skip("no native backend")
 	}
-	want, err := mvu.Embed(context.Background(), x, mvu.Options{K: 6, Dims: 2, Inequalities: true,
+	want, err := mvu.Embed(context.Background(), x, mvu.Options{K: 6, Dims: 2,
 		SDP: sdp.Options{Method: sdp.Sparse, GapTol: 1e-4, FeasTol: 1e-3, Backend: b, Seed: 1}})
 	if err != nil {
 		t.Fatal(err)

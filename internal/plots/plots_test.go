@@ -207,3 +207,18 @@ func scalingFixture(x, y []float64) (*plot.Plot, draw.Canvas) {
 	equalScales(p, c, xmin, xmax, ymin, ymax)
 	return p, c
 }
+
+func TestLinesPNG(t *testing.T) {
+	dir := outDir(t)
+	path := filepath.Join(dir, "lines.png")
+	err := Lines(path, LineChart{Title: "dual value per iteration", XLabel: "iteration", YLabel: "π",
+		Series: []LineSeries{{Name: "single column", Values: []float64{0.1, 0.5, 0.8, 0.9, math.NaN(), 0.95}}, {Name: "16 columns", Values: []float64{0.3, 0.9, 0.95}, Dashed: true}},
+		Levels: []Level{{Name: "optimum", Y: 0.96}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, path, LinesWidth, LinesHeight)
+	if err := Lines(filepath.Join(dir, "empty.png"), LineChart{Series: []LineSeries{{Values: []float64{math.Inf(1)}}}}); !errors.Is(err, ErrNothingToPlot) {
+		t.Errorf("all-infinite series: %v, want ErrNothingToPlot", err)
+	}
+}

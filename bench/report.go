@@ -1,0 +1,47 @@
+package bench
+
+import (
+	"context"
+	"io"
+
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/progress"
+)
+
+// Report is a benchmark section that writes its own report: markdown for
+// docs/, and JSON as the value itself.
+type Report interface {
+	Markdown(w io.Writer) error
+}
+
+// ReportOptions configures a report section.
+type ReportOptions struct {
+	// Backend runs psdlearn's solvers (nil: engine.Default()).
+	Backend engine.Backend
+	// Seed fixes the generated data and every random choice.
+	Seed uint64
+	// MaxSize skips problems with more points (0: no limit), for quick runs.
+	MaxSize int
+	// PlotDir, if not empty, receives the section's figures.
+	PlotDir string
+	// Progress, if non-nil, receives an event per finished problem.
+	Progress progress.Func
+}
+
+// SDPSection is SDPReference with the report options: the section of
+// psdlearn against CSDP.
+func SDPSection(ctx context.Context, o ReportOptions) (Report, error) {
+	return SDPReference(ctx, SDPOptions{Backend: o.Backend, Seed: o.Seed, MaxSize: o.MaxSize, PlotDir: o.PlotDir, Progress: o.Progress})
+}
+
+// Table2Section is NPKLTable2 with its Figure 2 and the report options:
+// SimpleNPKL's Table 2 and Figure 2 reproduced. MaxSize > 0 makes it a
+// quick run: 3 runs per cell instead of 20, iris and the chessboard only,
+// no Figure 2.
+func Table2Section(ctx context.Context, o ReportOptions) (Report, error) {
+	opt := Table2Options{Backend: o.Backend, Seed: o.Seed, Figure2: true, PlotDir: o.PlotDir, Progress: o.Progress}
+	if o.MaxSize > 0 {
+		opt.Runs, opt.Data, opt.Figure2 = 3, []string{"iris", "chessboard"}, false
+	}
+	return NPKLTable2(ctx, opt)
+}
