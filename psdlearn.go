@@ -43,10 +43,15 @@
 // cross-validation (Folds, default 3): the rows of every class are dealt
 // at random (Seed) to the folds, each fold is held out in turn while the
 // preprocessing, the triplets and the metric are fitted on the others, and
-// the errors are averaged over the folds. The model's Info records the
-// values offered ("C"), the mean errors ("val_errors") and the number of
-// folds ("folds", 0 on Validation). FitTriplets can choose only on
-// Validation (folds cannot be cut from given triplets).
+// the errors are averaged over the folds. FrobMetric without C chooses
+// among the values of its default policy (see FrobMetric.C and package
+// grid), which follow the data. The model's Info records the values tried
+// ("C", in order), the policy ("c_policy"), the mean errors ("val_errors"),
+// the chosen value's ("val_error") and the Euclidean metric's on the same
+// rows ("euclidean_val_error"), and the number of folds ("folds", 0 on
+// Validation); when the chosen value's error is above the Euclidean one,
+// the certificate carries a warning saying so. FitTriplets can choose
+// only on Validation (folds cannot be cut from given triplets).
 //
 // The kernel learners (SimpleNPKL.FitPairs, DefiniteBoost.FitPairs,
 // MEG.FitDistances) take ctx first like Fit and return a *model.Model of
@@ -63,6 +68,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
@@ -72,6 +78,7 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/grid"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
@@ -169,8 +176,11 @@ func (e PSDBoost) FitTriplets(ctx context.Context, x *mat.Dense, ts *constraints
 // the dual and certified by the duality gap.
 type FrobMetric struct {
 	Common
-	// C lists the values to choose among (nil: frob.DefaultCs, that is
-	// 0.1, 1, 10 and 100).
+	// C lists the values to choose among (nil: the default policy,
+	// frob.DefaultPolicy: 0.1, 1, 10 and 100, scaled to the spread of the
+	// feature scales when standardising them lowers the Euclidean
+	// validation error, and extended beyond an edge where the validation
+	// optimum sits; on Validation, else on the first fold).
 	C []float64
 	// Iters bounds the L-BFGS-B iterations of each solve (0: 20,000).
 	Iters int
@@ -178,21 +188,13 @@ type FrobMetric struct {
 
 // Fit learns a metric from the labelled rows of x.
 func (e FrobMetric) Fit(ctx context.Context, x *mat.Dense, y []int) (*model.Model, error) {
-	cs := e.C
-	if len(cs) == 0 {
-		cs = frob.DefaultCs
-	}
-	return fit(ctx, e.Common, "frobmetric", train.Options{Iters: e.Iters}, x, y, nil, cs...)
+	return fit(ctx, e.Common, "frobmetric", train.Options{Iters: e.Iters}, x, y, nil, e.C...)
 }
 
 // FitTriplets learns a metric from triplets on the rows of x. With several
 // C values it needs Validation (held-out rows cannot be cut from triplets).
 func (e FrobMetric) FitTriplets(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet) (*model.Model, error) {
-	cs := e.C
-	if len(cs) == 0 {
-		cs = frob.DefaultCs
-	}
-	return fit(ctx, e.Common, "frobmetric", train.Options{Iters: e.Iters}, x, nil, ts, cs...)
+	return fit(ctx, e.Common, "frobmetric", train.Options{Iters: e.Iters}, x, nil, ts, e.C...)
 }
 
 // fit runs algo on x (with labels y, or on the given triplets) and returns
@@ -235,8 +237,14 @@ func fit(ctx context.Context, c Common, algo string, opt train.Options, x *mat.D
 	cs = sortedCopy(cs) // ascending: equal validation errors choose the smaller C
 	chosen := cs
 	var sel *selection
-	if len(cs) > 1 {
-		if sel, err = chooseC(ctx, c, trainer, algo, opt, full, ts, k, b, cs); err != nil {
+	// FrobMetric without C: the default policy, made from the first
+	// split's prepared rows.
+	var policy func(tr, val *data.Dataset) (grid.Policy, error)
+	if algo == "frobmetric" && len(cs) == 0 {
+		policy = func(tr, val *data.Dataset) (grid.Policy, error) { return frob.DefaultPolicy(b, tr, val, k) }
+	}
+	if len(cs) > 1 || policy != nil {
+		if sel, err = chooseC(ctx, c, trainer, algo, opt, full, ts, k, b, cs, policy); err != nil {
 			return nil, err
 		}
 		chosen = []float64{sel.c}
@@ -246,7 +254,12 @@ func fit(ctx context.Context, c Common, algo string, opt train.Options, x *mat.D
 		return nil, err
 	}
 	if sel != nil {
-		m.Info["C"], m.Info["val_errors"], m.Info["folds"] = cs, sel.meanErr, sel.folds
+		m.Info["C"], m.Info["val_errors"], m.Info["folds"] = sel.tried, sel.meanErr, sel.folds
+		m.Info["c_policy"], m.Info["euclidean_val_error"] = sel.policy, sel.euclidErr
+		m.Info["val_error"] = sel.meanErr[slices.Index(sel.tried, sel.c)]
+		if w := train.WorseThanEuclidean(algo, m.Info["val_error"].(float64), sel.euclidErr, sel.nVal); w != "" {
+			m.Certificate.Warnings = append(m.Certificate.Warnings, w)
+		}
 	}
 	m.Provenance = model.NewProvenance(b.Name(), c.Seed)
 	m.Provenance.Data = model.DescribeData("fit", x, y, nil)

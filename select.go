@@ -10,6 +10,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/grid"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
@@ -18,23 +19,32 @@ import (
 // defaultFolds is the number of cross-validation folds when Common.Folds is 0.
 const defaultFolds = 3
 
-// selection is the outcome of choosing C: the value, the mean validation
-// k-NN error of every value offered (ascending C) and the number of folds
-// (0 when the errors are on Common.Validation).
+// selection is the outcome of choosing C: the value, the values tried (in
+// order) with the mean validation k-NN error of each, the mean Euclidean
+// error on the same rows, the policy and the number of folds (0 when the
+// errors are on Common.Validation).
 type selection struct {
-	c       float64
-	meanErr []float64
-	folds   int
+	c         float64
+	tried     []float64
+	meanErr   []float64
+	euclidErr float64
+	policy    string
+	folds     int
+	nVal      int // validation rows (with folds: every row, once)
 }
 
-// chooseC returns the C of cs (ascending) with the lowest mean validation
-// k-NN error: on c.Validation after fitting on all rows when it is set,
-// and otherwise over the stratified folds of the rows (each fitted on the
-// other folds). Equal means choose the smaller C. Every split fits its
-// preprocessing and builds its triplets on its own training rows, once for
-// all values of C; the error is eval.FactorKNNError's (the one the trainers
-// use), with K neighbours.
-func chooseC(ctx context.Context, c Common, trainer train.Trainer, algo string, opt train.Options, full *data.Dataset, ts *constraints.TripletSet, k int, b engine.Backend, cs []float64) (*selection, error) {
+// chooseC returns the C with the lowest mean validation k-NN error among
+// the candidates of the policy (grid.Policy: its initial values, then the
+// extensions it proposes from the mean errors so far): on c.Validation
+// after fitting on all rows when it is set, and otherwise over the
+// stratified folds of the rows (each fitted on the other folds). Equal
+// means choose the smaller C. Every split fits its preprocessing and
+// builds its triplets on its own training rows, once for all values of C;
+// the error is eval.FactorKNNError's (the one the trainers use), with K
+// neighbours. policy, if non-nil, makes the policy from the first split's
+// prepared rows (the default C policy needs them); else the values are
+// fixed.
+func chooseC(ctx context.Context, c Common, trainer train.Trainer, algo string, opt train.Options, full *data.Dataset, ts *constraints.TripletSet, k int, b engine.Backend, fixed []float64, policy func(tr, val *data.Dataset) (grid.Policy, error)) (*selection, error) {
 	type split struct{ tr, val *data.Dataset }
 	var splits []split
 	sel := &selection{}
@@ -56,37 +66,80 @@ func chooseC(ctx context.Context, c Common, trainer train.Trainer, algo string, 
 			splits = append(splits, split{full.Subset(complement(full.Len(), val)), full.Subset(val)})
 		}
 	}
-	cur, p := -1, (*prepared)(nil)
-	best, meanErr, err := train.SelectCFolds(cs, len(splits), func(f int, cv float64) (float64, error) {
-		if f != cur {
-			var err error
-			if p, err = prepare(c, splits[f].tr, splits[f].val, ts, k, b); err != nil {
+	preps := make([]*prepared, len(splits))
+	prep := func(f int) (*prepared, error) {
+		if preps[f] == nil {
+			p, err := prepare(c, splits[f].tr, splits[f].val, ts, k, b)
+			if err != nil {
+				return nil, err
+			}
+			preps[f] = p
+		}
+		return preps[f], nil
+	}
+	pol := grid.Fixed(fixed)
+	if policy != nil {
+		p0, err := prep(0)
+		if err != nil {
+			return nil, err
+		}
+		if pol, err = policy(p0.tr, p0.val); err != nil {
+			return nil, err
+		}
+	}
+	sel.policy = pol.String()
+	// The mean error of the Euclidean metric on the same validation rows.
+	for f := range splits {
+		p, err := prep(f)
+		if err != nil {
+			return nil, err
+		}
+		sel.nVal += p.val.Len()
+		e, err := eval.FactorKNNErrors(b, nil, p.tr.X, p.tr.Y, k, eval.Queries{X: p.val.X, Y: p.val.Y})
+		if err != nil {
+			return nil, fmt.Errorf("psdlearn: Euclidean validation: %w", err)
+		}
+		sel.euclidErr += e[0] / float64(len(splits))
+	}
+	// The mean validation error of one value of C over the splits.
+	meanErr := func(cv float64) (float64, error) {
+		var sum float64
+		for f := range splits {
+			p, err := prep(f)
+			if err != nil {
 				return 0, err
 			}
-			cur = f
+			prog := c.Progress
+			if sel.folds > 0 {
+				prog = progress.Prefix(prog, fmt.Sprintf("fold %d of %d: ", f+1, sel.folds))
+			}
+			out, err := p.solve(ctx, trainer, algo, opt, k, b, c.Seed, prog, []float64{cv})
+			if err != nil {
+				return 0, err
+			}
+			met, err := model.NewMetric(out.M)
+			if err != nil {
+				return 0, fmt.Errorf("psdlearn: %s C=%g: learned matrix: %w", algo, cv, err)
+			}
+			e, err := eval.FactorKNNError(b, met.L, p.tr.X, p.tr.Y, p.val.X, p.val.Y, k)
+			if err != nil {
+				return 0, fmt.Errorf("psdlearn: %s C=%g: validation: %w", algo, cv, err)
+			}
+			sum += e
 		}
-		prog := c.Progress
-		if sel.folds > 0 {
-			prog = progress.Prefix(prog, fmt.Sprintf("fold %d of %d: ", f+1, sel.folds))
+		return sum / float64(len(splits)), nil
+	}
+	_, bestC, _, tried, err := train.SelectCGrid(pol, func(cv float64) (struct{}, float64, error) {
+		e, err := meanErr(cv)
+		if err == nil {
+			sel.meanErr = append(sel.meanErr, e)
 		}
-		out, err := p.solve(ctx, trainer, algo, opt, k, b, c.Seed, prog, []float64{cv})
-		if err != nil {
-			return 0, err
-		}
-		met, err := model.NewMetric(out.M)
-		if err != nil {
-			return 0, fmt.Errorf("psdlearn: %s C=%g: learned matrix: %w", algo, cv, err)
-		}
-		e, err := eval.FactorKNNError(b, met.L, p.tr.X, p.tr.Y, p.val.X, p.val.Y, k)
-		if err != nil {
-			return 0, fmt.Errorf("psdlearn: %s C=%g: validation: %w", algo, cv, err)
-		}
-		return e, nil
+		return struct{}{}, e, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	sel.c, sel.meanErr = best, meanErr
+	sel.c, sel.tried = bestC, tried
 	return sel, nil
 }
 

@@ -64,6 +64,8 @@ type Report struct {
 	EuclideanValError, EuclideanTestErr float64
 	Curve                               []float64
 	Candidates                          []Candidate   // model selection (see Output.Candidates)
+	CPolicy                             string        // see Output.CPolicy
+	Searched                            []float64     // see Output.Searched
 	Metric                              *model.Metric // in the preprocessed space
 	Pipeline                            *data.Pipeline
 	// Provenance is what to record in the model file: module and Go
@@ -194,7 +196,7 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 		K: k, Triplets: ts.Len(), Iterations: out.Iterations, TrainSeconds: time.Since(t0).Seconds(),
 		Objective: out.Objective, DualityGap: out.DualityGap, ChosenC: out.ChosenC,
 		ValError: math.NaN(), EuclideanValError: math.NaN(), Curve: out.Curve, Pipeline: pipe,
-		Candidates: out.Candidates, Phases: ph,
+		Candidates: out.Candidates, CPolicy: out.CPolicy, Searched: out.Searched, Phases: ph,
 	}
 	r.Phases.Train = r.TrainSeconds
 	r.Provenance = e.provenance(b.Name())
@@ -241,6 +243,9 @@ func RunExperiment(ctx context.Context, e Experiment) (*Report, error) {
 	r.TestError, r.EuclideanTestErr = learned[0], euclid[0]
 	if val != nil {
 		r.ValError, r.EuclideanValError = learned[1], euclid[1]
+		if w := WorseThanEuclidean(r.Algo, r.ValError, r.EuclideanValError, val.Len()); w != "" {
+			r.Warnings = append(r.Warnings, w)
+		}
 	}
 	return r, nil
 }

@@ -3,6 +3,8 @@ package train
 import (
 	"fmt"
 	"math"
+
+	"github.com/psdlearn/psdlearn/grid"
 )
 
 // SelectC is the one model-selection loop over a list of C values (the
@@ -15,21 +17,55 @@ import (
 // yet, whatever the failed call returned (a cancelled solve's best iterate,
 // or nil), with that call's C and the error.
 func SelectC[R any](cs []float64, fit func(c float64) (r R, valErr float64, err error)) (best R, bestC, bestErr float64, err error) {
+	best, bestC, bestErr, _, err = selectC(cs, nil, fit)
+	return best, bestC, bestErr, err
+}
+
+// SelectCGrid is SelectC over the candidates of a policy: it fits the
+// policy's initial values in ascending order, then every value
+// p.Next proposes (an extension beyond an edge where the validation optimum
+// sits), and chooses by SelectC's rule. It also returns every value tried,
+// in the order tried. A policy that fails grid's validation is an error
+// before any fit.
+func SelectCGrid[R any](p grid.Policy, fit func(c float64) (r R, valErr float64, err error)) (best R, bestC, bestErr float64, tried []float64, err error) {
+	if err := p.Validate(); err != nil {
+		return best, math.NaN(), math.NaN(), nil, fmt.Errorf("train: %w", err)
+	}
+	return selectC(p.Initial(), p.Next, fit)
+}
+
+// selectC fits cs in order and then, when next is non-nil, the values it
+// proposes given the points so far.
+func selectC[R any](cs []float64, next func([]grid.Point) (float64, bool), fit func(c float64) (r R, valErr float64, err error)) (best R, bestC, bestErr float64, tried []float64, err error) {
 	bestC, bestErr = math.NaN(), math.NaN()
 	found := false
-	for _, c := range cs {
+	var pts []grid.Point
+	for i := 0; ; i++ {
+		var c float64
+		switch {
+		case i < len(cs):
+			c = cs[i]
+		case next != nil:
+			var ok bool
+			if c, ok = next(pts); !ok {
+				return best, bestC, bestErr, tried, nil
+			}
+		default:
+			return best, bestC, bestErr, tried, nil
+		}
+		tried = append(tried, c)
 		r, valErr, ferr := fit(c)
 		if ferr != nil {
 			if !found {
-				return r, c, math.NaN(), ferr
+				return r, c, math.NaN(), tried, ferr
 			}
-			return best, bestC, bestErr, ferr
+			return best, bestC, bestErr, tried, ferr
 		}
+		pts = append(pts, grid.Point{C: c, Err: valErr})
 		if !found || valErr < bestErr || (valErr == bestErr && c < bestC) {
 			best, bestC, bestErr, found = r, c, valErr, true
 		}
 	}
-	return best, bestC, bestErr, nil
 }
 
 // SelectCFolds is SelectC over validation folds, for cross-validation (or a

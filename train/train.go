@@ -75,6 +75,11 @@ type Output struct {
 	// Candidates lists every value the trainer chose among on the
 	// validation set, in the order tried (nil when there was no choice).
 	Candidates []Candidate
+	// CPolicy describes where the values of C (or γ) tried came from (see
+	// package grid) and Searched lists them in the order tried; both are
+	// empty for a trainer without such a parameter.
+	CPolicy  string
+	Searched []float64
 	// Converged reports that the solve of the returned model reached its
 	// certificate (duality gap within GapTol, or the method's own stopping
 	// rule); false after an iteration or evaluation cap, a stalled line

@@ -1,0 +1,159 @@
+package grid
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestInitial(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    Policy
+		want []float64
+	}{
+		{"fixed", Fixed([]float64{10, 0.1, 1, 10}), []float64{0.1, 1, 10}},
+		{"scaled", Adaptive([]float64{0.1, 1, 10, 100}, 1e7), []float64{1e6, 1e7, 1e8, 1e9}},
+		{"unit scale", Adaptive([]float64{0.1, 1}, 1), []float64{0.1, 1}},
+		{"rounded", Adaptive([]float64{0.1, 100}, 3), []float64{0.3, 300}},
+	} {
+		if got := c.p.Initial(); !slices.Equal(got, c.want) {
+			t.Errorf("%s: Initial = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    Policy
+		ok   bool
+	}{
+		{"default", Adaptive([]float64{0.1, 1}, 5), true},
+		{"fixed", Fixed([]float64{3}), true},
+		{"empty", Fixed(nil), false},
+		{"zero value", Fixed([]float64{0, 1}), false},
+		{"negative", Fixed([]float64{-1}), false},
+		{"inf", Fixed([]float64{math.Inf(1)}), false},
+		{"nan", Fixed([]float64{math.NaN()}), false},
+		{"scale nan", Adaptive([]float64{1}, math.NaN()), false},
+		{"scale negative", Adaptive([]float64{1}, -2), false},
+		{"step 1", Policy{Base: []float64{1}, Step: 1, MaxExtend: 2}, false},
+		{"negative extensions", Policy{Base: []float64{1}, MaxExtend: -1}, false},
+	} {
+		if err := c.p.Validate(); (err == nil) != c.ok {
+			t.Errorf("%s: Validate = %v, want ok %v", c.name, err, c.ok)
+		}
+	}
+}
+
+// pts builds points from alternating values and errors.
+func pts(v ...float64) []Point {
+	var out []Point
+	for i := 0; i+1 < len(v); i += 2 {
+		out = append(out, Point{v[i], v[i+1]})
+	}
+	return out
+}
+
+func TestNext(t *testing.T) {
+	base := []float64{0.1, 1, 10, 100}
+	ad := Adaptive(base, 1)
+	for _, c := range []struct {
+		name  string
+		p     Policy
+		tried []Point
+		want  float64 // 0: done
+	}{
+		{"interior optimum", ad, pts(0.1, .3, 1, .2, 10, .25, 100, .3), 0},
+		{"top strictly best", ad, pts(0.1, .3, 1, .2, 10, .15, 100, .1), 1000},
+		{"top tied", ad, pts(0.1, .3, 1, .2, 10, .1, 100, .1), 0},
+		{"bottom strictly best", ad, pts(0.1, .1, 1, .2, 10, .3, 100, .3), 0.01},
+		{"bottom tied (same model below a threshold)", ad, pts(0.1, .1, 1, .1, 10, .3, 100, .3), 0},
+		{"extension improved: go on", ad, pts(0.1, .3, 1, .2, 10, .15, 100, .1, 1000, .05), 1e4},
+		{"extension no better: stop", ad, pts(0.1, .3, 1, .2, 10, .15, 100, .1, 1000, .1), 0},
+		{"extension worse: stop", ad, pts(0.1, .3, 1, .2, 10, .15, 100, .1, 1000, .2), 0},
+		{"three extensions made", ad, pts(0.1, .3, 1, .2, 10, .15, 100, .1, 1000, .05, 1e4, .04, 1e5, .03), 0},
+		{"two extensions made", ad, pts(0.1, .3, 1, .2, 10, .15, 100, .1, 1000, .05, 1e4, .04), 1e5},
+		{"downward, scaled", Adaptive(base, 1e6), pts(1e5, .1, 1e6, .2, 1e7, .3, 1e8, .3), 1e4},
+		{"fixed never extends", Fixed(base), pts(0.1, .3, 1, .2, 10, .15, 100, .1), 0},
+		{"bounded above", Policy{Base: base, Step: 10, MaxExtend: 3, Hi: 500}, pts(0.1, .3, 1, .2, 10, .15, 100, .1), 0},
+		{"bounded below", Policy{Base: base, Step: 10, MaxExtend: 3, Lo: 0.05}, pts(0.1, .1, 1, .2, 10, .3, 100, .3), 0},
+		{"NaN error", ad, pts(0.1, math.NaN(), 1, .2, 10, .15, 100, .1), 0},
+		{"one point", ad, pts(100, .1), 0},
+		{"unsorted input", ad, pts(100, .1, 10, .15, 0.1, .3, 1, .2), 1000},
+	} {
+		got, ok := c.p.Next(c.tried)
+		if ok != (c.want != 0) || ok && got != c.want {
+			t.Errorf("%s: Next = %v, %v; want %v", c.name, got, ok, c.want)
+		}
+	}
+}
+
+func TestChoose(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   []Point
+		want Point
+	}{
+		{"lowest", pts(0.1, .3, 1, .2, 10, .25), Point{1, .2}},
+		{"ties to the smaller", pts(100, .1, 10, .1, 1, .2), Point{10, .1}},
+		{"NaN skipped", pts(1, math.NaN(), 10, .5), Point{10, .5}},
+		{"all NaN: the first", pts(3, math.NaN(), 1, math.NaN()), Point{3, math.NaN()}},
+	} {
+		got, ok := Choose(c.in)
+		if !ok || got.C != c.want.C || !(got.Err == c.want.Err || math.IsNaN(got.Err) && math.IsNaN(c.want.Err)) {
+			t.Errorf("%s: Choose = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if _, ok := Choose(nil); ok {
+		t.Error("Choose(nil) found a point")
+	}
+}
+
+func TestFrobeniusScale(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dev  []float64
+		want float64
+		err  bool
+	}{
+		{"standardised", []float64{1, 1, 1}, 1, false},
+		{"constant feature ignored", []float64{1, 0, 1}, 1, false},
+		{"no varying feature", []float64{0, 0}, 1, false},
+		{"one small feature", []float64{0.1, 1}, (1e4 + 1) / 2, false},
+		{"scaled up", []float64{2, 2}, 1.0 / 16, false},
+		{"NaN", []float64{1, math.NaN()}, 0, true},
+		{"negative", []float64{-1}, 0, true},
+	} {
+		got, err := FrobeniusScale(c.dev)
+		if (err != nil) != c.err || !c.err && math.Abs(got-c.want) > 1e-12*c.want {
+			t.Errorf("%s: FrobeniusScale = %v, %v; want %v (error %v)", c.name, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	if got := Format([]float64{0.1, 1, 1e9, 12345678}); got != "0.1, 1, 1e+09, 1.23457e+07" {
+		t.Errorf("Format = %q", got)
+	}
+}
+
+func TestScaleIfStandardisingHelps(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		scale, raw, std, want float64
+	}{
+		{1.5e10, 0.27, 0.04, 1.5e10}, // raw wine
+		{46, 0.025, 0.096, 1},        // MNIST's principal components
+		{12, 0.05, 0.05, 1},          // equal: unscaled
+		{12, nan, 0.05, 1},
+		{12, 0.05, nan, 1},
+		{0.5, 0.3, 0.1, 1},
+		{math.Inf(1), 0.3, 0.1, 1},
+	} {
+		if got := ScaleIfStandardisingHelps(c.scale, c.raw, c.std); got != c.want {
+			t.Errorf("ScaleIfStandardisingHelps(%v, %v, %v) = %v, want %v", c.scale, c.raw, c.std, got, c.want)
+		}
+	}
+}
