@@ -31,7 +31,8 @@ func TestReportCertificate(t *testing.T) {
 		opts   train.Options
 		solves int
 	}{
-		{"frobmetric", train.Options{C: []float64{1, 10}}, 2},
+		// Two candidates and the chosen one solved to the certificate.
+		{"frobmetric", train.Options{C: []float64{1, 10}}, 3},
 		{"boostmetric", train.Options{}, 1},
 		{"psdboost", train.Options{C: []float64{20}}, 1},
 	} {
@@ -53,6 +54,11 @@ func TestReportCertificate(t *testing.T) {
 				t.Errorf("%s capped=%v: warnings %q", tc.algo, capped, rep.Warnings)
 			}
 			for _, w := range rep.Warnings {
+				// A capped model may also be worse than the Euclidean
+				// metric on the validation rows, which is said too.
+				if strings.Contains(w, "above the Euclidean") {
+					continue
+				}
 				if !strings.Contains(w, "iteration limit") || !strings.HasPrefix(w, tc.algo) {
 					t.Errorf("%s: warning %q does not name the algorithm and the cap", tc.algo, w)
 				}

@@ -60,8 +60,12 @@ type trainSummary struct {
 	EuclideanTestError float64            `json:"euclidean_test_error"`
 	EuclideanValError  any                `json:"euclidean_val_error"`
 	Candidates         []candidateSummary `json:"candidates,omitempty"`
-	Model              string             `json:"model,omitempty"`
-	PeakRSSMB          float64            `json:"peak_rss_mb"`
+	// CPolicy says where the values of C tried came from and CSearched
+	// lists them in the order tried (see package grid).
+	CPolicy   string    `json:"c_policy,omitempty"`
+	CSearched []float64 `json:"c_searched,omitempty"`
+	Model     string    `json:"model,omitempty"`
+	PeakRSSMB float64   `json:"peak_rss_mb"`
 	// Converged is the certificate of the returned model; Warnings say why
 	// a solve stopped without one (also printed on stderr).
 	Converged bool     `json:"converged"`
@@ -270,7 +274,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		Objective: finiteOrNil(rep.Objective), DualityGap: finiteOrNil(rep.DualityGap), ChosenC: finiteOrNil(rep.ChosenC),
 		ValError: finiteOrNil(valErr), TestError: testErr, EuclideanTestError: eucTest, EuclideanValError: finiteOrNil(rep.EuclideanValError),
 		Curve: rep.Curve, Converged: rep.Converged, Warnings: append([]string{}, rep.Warnings...), Interrupted: interrupted,
-		Phases: rep.Phases,
+		Phases: rep.Phases, CPolicy: rep.CPolicy, CSearched: rep.Searched,
 	}
 	for _, c := range rep.Candidates {
 		sum.Candidates = append(sum.Candidates, candidateSummary{C: c.C, ValError: finiteOrNil(c.ValError), Iterations: c.Iterations, DualityGap: finiteOrNil(c.DualityGap), Converged: c.Converged})
@@ -286,9 +290,9 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 				"standardize": f.standardize, "pca": f.pca, "loss": f.opts.Loss, "mode": f.opts.Mode,
 				"passes": f.opts.Passes, "iters": f.opts.Iters, "nu": f.opts.Nu, "C": f.opts.C, "working_set": f.opts.WorkingSet,
 				"mu": f.opts.Mu, "rank": f.opts.Rank,
-				"chosen_c": rep.ChosenC, "iterations": rep.Iterations, "objective": rep.Objective,
+				"chosen_c": rep.ChosenC, "c_policy": rep.CPolicy, "c_searched": rep.Searched, "iterations": rep.Iterations, "objective": rep.Objective,
 				"duality_gap": rep.DualityGap, "val_error": valErr, "test_error": testErr,
-				"euclidean_test_error": eucTest, "backend": b.Name(), "triplets": rep.Triplets,
+				"euclidean_test_error": eucTest, "euclidean_val_error": rep.EuclideanValError, "backend": b.Name(), "triplets": rep.Triplets,
 				"interrupted": interrupted,
 			},
 			Certificate: &model.Certificate{
@@ -573,7 +577,7 @@ func runTrainConstraints(ctx context.Context, env *cmdEnv, f trainFlags, d *data
 				"data": f.dataSpec, kind: path, "holdout": f.holdout, "seed": f.seed,
 				"standardize": f.standardize, "pca": f.pca, "loss": f.opts.Loss, "mode": f.opts.Mode,
 				"iters": f.opts.Iters, "nu": f.opts.Nu, "C": e.Options.C, "working_set": f.opts.WorkingSet,
-				"chosen_c": rep.ChosenC, "iterations": rep.Iterations, "objective": rep.Objective,
+				"chosen_c": rep.ChosenC, "c_policy": rep.CPolicy, "c_searched": rep.Searched, "iterations": rep.Iterations, "objective": rep.Objective,
 				"duality_gap": rep.DualityGap, "triplets": rep.Triplets, "heldout_triplets": rep.HeldOutTriplets,
 				"triplet_satisfaction": rep.Satisfaction, "triplet_satisfaction_euclidean": rep.EuclideanSatisfaction,
 				"backend": b.Name(), "interrupted": interrupted,
