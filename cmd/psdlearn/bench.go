@@ -20,8 +20,11 @@ var benchSuites = map[string]func(seed uint64) []bench.Case{
 }
 
 func runBench(ctx context.Context, env *cmdEnv, args []string) error {
+	if papersSuite(args) {
+		return runPapers(ctx, env, args)
+	}
 	fs := newFlagSet(env, "bench")
-	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(sortedKeys(benchSuites), "|"))
+	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(append(sortedKeys(benchSuites), "papers"), "|")+" (papers has its own flags: psdlearn bench --suite papers -h)")
 	backends := fs.String("backend", strings.Join(engine.Names(), ","), "comma-separated backends to measure")
 	runs := fs.Int("runs", 5, "timed runs per case (after one warm-up); the median is reported")
 	maxSize := fs.Int("max-size", 0, "skip cases larger than this size (0: no limit)")
@@ -37,7 +40,7 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	cases, ok := benchSuites[*suite]
 	if !ok {
-		return usagef("bench: unknown suite %q (available: %s)", *suite, strings.Join(sortedKeys(benchSuites), ", "))
+		return usagef("bench: unknown suite %q (available: %s)", *suite, strings.Join(append(sortedKeys(benchSuites), "papers"), ", "))
 	}
 	var bs []engine.Backend
 	for _, name := range strings.Split(*backends, ",") {
