@@ -157,3 +157,25 @@ func TestScaleIfStandardisingHelps(t *testing.T) {
 		}
 	}
 }
+
+func TestClearlyBetter(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		before, after float64
+		n             int
+		want          bool
+	}{
+		{0.30, 0.20, 100, true},       // SE 0.046
+		{0.30, 0.27, 100, false},      // within one SE
+		{0.0769, 0.0385, 26, false},   // one row of 26 is not clear
+		{0.0204, 0.0180, 10000, true}, // SE 0.0014
+		{0.0204, 0.0195, 10000, false},
+		{0.2, 0.1, 0, false},
+		{nan, 0.1, 10, false},
+		{0.2, nan, 10, false},
+	} {
+		if got := ClearlyBetter(c.before, c.after, c.n); got != c.want {
+			t.Errorf("ClearlyBetter(%v, %v, %d) = %v", c.before, c.after, c.n, got)
+		}
+	}
+}

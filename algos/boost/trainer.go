@@ -9,8 +9,10 @@ import (
 
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/grid"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/train"
+	"gonum.org/v1/gonum/mat"
 )
 
 func init() {
@@ -62,6 +64,10 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 	if in.Progress != nil {
 		opt.Progress = progress.Prefix(in.Progress, fmt.Sprintf("boostmetric %s/%s: ", opt.Loss, opt.Mode))
 	}
+	var capNote string
+	if o.Iters == 0 && o.Passes <= 1 && in.Val != nil && in.Val.Len() > 0 {
+		opt.Extend = extendOnValidation(in, opt.Backend, &capNote)
+	}
 	var res *Result
 	t0 := time.Now()
 	if o.Passes > 1 {
@@ -80,8 +86,11 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 		return out, err
 	}
 	fillOutput(&out, res, in.Train.Dim())
+	if capNote != "" {
+		out.Reason += "; " + capNote
+	}
 	if !out.Converged {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("boostmetric %s/%s: not converged (%s) after %d iterations", opt.Loss, opt.Mode, res.Stop, res.Iterations))
+		out.Warnings = append(out.Warnings, fmt.Sprintf("boostmetric %s/%s: not converged (%s) after %d iterations", opt.Loss, opt.Mode, out.Reason, res.Iterations))
 	}
 	// Nothing is chosen on the validation set, so it is not searched here
 	// (ValError stays NaN): train.Experiment scores the returned metric.
@@ -242,4 +251,48 @@ func resultKNNError(b engine.Backend, res *Result, in train.Input, k int) (float
 		return 0, fmt.Errorf("boost: validation: %w", err)
 	}
 	return e, nil
+}
+
+// extendOnValidation is the iteration limit of the boostmetric trainer
+// when none is given: the algorithm's default (500 terms), doubled at most
+// grid.DefaultMaxDoublings times while the validation k-NN error of the
+// model at the limit is clearly below (grid.ClearlyBetter) that of the
+// model at half the limit — the first half of its terms with their
+// weights, which for the stage-wise mode is exactly the earlier model.
+// note receives what was decided, for the run's reason.
+func extendOnValidation(in train.Input, b engine.Backend, note *string) func(int, *Result) int {
+	k := kOf(in)
+	doublings := 0
+	valErr := func(r *Result, j int) float64 {
+		if r.V == nil || j < 1 {
+			return math.NaN()
+		}
+		d, n := r.V.Dims()
+		j = min(j, n)
+		l := mat.NewDense(d, j, nil)
+		for c := 0; c < j; c++ {
+			s := math.Sqrt(r.W[c])
+			for i := 0; i < d; i++ {
+				l.Set(i, c, s*r.V.At(i, c))
+			}
+		}
+		e, err := eval.FactorKNNError(b, l, in.Train.X, in.Train.Y, in.Val.X, in.Val.Y, k)
+		if err != nil {
+			return math.NaN()
+		}
+		return e
+	}
+	return func(it int, r *Result) int {
+		_, terms := r.V.Dims()
+		half, full := valErr(r, terms/2), valErr(r, terms)
+		if doublings < grid.DefaultMaxDoublings && grid.ClearlyBetter(half, full, in.Val.Len()) {
+			doublings++
+			*note = fmt.Sprintf("limit doubled %d times to %d: validation error %.4f at %d iterations, %.4f at half", doublings, 2*it, full, it, half)
+			return it
+		}
+		if doublings == 0 {
+			*note = fmt.Sprintf("validation error %.4f at the limit of %d iterations, %.4f at half: no clear gain from more", full, it, half)
+		}
+		return 0
+	}
 }
