@@ -237,19 +237,26 @@ func FrobeniusScale(dev []float64) (float64, error) {
 }
 
 // ScaleIfStandardisingHelps returns scale when standardising the features
-// lowers the Euclidean k-NN validation error (stdErr < rawErr), and 1
-// otherwise (equal errors, NaN errors, or a scale below 1). A spread of
+// lowers the Euclidean k-NN validation error (stdErr < rawErr) and scale is
+// at least MinScale, and 1 otherwise (equal errors, NaN errors, a smaller
+// scale). A spread of
 // feature scales calls for a C scaled by FrobeniusScale only when the data
 // are better measured in standardised units, as on the raw wine features;
 // when the scales carry information — principal components, whose small
 // variances are mostly noise, or pixels — the Euclidean distances of the
 // data are the better start and the grid stays in their units.
 func ScaleIfStandardisingHelps(scale, rawErr, stdErr float64) float64 {
-	if !(stdErr < rawErr) || !(scale > 1) || math.IsInf(scale, 0) {
+	if !(stdErr < rawErr) || !(scale >= MinScale) || math.IsInf(scale, 0) {
 		return 1
 	}
 	return scale
 }
+
+// MinScale is the smallest factor ScaleIfStandardisingHelps applies: one
+// step of a grid of decades. A smaller spread of the feature scales moves
+// the list by less than its own spacing (balance's equal scales give
+// 1.0001, iris's 12).
+const MinScale = 10
 
 // ClearlyBetter reports whether the error after is below the error
 // before by more than one binomial standard error of before on n

@@ -150,6 +150,8 @@ func TestScaleIfStandardisingHelps(t *testing.T) {
 		{12, nan, 0.05, 1},
 		{12, 0.05, nan, 1},
 		{0.5, 0.3, 0.1, 1},
+		{1.0001, 0.3, 0.1, 1}, // below one step of the grid
+		{10, 0.3, 0.1, 10},
 		{math.Inf(1), 0.3, 0.1, 1},
 	} {
 		if got := ScaleIfStandardisingHelps(c.scale, c.raw, c.std); got != c.want {

@@ -53,12 +53,13 @@ const (
 // deviation over the paper's runs (NaN when it reports one run), the
 // number of runs, and where it is printed.
 type Figure struct {
-	Mean, SD float64
-	Runs     int
+	Mean float64 `json:"mean"`
+	SD   float64 `json:"sd"`
+	Runs int     `json:"runs"`
 	// Time is the paper's computation time as printed ("280 s", "9.5 h"),
 	// or "".
-	Time   string
-	Source string
+	Time   string `json:"time,omitempty"`
+	Source string `json:"source,omitempty"`
 }
 
 // Known reports whether the paper gives the figure.
@@ -160,6 +161,11 @@ type Section struct {
 	Title string
 	// Run runs the section's cells selected by opt.
 	Run func(ctx context.Context, opt Options) (*Table, error)
+	// Refresh, if non-nil, updates a table of an earlier run (see Merge)
+	// with what the section knows now that is not measured: its title,
+	// introduction, the papers' figures and the notes explaining cells, with
+	// the statuses they imply.
+	Refresh func(t *Table)
 }
 
 var (
@@ -296,4 +302,74 @@ func meanSE(mean, sd float64, runs, n int) float64 {
 	}
 	p := mean / 100
 	return 100 * math.Sqrt(p*(1-p)/float64(max(n, 1)))
+}
+
+// Merge combines tables of earlier runs (as decoded from the suite's JSON)
+// section by section: the rows and columns of every table in order of
+// first appearance, a cell of a later table replacing the same cell of an
+// earlier one, skipped columns and notes united. It lets the page be
+// generated from runs of single columns or rows, and again when the
+// section's notes change, without running anything.
+func Merge(runs ...[]*Table) []*Table {
+	var out []*Table
+	index := map[string]*Table{}
+	for _, tables := range runs {
+		for _, t := range tables {
+			m := index[t.Section]
+			if m == nil {
+				m = &Table{Section: t.Section, Title: t.Title, Intro: t.Intro, Skipped: map[string]string{}}
+				index[t.Section] = m
+				out = append(out, m)
+			}
+			for _, r := range t.Rows {
+				if !slices.Contains(m.Rows, r) {
+					m.Rows = append(m.Rows, r)
+				}
+			}
+			for _, c := range t.Columns {
+				if !slices.Contains(m.Columns, c) {
+					m.Columns = append(m.Columns, c)
+				}
+			}
+			for _, c := range t.Cells {
+				if old := m.Cell(c.Row, c.Column); old != nil {
+					*old = c
+				} else {
+					m.Cells = append(m.Cells, c)
+				}
+			}
+			for k, v := range t.Skipped {
+				m.Skipped[k] = v
+			}
+			for _, n := range t.Notes {
+				if !slices.Contains(m.Notes, n) {
+					m.Notes = append(m.Notes, n)
+				}
+			}
+		}
+	}
+	for _, t := range out {
+		// A column skipped in one run and run in another is not skipped.
+		for col := range t.Skipped {
+			for _, c := range t.Cells {
+				if c.Column == col && c.Status != Skipped {
+					delete(t.Skipped, col)
+					break
+				}
+			}
+		}
+		if s, ok := sectionByKey(t.Section); ok && s.Refresh != nil {
+			s.Refresh(t)
+		}
+	}
+	return out
+}
+
+func sectionByKey(key string) (Section, bool) {
+	for _, s := range Sections() {
+		if s.Key == key {
+			return s, true
+		}
+	}
+	return Section{}, false
 }

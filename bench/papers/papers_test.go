@@ -2,8 +2,10 @@ package papers
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -167,4 +169,109 @@ func TestRunSubset(t *testing.T) {
 	if _, err := Run(context.Background(), Options{Columns: []string{"nope"}}); err == nil {
 		t.Error("unknown column: no error")
 	}
+}
+
+// TestMergeAndRead: tables written as the command writes them (NaN as
+// null) read back with NaN restored, and merged with a later run whose
+// cell replaces the earlier one's.
+func TestMergeAndRead(t *testing.T) {
+	first := &Table{Section: "table1", Rows: []string{"Euclidean", "FrobMetric"}, Columns: []string{"wine"}, Skipped: map[string]string{"MNIST": "unavailable"},
+		Cells: []Cell{
+			{Row: "Euclidean", Column: "wine", Paper: table1Figure("euclidean", "wine"), Values: []float64{25}, TestSize: 27, Details: []RunDetail{{Seed: 1, ChosenC: math.NaN()}}},
+			{Row: "FrobMetric", Column: "wine", Paper: table1Figure("frobmetric", "wine"), Values: []float64{30}, TestSize: 27},
+		}}
+	for i := range first.Cells {
+		Compare(&first.Cells[i], "")
+	}
+	later := &Table{Section: "table1", Rows: []string{"FrobMetric"}, Columns: []string{"wine", "MNIST"},
+		Cells: []Cell{
+			{Row: "FrobMetric", Column: "wine", Paper: table1Figure("frobmetric", "wine"), Values: []float64{4}, TestSize: 27},
+			{Row: "FrobMetric", Column: "MNIST", Paper: table1Figure("frobmetric", "mnist"), Values: []float64{2.04}, TestSize: 10000},
+		}}
+	for i := range later.Cells {
+		Compare(&later.Cells[i], "")
+	}
+	// Through JSON with NaN written as null, as the command does.
+	enc := func(t *Table) string {
+		b, err := json.Marshal(map[string]any{"tables": []any{nullNaN(t)}})
+		if err != nil {
+			panic(err)
+		}
+		return string(b)
+	}
+	a, err := ReadTables(strings.NewReader(enc(first)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadTables(strings.NewReader(enc(later)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := a[0].Cell("Euclidean", "wine"); !math.IsNaN(c.SD) || !math.IsNaN(c.Details[0].ChosenC) || c.Paper.SD != 7.49 {
+		t.Errorf("decoded cell %+v", c)
+	}
+	m := Merge(a, b)
+	if len(m) != 1 || len(m[0].Cells) != 3 || len(m[0].Columns) != 2 || len(m[0].Skipped) != 0 {
+		t.Fatalf("merged %+v", m)
+	}
+	if c := m[0].Cell("FrobMetric", "wine"); c.Mean != 4 || c.Status != Reproduced {
+		t.Errorf("merged FrobMetric/wine %+v", c)
+	}
+	if m[0].Title != table1Title {
+		t.Errorf("title not refreshed: %q", m[0].Title)
+	}
+}
+
+// nullNaN returns t as plain JSON values with NaN as nil, the way the
+// command's JSON writer does.
+func nullNaN(t *Table) any {
+	b, err := json.Marshal(t)
+	if err == nil {
+		var v any
+		_ = json.Unmarshal(b, &v)
+		return v
+	}
+	return replaceNaN(reflect.ValueOf(t))
+}
+
+func replaceNaN(v reflect.Value) any {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return replaceNaN(v.Elem())
+	case reflect.Float64:
+		if f := v.Float(); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f
+		}
+		return nil
+	case reflect.Slice:
+		if v.IsNil() {
+			return nil
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = replaceNaN(v.Index(i))
+		}
+		return out
+	case reflect.Map:
+		out := map[string]any{}
+		for _, k := range v.MapKeys() {
+			out[k.String()] = replaceNaN(v.MapIndex(k))
+		}
+		return out
+	case reflect.Struct:
+		out := map[string]any{}
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Type().Field(i)
+			name := strings.Split(f.Tag.Get("json"), ",")[0]
+			if name == "" {
+				name = f.Name
+			}
+			out[name] = replaceNaN(v.Field(i))
+		}
+		return out
+	}
+	return v.Interface()
 }

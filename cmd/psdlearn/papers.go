@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/psdlearn/psdlearn/bench"
@@ -39,6 +42,7 @@ func runPapers(ctx context.Context, env *cmdEnv, args []string) error {
 	backend := fs.String("backend", "", "numerical backend (default: the default backend)")
 	plotDir := fs.String("plot", "", "directory to write one PNG per table into (paper against psdlearn)")
 	docs := fs.String("docs", "", "write the generated page (docs/papers.md) to this file")
+	from := fs.String("from", "", "run nothing: merge the tables of earlier --json outputs (comma-separated files; a later file's cell replaces an earlier one's), with the current figures and notes")
 	if err := parseFlags(fs, "bench", args); err != nil {
 		return err
 	}
@@ -58,14 +62,34 @@ func runPapers(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		return out
 	}
-	tables, err := papers.Run(ctx, papers.Options{
-		Sections: list(*sections), Columns: list(*columns), Rows: list(*rows), Runs: *runs,
-		Backend: b, Progress: newProgress(env).event,
-	})
-	if err != nil {
-		return err
-	}
 	machine := bench.Machine() + ", backend " + b.Name()
+	var tables []*papers.Table
+	if *from != "" {
+		if *sections != "" || *columns != "" || *rows != "" || *runs != 0 {
+			return usagef("bench: --from runs nothing: --section, --column, --row and --runs do not apply")
+		}
+		var runs [][]*papers.Table
+		var machines []string
+		for _, name := range list(*from) {
+			t, m, err := readPapersJSON(name)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, t)
+			if m != "" && !slices.Contains(machines, m) {
+				machines = append(machines, m)
+			}
+		}
+		tables, machine = papers.Merge(runs...), strings.Join(machines, "; ")
+	} else {
+		tables, err = papers.Run(ctx, papers.Options{
+			Sections: list(*sections), Columns: list(*columns), Rows: list(*rows), Runs: *runs,
+			Backend: b, Progress: newProgress(env).event,
+		})
+		if err != nil {
+			return err
+		}
+	}
 	var plots []string
 	if *plotDir != "" {
 		if plots, err = papers.Plot(*plotDir, tables); err != nil {
@@ -96,4 +120,22 @@ func runPapers(ctx context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "plot: %s\n", p)
 	}
 	return nil
+}
+
+// readPapersJSON reads the tables and the machine of an earlier
+// `bench --suite papers --json` output.
+func readPapersJSON(name string) ([]*papers.Table, string, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("bench: --from: %w", err)
+	}
+	t, err := papers.ReadTables(bytes.NewReader(b))
+	if err != nil {
+		return nil, "", fmt.Errorf("bench: --from %s: %w", name, err)
+	}
+	var head struct {
+		Machine string `json:"machine"`
+	}
+	_ = json.Unmarshal(b, &head)
+	return t, head.Machine, nil
 }
