@@ -222,6 +222,40 @@ func Run(ctx context.Context, opt Options) ([]*Table, error) {
 	return out, nil
 }
 
+// Choose returns the indices of the items (each a key and a name) that
+// the filters select: a filter equal to an item's key or name (ignoring
+// case) selects that item alone, any other filter every item whose key or
+// name contains it (see Selected). No filter selects everything.
+func Choose(filters []string, keys, names []string) []int {
+	var out []int
+	var loose []string
+	for _, f := range filters {
+		f = strings.ToLower(strings.TrimSpace(f))
+		exact := false
+		for i := range keys {
+			if f != "" && (strings.ToLower(keys[i]) == f || strings.ToLower(names[i]) == f) {
+				exact = true
+				if !slices.Contains(out, i) {
+					out = append(out, i)
+				}
+			}
+		}
+		if !exact {
+			loose = append(loose, f)
+		}
+	}
+	if len(filters) == 0 {
+		loose = nil
+	}
+	for i := range keys {
+		if (len(filters) == 0 || len(loose) > 0 && Selected(loose, keys[i], names[i])) && !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Selected reports whether a key or name matches one of the filters
 // (substrings, ignoring case); no filter selects everything.
 func Selected(filters []string, key, name string) bool {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -274,4 +275,24 @@ func replaceNaN(v reflect.Value) any {
 		return out
 	}
 	return v.Interface()
+}
+
+func TestChoose(t *testing.T) {
+	keys := []string{"boost-e", "boost-e-mp", "boost-l", "frobmetric"}
+	names := []string{"BoostMetric-E", "BoostMetric-E, MP", "BoostMetric-L", "FrobMetric"}
+	for _, c := range []struct {
+		filters []string
+		want    []int
+	}{
+		{nil, []int{0, 1, 2, 3}},
+		{[]string{"boost-e"}, []int{0}},       // exact key: that row alone
+		{[]string{"BoostMetric-E"}, []int{0}}, // exact name
+		{[]string{"boost"}, []int{0, 1, 2}},   // substring
+		{[]string{"frob", "boost-l"}, []int{2, 3}},
+		{[]string{"nope"}, nil},
+	} {
+		if got := Choose(c.filters, keys, names); !slices.Equal(got, c.want) {
+			t.Errorf("Choose(%q) = %v, want %v", c.filters, got, c.want)
+		}
+	}
 }

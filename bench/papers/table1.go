@@ -112,16 +112,20 @@ func runTable1(ctx context.Context, opt Options) (*Table, error) {
 		Intro:   table1Intro,
 		Skipped: map[string]string{}}
 	var cols []column
+	var keys, names []string
 	for _, c := range table1Columns {
-		if Selected(opt.Columns, c.Key, c.Name) {
-			cols = append(cols, c)
-		}
+		keys, names = append(keys, c.Key), append(names, c.Name)
+	}
+	for _, i := range Choose(opt.Columns, keys, names) {
+		cols = append(cols, table1Columns[i])
 	}
 	var rows []row
+	keys, names = nil, nil
 	for _, r := range table1Rows {
-		if Selected(opt.Rows, r.Key, r.Name) {
-			rows = append(rows, r)
-		}
+		keys, names = append(keys, r.Key), append(names, r.Name)
+	}
+	for _, i := range Choose(opt.Rows, keys, names) {
+		rows = append(rows, table1Rows[i])
 	}
 	if len(cols) == 0 || len(rows) == 0 {
 		return nil, fmt.Errorf("no column matches %q or no row matches %q", opt.Columns, opt.Rows)
