@@ -177,10 +177,11 @@ func (e PSDBoost) FitTriplets(ctx context.Context, x *mat.Dense, ts *constraints
 type FrobMetric struct {
 	Common
 	// C lists the values to choose among (nil: the default policy,
-	// frob.DefaultPolicy: 0.1, 1, 10 and 100, scaled to the spread of the
-	// feature scales when standardising them lowers the Euclidean
-	// validation error, and extended beyond an edge where the validation
-	// optimum sits; on Validation, else on the first fold).
+	// frob.DefaultPolicy: 0.1, 1, 10 and 100, joined by their multiples
+	// for the spread of the feature scales when standardising the
+	// features lowers the Euclidean validation error, and extended beyond
+	// an edge where the validation optimum sits; on Validation, else on
+	// the first fold).
 	C []float64
 	// Iters bounds the L-BFGS-B iterations of each solve (0: 20,000).
 	Iters int

@@ -275,6 +275,21 @@ func ClearlyBetter(before, after float64, n int) bool {
 // three doublings take BoostMetric's 500 to at most 4,000.
 const DefaultMaxDoublings = 3
 
+// Union returns base followed by base multiplied by scale (rounded like
+// Initial's values), without duplicates: the candidates both in the data's
+// own units and in the units the scale stands for. A scale of 1 gives
+// base.
+func Union(base []float64, scale float64) []float64 {
+	out := slices.Clone(base)
+	if scale != 1 {
+		for _, c := range base {
+			out = append(out, round12(c*scale))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // Format lists values as "0.1, 1, 10", for messages.
 func Format(cs []float64) string {
 	parts := make([]string, len(cs))

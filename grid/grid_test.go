@@ -181,3 +181,20 @@ func TestClearlyBetter(t *testing.T) {
 		}
 	}
 }
+
+func TestUnion(t *testing.T) {
+	for _, c := range []struct {
+		base  []float64
+		scale float64
+		want  []float64
+	}{
+		{[]float64{0.1, 1, 10, 100}, 1e7, []float64{0.1, 1, 10, 100, 1e6, 1e7, 1e8, 1e9}},
+		{[]float64{0.1, 1, 10, 100}, 1, []float64{0.1, 1, 10, 100}},
+		{[]float64{1, 10}, 10, []float64{1, 10, 100}}, // overlap once
+		{[]float64{1, 10}, 3, []float64{1, 3, 10, 30}},
+	} {
+		if got := Union(c.base, c.scale); !slices.Equal(got, c.want) {
+			t.Errorf("Union(%v, %v) = %v, want %v", c.base, c.scale, got, c.want)
+		}
+	}
+}

@@ -27,15 +27,21 @@ var DefaultCs = []float64{0.1, 1, 10, 100}
 
 // DefaultPolicy is the policy of C values of the frobmetric trainer when
 // none is given, for training rows tr and validation rows val (nil: no
-// validation), k neighbours: DefaultCs multiplied by
-// grid.FrobeniusScale of the feature scales of the normalised training
-// rows (1 for standardised data whatever their number of features; about
-// 1.5e10 for the raw wine features, whose deviations span 0.13 to 303) when
-// standardising those features lowers the Euclidean k-NN validation error
+// validation), k neighbours. It starts from DefaultCs and, when the
+// feature scales of the normalised training rows spread by at least one
+// grid step (grid.FrobeniusScale ≥ grid.MinScale: about 1.5e10 for the raw
+// wine features, whose deviations span 0.13 to 303; 1 for standardised
+// data) and standardising them lowers the Euclidean k-NN validation error
 // (grid.ScaleIfStandardisingHelps, on at most pilotMaxRows validation
 // rows; on MNIST's principal components it raises it from 2.5% to 9.6%, on
-// raw wine it lowers it from about 30% to 5%), and extended by factors of ten beyond an edge where the validation
-// optimum sits strictly (grid.Adaptive).
+// raw wine it lowers it from about 30% to 5%), adds DefaultCs multiplied by
+// that factor (grid.Union): the validation rows then choose between C in
+// the data's own units and C in the units of the standardised features
+// (raw glass, whose refractive index varies by 0.2% of the data's scale,
+// keeps C in its own units: the scaled values are worse there and their
+// duals the worst conditioned). The list is extended by factors of ten
+// beyond an edge where the validation optimum sits strictly
+// (grid.Adaptive).
 func DefaultPolicy(b engine.Backend, tr, val *data.Dataset, k int) (grid.Policy, error) {
 	dev, err := data.RelativeDeviations(tr.X)
 	if err != nil {
@@ -72,7 +78,7 @@ func DefaultPolicy(b engine.Backend, tr, val *data.Dataset, k int) (grid.Policy,
 	} else {
 		f = 1
 	}
-	return grid.Adaptive(DefaultCs, f), nil
+	return grid.Adaptive(grid.Union(DefaultCs, f), 1), nil
 }
 
 // pilotMaxRows bounds the validation rows of DefaultPolicy's comparison of
