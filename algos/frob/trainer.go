@@ -190,8 +190,14 @@ func trainFrobMetric(ctx context.Context, in train.Input) (train.Output, error) 
 			return res, math.NaN(), fmt.Errorf("frobmetric C=%g: %w", c, err)
 		}
 		prev, prevC = res.U, c
-		if !res.Certified && !selecting {
+		switch {
+		case !res.Certified && !selecting:
 			out.Warnings = append(out.Warnings, uncertified(c, res))
+		case !res.Certified && in.Options.Iters > 0:
+			// The user's limit, not the selection's own, stopped a
+			// candidate short of the selection tolerance.
+			out.Warnings = append(out.Warnings, fmt.Sprintf("frobmetric C=%g: candidate not solved to the selection tolerance (%s): relative duality gap %.3g above %.3g after %d iterations",
+				c, res.Reason, res.RelGap, SelectGapTol, res.Iterations))
 		}
 		valErr := math.NaN()
 		if in.Val != nil && in.Val.Len() > 0 && len(cs) > 1 { // one C: nothing to choose
@@ -259,7 +265,10 @@ func uncertified(c float64, res *MetricResult) string {
 // solves each candidate value of C while it chooses among several on the
 // validation rows (at most selectMaxIter L-BFGS-B iterations each); the
 // chosen value is then solved to DefaultGapTol from its candidate's dual
-// point, and only that solve's certificate is the model's. A candidate's
+// point, and only that solve's certificate is the model's. A candidate
+// that stops short of SelectGapTol is reported in the candidates
+// (converged false, with its gap); it adds a warning only when the user's
+// iteration limit stopped it. A candidate's
 // metric is within √(2·gap) of its optimum in Frobenius norm, which moves
 // few k-NN decisions; solving the candidates no further saves most of the
 // iterations of the candidates not chosen, and of the largest values of C,
