@@ -65,7 +65,7 @@ func trainBoostMetric(ctx context.Context, in train.Input) (train.Output, error)
 		opt.Progress = progress.Prefix(in.Progress, fmt.Sprintf("boostmetric %s/%s: ", opt.Loss, opt.Mode))
 	}
 	var capNote string
-	if o.Iters == 0 && o.Passes <= 1 && in.Val != nil && in.Val.Len() > 0 {
+	if o.Iters == 0 && o.Passes <= 1 && opt.Mode == Stagewise && in.Val != nil && in.Val.Len() > 0 {
 		opt.Extend = extendOnValidation(in, opt.Backend, &capNote)
 	}
 	var res *Result
@@ -253,12 +253,15 @@ func resultKNNError(b engine.Backend, res *Result, in train.Input, k int) (float
 	return e, nil
 }
 
-// extendOnValidation is the iteration limit of the boostmetric trainer
-// when none is given: the algorithm's default (500 terms), doubled at most
-// grid.DefaultMaxDoublings times while the validation k-NN error of the
-// model at the limit is clearly below (grid.ClearlyBetter) that of the
+// extendOnValidation is the iteration limit of the stage-wise boostmetric
+// trainer when none is given: the algorithm's default (500 terms), doubled
+// at most grid.DefaultMaxDoublings times while the validation k-NN error of
+// the model at the limit is clearly below (grid.ClearlyBetter) that of the
 // model at half the limit — the first half of its terms with their
-// weights, which for the stage-wise mode is exactly the earlier model.
+// weights, which in the stage-wise mode is exactly the earlier model. The
+// totally corrective mode re-weights every term at every iteration, so the
+// first half of its terms is not its earlier model: it keeps the limit, as
+// do multi-pass runs.
 // note receives what was decided, for the run's reason.
 func extendOnValidation(in train.Input, b engine.Backend, note *string) func(int, *Result) int {
 	k := kOf(in)
