@@ -273,7 +273,7 @@ func uncertified(c float64, res *MetricResult) string {
 // few k-NN decisions; solving the candidates no further saves most of the
 // iterations of the candidates not chosen, and of the largest values of C,
 // whose duals are the worst conditioned.
-const SelectGapTol = 1e-4
+const SelectGapTol = 1e-3
 
 // selectMaxIter bounds the L-BFGS-B iterations of one candidate.
 const selectMaxIter = 2000
