@@ -138,6 +138,12 @@ its defaults: its regularisation values (FrobMetric's C, ITML's γ) chosen
 on the validation rows from the candidates its policy derives from the
 data, no per-column setting. The multi-pass rows run 2 passes.`
 
+// lettersSplit is what the letters cells share: the paper's split is its
+// own, not published, and easier than psdlearn's.
+const lettersSplit = "the paper's letters split is its own and not published. On 10 random splits of the same sizes (10,500/4,500/5,000, seeds 1–10) " +
+	"psdlearn's Euclidean 3-NN error is 5.82–6.68 (6.26 on average), every one above the paper's 5.42: its split is easier than any of them, " +
+	"and the learned metrics' errors move with it."
+
 // table1Notes explains the cells that are not reproduced, by row and
 // column key ("frobmetric/wine"): what was measured, with the command that
 // measures it (seeds 1–10 for the ten-split columns). A note is shown only
@@ -156,6 +162,20 @@ var table1Notes = map[string]string{
 		"γ = 0.01 gives 24.07, 0.1 23.33, 1 19.26, 10 16.30, chosen on the validation rows among them 17.78; " +
 		"the strongest regularisation towards the identity (γ = 0.01) is within the paper's spread. psdlearn's default list {3, 10, 30} chooses larger γ. " +
 		"`psdlearn train --algo itml --data builtin:wine --seed S --C 0.01`.",
+	"euclidean/mnist": "the paper's Euclidean figure is that of the 784 raw pixels: psdlearn's 3-NN error there is 3.19, the paper's exactly; " +
+		"the row is measured where the learners work, on the 164 principal components of the training rows (3.01; with a tied vote given to the " +
+		"nearest neighbour's class, 3.08 on the pixels and 2.89 on the components). Measured with eval.KNNError on the same split's rows.",
+	"euclidean/letters": lettersSplit + " On the fixed split, with a tied 3-NN vote given to the class of the nearest neighbour among the tied ones instead of the lowest label, the error is 5.64, within one standard error.",
+	"lmnn/letters": lettersSplit + " LMNN with μ = 0.2 instead of 0.5 gives 4.02 on the fixed split, 3.82 with the nearest-neighbour tie rule (the paper's figure): " +
+		"`psdlearn train --algo lmnn --data builtin:letters --split rows:10500,4500,5000 --mu 0.2`.",
+	"itml/letters": "the paper's ITML is worse than its own Euclidean metric on letters (7.20 against 5.42); psdlearn's ITML over the paper's slack grid gives " +
+		"6.14 (γ = 0.01), 6.12 (0.1), 5.62 (1), 4.72 (10, chosen on the validation rows), never above its Euclidean 6.22: this implementation of the same " +
+		"objective does not reproduce a degradation. `psdlearn train --algo itml --data builtin:letters --split rows:10500,4500,5000 --C 0.01`.",
+	"boost-e/letters": lettersSplit + " BoostMetric-E over those 10 splits: 3.86 (lowest-label rule), 3.55 (3.16–3.92) with the nearest-neighbour rule; on the fixed split 3.64 with that rule.",
+	"boost-l/letters": lettersSplit + " BoostMetric-L over those 10 splits: 3.25 (lowest-label rule), 3.05 (2.76–3.42) with the nearest-neighbour rule, which covers the paper's 2.80; on the fixed split 3.16 with that rule.",
+	"boost-e-mp/letters": lettersSplit + " BoostMetric-E, MP over those 10 splits: 3.37 (lowest-label rule), 3.14 (2.92–3.42) with the nearest-neighbour rule; on the fixed split 3.20 with that rule.",
+	"boost-l-mp/letters": lettersSplit + " BoostMetric-L, MP over those 10 splits: 2.93 (lowest-label rule), 2.76 (2.56–3.06) with the nearest-neighbour rule, which covers the paper's 2.70; on the fixed split 2.94 with that rule.",
+	"boost-e-tc/letters": lettersSplit + " BoostMetric-E, TC on the fixed split: 3.12 with the nearest-neighbour rule. The run stops at its 500-term limit, uncertified (as the paper's J = 500).",
 	"frobmetric/bal": "psdlearn is better than the paper here. On bal the validation rows prefer small C: for C ≤ 0.1 every multiplier is at its bound " +
 		"and the metric is (Σ_r A_r)₊, 5.11 on the test rows; C = 10 and C = 100 give 10.85, within the paper's spread, and the default list " +
 		"{0.1, 1, 10, 100} without its downward extension gives 5.21: the paper's figure is that of larger C. " +
