@@ -179,7 +179,7 @@ var table1Notes = map[string]string{
 	"frobmetric/mnist": "psdlearn is better than the paper here, with every C it tries: on the validation rows C = 0.1, 1, 10, 100 give test errors of " +
 		"2.32, 2.08, 2.04, 2.18 (each solved to the certificate). The same solve at C = 10 stopped after 1, 3 and 10 L-BFGS-B iterations " +
 		"(relative duality gap 0.995, 0.953, 0.504) gives 2.60, 2.37 and 2.25: the paper's 2.56 is what a metric far from the optimum of the objective gives. " +
-		"`psdlearn train --algo frobmetric --data builtin:mnist --split rows:50000,10000,10000 --pca 164 --C 10 --iters 1`.",
+		"Measured with frob.Learn (MetricOptions{C: 10, MaxIter: 1, 3 or 10, NewtonSteps: −1}) on the protocol's training rows and triplets.",
 	"frobmetric/bal": "psdlearn is better than the paper here. On bal the validation rows prefer small C: for C ≤ 0.1 every multiplier is at its bound " +
 		"and the metric is (Σ_r A_r)₊, 5.11 on the test rows; C = 10 and C = 100 give 10.85, within the paper's spread, and the default list " +
 		"{0.1, 1, 10, 100} without its downward extension gives 5.21: the paper's figure is that of larger C. " +
