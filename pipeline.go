@@ -559,6 +559,9 @@ func (r *run) solveWith(sp *split, c, score float64, mode int) (*candidate, erro
 	}
 	if sol != nil {
 		s := Solve{C: c, Seconds: time.Since(t0).Seconds(), Iterations: sol.Iterations, Converged: sol.Converged && err == nil, Reason: sol.Reason, Fold: sp.fold, SingleIterations: sol.SingleIterations}
+		if mode == solveRefine {
+			s.Reason = "chosen C, from its candidate to the certificate: " + s.Reason
+		}
 		if err != nil && !asNotConverged(err) || r.ctx.Err() != nil {
 			cand.tier++ // interrupted
 			s.Reason = "cancelled"
