@@ -8,6 +8,7 @@ import (
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/grid"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -43,10 +44,13 @@ const (
 // the margin (the LP's per-triplet slack weight is C/m for m triplets).
 var DefaultPSDBoostC = []float64{2, 5, 10, 20}
 
-// DefaultFrobMetricC are the values of C FrobMetric chooses among. C is in
-// the units of the normalised data (see frob.Learn), so the same list
-// serves data of any scale; the reference letters figure (2.84%) was
-// measured on it.
+// DefaultFrobMetricC is the base of the values of C FrobMetric chooses
+// among when its C is nil: the list on which the reference letters figure
+// (2.84%) was measured, on standardised data. C is in the units of the
+// normalised data (see frob.Learn), so the same list serves data of any
+// overall scale; Run joins it with its multiple for the spread of the
+// feature scales when standardising them lowers the Euclidean validation
+// error, and extends it beyond an edge (see FrobMetric.C).
 var DefaultFrobMetricC = []float64{0.1, 1, 10, 100}
 
 // DefaultITMLGamma are the values of Gamma ITML chooses among. On letters
@@ -78,7 +82,7 @@ type Common struct {
 	// several C values (0: DefaultHoldOut); it must be below 1.
 	HoldOut float64
 	// Grid proposes the values of C to compare (nil: FixedGrid, the
-	// learner's list).
+	// learner's list; for FrobMetric without C, AdaptiveGrid).
 	Grid Grid
 	// Seed fixes every random choice: the folds, the held-out constraints,
 	// sampled pairs and the solvers' start vectors.
@@ -118,6 +122,41 @@ type FixedGrid struct{}
 func (FixedGrid) Next(start []float64, scored []Score) []float64 {
 	if len(scored) == 0 {
 		return start
+	}
+	return nil
+}
+
+// AdaptiveGrid is the Grid that follows the validation errors: the
+// learner's list, then one value at a time beyond an edge of the values
+// tried while the validation optimum sits strictly at that edge (the data
+// ask for a weaker or stronger regularisation than the list offers), by
+// a factor Step, at most MaxExtend values beyond each end of the list (see
+// grid.Extend). It is FrobMetric's grid when neither C nor Common.Grid is
+// given.
+type AdaptiveGrid struct {
+	// Step is the factor of each extension (0: grid.DefaultStep, 10).
+	Step float64
+	// MaxExtend bounds the extensions beyond each end (0:
+	// grid.DefaultMaxExtend, 3; negative: none).
+	MaxExtend int
+}
+
+// Next returns start at the first call, then the next extension beyond an
+// edge, if any.
+func (g AdaptiveGrid) Next(start []float64, scored []Score) []float64 {
+	if len(scored) == 0 {
+		return start
+	}
+	n := g.MaxExtend
+	if n == 0 {
+		n = grid.DefaultMaxExtend
+	}
+	pts := make([]grid.Point, len(scored))
+	for i, s := range scored {
+		pts[i] = grid.Point{C: s.C, Err: s.ValError}
+	}
+	if c, ok := grid.Extend(start, pts, g.Step, n); ok {
+		return []float64{c}
 	}
 	return nil
 }

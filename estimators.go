@@ -13,6 +13,8 @@ import (
 	"github.com/psdlearn/psdlearn/algos/lmnn"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/grid"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
@@ -34,7 +36,12 @@ type BoostMetric struct {
 	// one); later passes regenerate the triplets from the labels in the
 	// learned metric, so they need labelled input.
 	Passes int
-	// Iters bounds the number of rank-one terms (0: DefaultBoostIters).
+	// Iters bounds the number of rank-one terms. Zero follows the data in
+	// the stage-wise mode with one pass, when there are validation rows
+	// (Common.Validation): DefaultBoostIters, doubled at most
+	// grid.DefaultMaxDoublings times while the validation k-NN error of
+	// the model at the limit is clearly below (grid.ClearlyBetter) that of
+	// the model at half the limit; otherwise DefaultBoostIters.
 	Iters int
 	// Nu is the trace regulariser ν relative to the data's scale (0: 1e-7).
 	Nu float64
@@ -58,7 +65,14 @@ type PSDBoost struct {
 // the dual and certified by the duality gap.
 type FrobMetric struct {
 	Common
-	// C lists the values to choose among (nil: DefaultFrobMetricC).
+	// C lists the values to choose among. Nil follows the data: Run
+	// starts from DefaultFrobMetricC joined with its multiple for the
+	// spread of the feature scales when standardising the features lowers
+	// the Euclidean validation error, and (without Common.Grid) extends it
+	// beyond an edge where the validation optimum sits (AdaptiveGrid).
+	// Several values are solved to frob.SelectGapTol while they are
+	// compared, and the chosen one, on a validation set, to the
+	// certificate from its candidate's dual point.
 	C []float64
 	// Iters bounds the L-BFGS-B iterations (and Newton polish steps) of
 	// each solve (0: frob.DefaultMaxIter).
@@ -133,7 +147,8 @@ func (BoostMetric) Candidates() []float64 { return nil }
 // Candidates returns C, or DefaultPSDBoostC.
 func (e PSDBoost) Candidates() []float64 { return orDefault(e.C, DefaultPSDBoostC) }
 
-// Candidates returns C, or DefaultFrobMetricC.
+// Candidates returns C, or DefaultFrobMetricC (which Run makes follow the
+// data, see FrobMetric.C).
 func (e FrobMetric) Candidates() []float64 { return orDefault(e.C, DefaultFrobMetricC) }
 
 // Candidates returns Gamma, or DefaultITMLGamma.
@@ -235,6 +250,10 @@ func (s *boostSolver) Solve(ctx context.Context, _ float64) (*Solution, error) {
 	e, p := s.e, s.p
 	opt := boost.Options{Loss: e.Loss, Mode: e.Mode, Precision: e.Precision, Iters: e.Iters, Nu: e.Nu, Backend: p.Backend, Seed: p.Seed}
 	opt.Progress = progress.Prefix(p.Progress, fmt.Sprintf("boostmetric %s/%s: ", opt.Loss, opt.Mode))
+	var limitNote string
+	if e.Iters == 0 && e.Passes <= 1 && e.Mode == boost.Stagewise && p.ValX != nil && len(p.ValY) > 0 {
+		opt.Extend = extendOnValidation(p, &limitNote)
+	}
 	var (
 		res *boost.Result
 		err error
@@ -248,8 +267,60 @@ func (s *boostSolver) Solve(ctx context.Context, _ float64) (*Solution, error) {
 		return nil, err
 	}
 	sol := boostSolution(res, p.X)
-	sol.Summary = fmt.Sprintf("boostmetric %s/%s: %d terms, stopped: %s, objective %.10g", opt.Loss, opt.Mode, len(res.W), res.Stop, res.Objective)
+	if limitNote != "" {
+		sol.Reason += "; " + limitNote
+	}
+	sol.Summary = fmt.Sprintf("boostmetric %s/%s: %d terms, stopped: %s, objective %.10g", opt.Loss, opt.Mode, len(res.W), sol.Reason, res.Objective)
 	return sol, err
+}
+
+// extendOnValidation is the iteration limit of stage-wise BoostMetric
+// when none is given: the algorithm's default, doubled at most
+// grid.DefaultMaxDoublings times while the validation k-NN error of the
+// model at the limit is clearly below (grid.ClearlyBetter) that of the
+// model at half the limit — the first half of its terms with their
+// weights, which in the stage-wise mode is exactly the earlier model. (The
+// totally corrective mode re-weights every term at every iteration, so
+// the first half of its terms is not its earlier model: it keeps the
+// limit, as do multi-pass runs.) note receives what was decided, for the
+// solve's reason.
+func extendOnValidation(p *Problem, note *string) func(int, *boost.Result) int {
+	doublings := 0
+	valErr := func(r *boost.Result, j int) float64 {
+		if r.V == nil || j < 1 {
+			return math.NaN()
+		}
+		d, n := r.V.Dims()
+		j = min(j, n)
+		l := mat.NewDense(d, j, nil)
+		for c := 0; c < j; c++ {
+			s := math.Sqrt(r.W[c])
+			for i := 0; i < d; i++ {
+				l.Set(i, c, s*r.V.At(i, c))
+			}
+		}
+		e, err := eval.FactorKNNError(p.Backend, l, p.X, p.Y, p.ValX, p.ValY, p.K)
+		if err != nil {
+			return math.NaN()
+		}
+		return e
+	}
+	return func(it int, r *boost.Result) int {
+		if r.V == nil {
+			return 0
+		}
+		_, terms := r.V.Dims()
+		half, full := valErr(r, terms/2), valErr(r, terms)
+		if doublings < grid.DefaultMaxDoublings && grid.ClearlyBetter(half, full, len(p.ValY)) {
+			doublings++
+			*note = fmt.Sprintf("limit doubled %d times to %d: validation error %.4f at %d iterations, %.4f at half", doublings, 2*it, full, it, half)
+			return it
+		}
+		if doublings == 0 {
+			*note = fmt.Sprintf("validation error %.4f at the limit of %d iterations, %.4f at half: no clear gain from more", full, it, half)
+		}
+		return 0
+	}
 }
 
 // boostSolution is the Solution of a BoostMetric or PSDBoost result.
@@ -312,6 +383,9 @@ type frobSolver struct {
 	p     *Problem
 	prev  []float64
 	prevC float64
+	// duals holds the dual point of every candidate screened, by C, for
+	// Refine.
+	duals map[float64][]float64
 }
 
 // NewSolver returns FrobMetric's solver on p.
@@ -322,7 +396,45 @@ func (e FrobMetric) NewSolver(p *Problem) (Solver, error) {
 	return &frobSolver{e: e, p: p}, nil
 }
 
+// Solve learns with c to the certificate, warm-started from the previous
+// C's dual point.
 func (s *frobSolver) Solve(ctx context.Context, c float64) (*Solution, error) {
+	return s.learn(ctx, c, s.options(c), "")
+}
+
+// Screen learns with c as a candidate of a model selection: to
+// frob.SelectGapTol (times C below C = 1), in at most frob.SelectMaxIter iterations (fewer
+// under Iters), warm-started from the previous C's dual point. A
+// candidate that Iters stopped short of that tolerance is warned about.
+func (s *frobSolver) Screen(ctx context.Context, c float64) (*Solution, error) {
+	opt := s.options(c)
+	// The gap is relative to max(1, |primal|) and the primal is at most C:
+	// below C = 1 the tolerance shrinks with C, so that a small C is
+	// screened to the same share of its objective (and is still above the
+	// tolerance, see frob.Learn), never looser than the certificate's.
+	opt.GapTol = max(frob.DefaultGapTol, frob.SelectGapTol*min(1, c))
+	opt.MaxIter = min(cmp.Or(s.e.Iters, frob.SelectMaxIter), frob.SelectMaxIter)
+	sol, err := s.learn(ctx, c, opt, "")
+	if sol != nil && !sol.Converged && s.e.Iters > 0 && s.e.Iters < frob.SelectMaxIter {
+		sol.Warnings = append(sol.Warnings, fmt.Sprintf("frobmetric C=%g: candidate not solved to the selection tolerance (%s): relative duality gap %.3g above %.3g after %d iterations (the iteration limit)",
+			c, sol.Reason, sol.DualityGap, sol.GapTol, sol.Iterations))
+	}
+	return sol, err
+}
+
+// Refine learns with c to the certificate from the dual point of c's
+// candidate (Screen), or as Solve without one.
+func (s *frobSolver) Refine(ctx context.Context, c float64) (*Solution, error) {
+	opt := s.options(c)
+	if u, ok := s.duals[c]; ok {
+		opt.U0 = u
+	}
+	return s.learn(ctx, c, opt, "chosen ")
+}
+
+// options are the options of a solve with c to the certificate,
+// warm-started from the previous C's dual point.
+func (s *frobSolver) options(c float64) frob.MetricOptions {
 	p := s.p
 	opt := frob.MetricOptions{C: c, MaxIter: s.e.Iters, WorkingSet: s.e.WorkingSet, Backend: p.Backend, Progress: p.Progress}
 	if s.e.Iters > 0 {
@@ -335,17 +447,26 @@ func (s *frobSolver) Solve(ctx context.Context, c float64) (*Solution, error) {
 			opt.U0[i] = v * c / s.prevC
 		}
 	}
-	res, err := frob.Learn(ctx, p.X, p.Triplets, opt)
+	return opt
+}
+
+// learn runs frob.Learn with opt and keeps its dual point.
+func (s *frobSolver) learn(ctx context.Context, c float64, opt frob.MetricOptions, what string) (*Solution, error) {
+	res, err := frob.Learn(ctx, s.p.X, s.p.Triplets, opt)
 	if res == nil {
 		return nil, err
 	}
 	if err == nil {
 		s.prev, s.prevC = res.U, c
+		if s.duals == nil {
+			s.duals = map[float64][]float64{}
+		}
+		s.duals[c] = res.U
 	}
 	return &Solution{
-		M: res.M, Iterations: res.Iterations, Objective: res.Primal, DualityGap: res.RelGap, GapTol: frob.DefaultGapTol,
+		M: res.M, Iterations: res.Iterations, Objective: res.Primal, DualityGap: res.RelGap, GapTol: cmp.Or(opt.GapTol, frob.DefaultGapTol),
 		Converged: res.Certified, Reason: res.Reason, Curve: res.Curve,
-		Summary: fmt.Sprintf("frobmetric C=%g: %d iterations, primal %.8g, rel. duality gap %.3g (%s)", c, res.Iterations, res.Primal, res.RelGap, res.Reason),
+		Summary: fmt.Sprintf("frobmetric %sC=%g: %d iterations, primal %.8g, rel. duality gap %.3g (%s)", what, c, res.Iterations, res.Primal, res.RelGap, res.Reason),
 	}, err
 }
 

@@ -164,3 +164,16 @@ func ExampleRun() {
 	// folds [0.1 1 10 100] true
 	// 150 rows transformed
 }
+
+// AdaptiveGrid proposes the learner's list, then one value beyond the edge
+// where the validation optimum sits strictly (here the largest C).
+func ExampleAdaptiveGrid() {
+	g := psdlearn.AdaptiveGrid{}
+	start := []float64{0.1, 1, 10, 100}
+	fmt.Println(g.Next(start, nil))
+	scored := []psdlearn.Score{{C: 0.1, ValError: 0.3}, {C: 1, ValError: 0.2}, {C: 10, ValError: 0.15}, {C: 100, ValError: 0.1}}
+	fmt.Println(g.Next(start, scored))
+	// Output:
+	// [0.1 1 10 100]
+	// [1000]
+}

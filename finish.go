@@ -90,7 +90,7 @@ func (r *run) evaluate(f *candidate) error {
 	}
 	switch {
 	case res.Selection == SelectFolds:
-		res.Eval.ValError = f.score
+		res.Eval.ValError, res.Eval.EuclideanValError = f.score, r.euclidVal
 	case r.c.Validation != nil:
 		vx, err := f.sp.pipe.ApplyBLAS(r.b.BLAS(), r.c.Validation.X)
 		if err != nil {
@@ -121,6 +121,29 @@ func (r *run) evaluate(f *candidate) error {
 	return nil
 }
 
+// warnWorseThanEuclidean adds the warning of a model whose validation
+// error is above the Euclidean metric's on the same validation rows (or
+// held-out constraints).
+func (r *run) warnWorseThanEuclidean() {
+	res := r.res
+	n, unit := res.NVal, "rows"
+	switch {
+	case res.Selection == SelectFolds:
+		n = res.NTrain
+	case res.Selection == SelectHeldOut:
+		n, unit = res.ValTriplets, "triplets"
+	}
+	w := warn.WorseThanEuclidean(r.name, res.Eval.ValError, res.Eval.EuclideanValError, n, unit)
+	if w == "" {
+		return
+	}
+	ws := append(append([]string(nil), res.Warnings...), w)
+	res.Warnings, res.Certificate.Warnings = ws, ws
+	if res.Model != nil && res.Model.Certificate != nil {
+		res.Model.Certificate.Warnings = ws
+	}
+}
+
 func queries(x *mat.Dense, y []int) eval.Queries { return eval.Queries{X: x, Y: y} }
 
 // satisfaction is eval.TripletSatisfaction, NaN without triplets.
@@ -139,11 +162,15 @@ func (r *run) info() map[string]any {
 		"standardize": r.c.Standardize, "pca": r.c.PCA, "k": r.k, "seed": r.c.Seed, "backend": res.Backend,
 		"selection": res.Selection.String(), "chosen_c": res.ChosenC, "iterations": res.Iterations,
 		"objective": res.Objective, "duality_gap": res.DualityGap, "triplets": res.Triplets,
-		"val_error": res.Eval.ValError, "test_error": res.Eval.TestError, "euclidean_test_error": res.Eval.EuclideanTestError,
+		"val_error": res.Eval.ValError, "euclidean_val_error": res.Eval.EuclideanValError,
+		"test_error": res.Eval.TestError, "euclidean_test_error": res.Eval.EuclideanTestError,
 		"interrupted": res.Interrupted,
 	}
 	if res.Searched != nil {
 		info["C"] = res.Searched
+	}
+	if res.CPolicy != "" {
+		info["c_policy"] = res.CPolicy
 	}
 	if res.Scores != nil {
 		errs := make([]float64, len(res.Scores))

@@ -47,6 +47,12 @@ type Problem struct {
 	Triplets *constraints.TripletSet
 	// Pairs is the training part of given pairs (nil otherwise).
 	Pairs *constraints.Pairs
+	// ValX and ValY are the labelled validation rows, preprocessed like X
+	// and labelled like Y, when the run has them (nil otherwise): a
+	// learner whose stopping follows the data (BoostMetric's iteration
+	// limit) scores its iterates on them.
+	ValX *mat.Dense
+	ValY []int
 	// K is the number of neighbours of the triplets and of the k-NN
 	// evaluation.
 	K    int

@@ -12,6 +12,7 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/grid"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
@@ -119,6 +120,14 @@ type run struct {
 	start  []float64 // the learner's values of C, ascending (nil: no C)
 	first  []float64 // the grid's first proposal
 	choose bool
+	// grid proposes the values of C (nil: Common.Grid, else FixedGrid);
+	// followData may set it.
+	grid Grid
+	// euclidVal is the mean Euclidean k-NN error on the folds'
+	// validation rows (SelectFolds).
+	euclidVal float64
+	// policy describes where the values of C come from (Result.CPolicy).
+	policy string
 	fall   *candidate // the best model so far, for a cancellation
 	warned []string
 	// parts of given constraints: 0 train, 1 validation, 2 held out.
@@ -148,6 +157,7 @@ func newRun(ctx context.Context, l Learner, d Data) (*run, error) {
 		NTrain: n, InputDim: dim, K: r.k,
 		Eval: Evaluation{ValError: math.NaN(), EuclideanValError: math.NaN(), TestError: math.NaN(), EuclideanTestError: math.NaN(),
 			Satisfaction: math.NaN(), EuclideanSatisfaction: math.NaN()},
+		CPolicy: r.policy,
 	}
 	return r, nil
 }
@@ -239,6 +249,10 @@ func (r *run) checkGrid() error {
 		return nil
 	}
 	r.first = r.next(nil)
+	r.policy = grid.Format(r.start)
+	if r.c.Grid != nil {
+		r.policy = fmt.Sprintf("%T from %s", r.c.Grid, r.policy)
+	}
 	if len(r.first) == 0 {
 		return fmt.Errorf("%w: no value of C to try", ErrInvalid)
 	}
@@ -253,7 +267,10 @@ func (r *run) checkGrid() error {
 
 // next returns the grid's next values, ascending, without the ones scored.
 func (r *run) next(scored []Score) []float64 {
-	g := r.c.Grid
+	g := r.grid
+	if g == nil {
+		g = r.c.Grid
+	}
 	if g == nil {
 		g = FixedGrid{}
 	}
@@ -302,6 +319,7 @@ func (r *run) run() (*Result, error) {
 	if err := r.evaluate(final); err != nil {
 		return nil, err
 	}
+	r.warnWorseThanEuclidean()
 	r.res.Model.Info = r.info()
 	if !r.res.Certificate.Converged {
 		return r.res, &NotConvergedError{Algorithm: r.name, Reason: r.res.Certificate.Reason}
@@ -379,10 +397,11 @@ func better(a, ca, b, cb float64) bool {
 // the folds then a fit on all rows.
 func (r *run) fromLabels() (*candidate, error) {
 	all := seq(r.d.X.RawMatrix().Rows)
-	var val *data.Dataset
-	if r.choose && r.c.Validation != nil {
+	// The validation rows are prepared whenever they are given: to choose
+	// C on them, or for a learner whose stopping follows them.
+	val := r.c.Validation
+	if r.choose && val != nil {
 		r.res.Selection = SelectValidation
-		val = r.c.Validation
 	}
 	if !r.choose || val != nil {
 		sp, err := r.prepareLabelled(all, val, 0)
@@ -449,7 +468,7 @@ func (r *run) prepareLabelled(rows []int, val *data.Dataset, fold int) (*split, 
 		return nil, fmt.Errorf("psdlearn: preprocessing: %w", asInvalid(err))
 	}
 	sp := &split{pipe: pipe, fold: fold}
-	if val != nil {
+	if val != nil && val.Len() > 0 {
 		if sp.valX, err = pipe.ApplyBLAS(r.b.BLAS(), val.X); err != nil {
 			return nil, fmt.Errorf("psdlearn: preprocessing: %w", asInvalid(err))
 		}
@@ -472,7 +491,7 @@ func (r *run) prepareLabelled(rows []int, val *data.Dataset, fold int) (*split, 
 	if fold > 0 {
 		prog = progress.Prefix(prog, fmt.Sprintf("fold %d of %d: ", fold, r.res.Folds))
 	}
-	sp.prob = &Problem{X: x, Y: tr.Y, Classes: r.labels.classes(), Triplets: ts, K: r.k, Seed: r.c.Seed, Backend: r.b, Progress: prog}
+	sp.prob = &Problem{X: x, Y: tr.Y, Classes: r.labels.classes(), Triplets: ts, ValX: sp.valX, ValY: sp.valY, K: r.k, Seed: r.c.Seed, Backend: r.b, Progress: prog}
 	if sp.solver, err = r.exec.NewSolver(r.l, sp.prob); err != nil {
 		return nil, err
 	}
@@ -489,20 +508,60 @@ func (r *run) solveOne(sp *split) (*candidate, error) {
 	return r.solve(sp, c, 0)
 }
 
+// A screeningSolver solves the candidates of a model selection to a
+// looser tolerance than its certificate's (Screen) and then the chosen
+// one, from its candidate's point, to the certificate (Refine). The run
+// uses it when the solver offers it (FrobMetric's); a candidate's
+// Solution reports convergence to the looser tolerance, and it is not
+// warned about (only the refined model's certificate is the model's).
+type screeningSolver interface {
+	Solver
+	Screen(ctx context.Context, c float64) (*Solution, error)
+	Refine(ctx context.Context, c float64) (*Solution, error)
+}
+
+// How solveWith runs a solver.
+const (
+	solveFull   = iota // Solve: to the certificate
+	solveScreen        // Screen: a candidate of a selection
+	solveRefine        // Refine: the chosen candidate to the certificate
+)
+
 // solve runs sp's solver with c; a finished solve gets the given score.
 // On an error it records the solve's iterate as a fall-back.
 func (r *run) solve(sp *split, c, score float64) (*candidate, error) {
+	return r.solveWith(sp, c, score, solveFull)
+}
+
+// solveWith is solve in the given mode (solveScreen and solveRefine need
+// a screeningSolver).
+func (r *run) solveWith(sp *split, c, score float64, mode int) (*candidate, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
-	sol, err := sp.solver.Solve(r.ctx, c)
+	var (
+		sol *Solution
+		err error
+	)
+	switch ss, _ := sp.solver.(screeningSolver); {
+	case mode == solveScreen && ss != nil:
+		sol, err = ss.Screen(r.ctx, c)
+	case mode == solveRefine && ss != nil:
+		sol, err = ss.Refine(r.ctx, c)
+	default:
+		mode = solveFull
+		sol, err = sp.solver.Solve(r.ctx, c)
+	}
 	cand := &candidate{sp: sp, sol: sol, c: c, score: score}
 	if sp.fold > 0 {
 		cand.tier = 2
 	}
 	if sol != nil {
 		s := Solve{C: c, Seconds: time.Since(t0).Seconds(), Iterations: sol.Iterations, Converged: sol.Converged && err == nil, Reason: sol.Reason, Fold: sp.fold, SingleIterations: sol.SingleIterations}
+		if mode == solveRefine {
+			s.Reason = "chosen C, from its candidate to the certificate: " + s.Reason
+		}
 		if err != nil && !asNotConverged(err) || r.ctx.Err() != nil {
 			cand.tier++ // interrupted
 			s.Reason = "cancelled"
@@ -520,7 +579,9 @@ func (r *run) solve(sp *split, c, score float64) (*candidate, error) {
 	}
 	if err != nil || !sol.Converged {
 		sol.Converged = false
-		r.warnNotConverged(sp, c, sol)
+		if mode != solveScreen {
+			r.warnNotConverged(sp, c, sol)
+		}
 	}
 	r.warned = append(r.warned, sol.Warnings...)
 	return cand, nil
@@ -563,21 +624,44 @@ func (r *run) search(splits []*split) (*candidate, error) {
 	var (
 		scores []Score
 		best   *candidate
-		batch  = r.first
 	)
+	prepare := func(f int) (*split, error) {
+		sp := splits[f]
+		if sp.prepare == nil {
+			return sp, nil
+		}
+		sp, err := sp.prepare()
+		if err != nil {
+			return nil, err
+		}
+		splits[f] = sp
+		if sp.fold > 0 { // the Euclidean error on the fold's validation rows
+			e, err := r.exec.KNNErrors(r.b, nil, sp.prob.X, sp.prob.Y, r.k, queries(sp.valX, sp.valY))
+			if err != nil {
+				return nil, fmt.Errorf("psdlearn: %s: Euclidean validation: %w", r.name, err)
+			}
+			r.euclidVal += e[0] / float64(len(splits))
+		}
+		return sp, nil
+	}
+	sp0, err := prepare(0)
+	if err != nil {
+		return nil, err
+	}
+	batch, err := r.followData(sp0)
+	if err != nil {
+		return nil, err
+	}
 	for len(batch) > 0 {
 		sum := make([]float64, len(batch))
 		last := make([]*candidate, len(batch))
-		for f, sp := range splits {
-			if sp.prepare != nil {
-				var err error
-				if sp, err = sp.prepare(); err != nil {
-					return nil, err
-				}
-				splits[f] = sp
+		for f := range splits {
+			sp, err := prepare(f)
+			if err != nil {
+				return nil, err
 			}
 			for i, c := range batch {
-				cand, err := r.solve(sp, c, math.NaN())
+				cand, err := r.solveWith(sp, c, math.NaN(), solveScreen)
 				if err != nil {
 					return nil, err
 				}
@@ -603,6 +687,17 @@ func (r *run) search(splits []*split) (*candidate, error) {
 	r.res.Scores = scores
 	for _, s := range scores {
 		r.res.Searched = append(r.res.Searched, s.C)
+	}
+	if len(splits) == 1 {
+		// The chosen candidate, from its own point, to the certificate
+		// (a screening solver's candidates stopped short of it).
+		if _, ok := best.sp.solver.(screeningSolver); ok {
+			refined, err := r.solveWith(best.sp, best.c, best.score, solveRefine)
+			if err != nil {
+				return nil, err
+			}
+			return refined, nil
+		}
 	}
 	return best, nil
 }

@@ -34,7 +34,8 @@ func runSplit(t *testing.T, l psdlearn.Learner, parts []*data.Dataset) *psdlearn
 // and capped at 2 iterations — and requires the result to say whether the
 // model is certified: converged with no warnings in the first case, not
 // converged with a warning naming the cap in the second. The phase
-// breakdown has one timed solve per C tried, inside the training time.
+// breakdown has one timed solve per C tried (and FrobMetric's chosen C
+// solved again to the certificate), inside the training time.
 func TestResultCertificate(t *testing.T) {
 	parts, err := data.Split(open(t, "iris"), []float64{0.7, 0.15, 0.15}, 1)
 	if err != nil {
@@ -45,7 +46,8 @@ func TestResultCertificate(t *testing.T) {
 		l      func(iters int) psdlearn.Learner
 		solves int
 	}{
-		{func(it int) psdlearn.Learner { return psdlearn.FrobMetric{Common: c, C: []float64{1, 10}, Iters: it} }, 2},
+		// Two candidates, and the chosen one solved to the certificate.
+		{func(it int) psdlearn.Learner { return psdlearn.FrobMetric{Common: c, C: []float64{1, 10}, Iters: it} }, 3},
 		{func(it int) psdlearn.Learner { return psdlearn.BoostMetric{Common: c, Iters: it} }, 1},
 		{func(it int) psdlearn.Learner { return psdlearn.PSDBoost{Common: c, C: []float64{20}, Iters: it} }, 1},
 	} {
@@ -64,6 +66,11 @@ func TestResultCertificate(t *testing.T) {
 				t.Errorf("%s capped=%v: warnings %q", algo, capped, rep.Warnings)
 			}
 			for _, w := range rep.Warnings {
+				// A capped model may also be worse than the Euclidean
+				// metric on the validation rows, which is said too.
+				if capped && strings.Contains(w, "above the Euclidean") {
+					continue
+				}
 				if !strings.Contains(w, "iteration limit") || !strings.HasPrefix(w, algo) {
 					t.Errorf("%s: warning %q does not name the algorithm and the cap", algo, w)
 				}

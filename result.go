@@ -28,6 +28,9 @@ type Result struct {
 	Searched []float64
 	Scores   []Score
 	ChosenC  float64
+	// CPolicy says where the values of C tried came from: the given list,
+	// or the learner's default as it followed the data ("" without C).
+	CPolicy string
 
 	// The solve of the returned model.
 	Iterations            int
@@ -50,7 +53,8 @@ type Result struct {
 	Phases Phases
 	// Warnings are one-line messages the caller should show the user: one
 	// for every solve that stopped without its certificate, one for a
-	// cancelled run, and the algorithms' own.
+	// cancelled run, one when the model's validation error is above the
+	// Euclidean metric's, and the algorithms' own.
 	Warnings []string
 	// Interrupted reports that the run was cancelled and Model is the best
 	// one found before.

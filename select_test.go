@@ -5,8 +5,10 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/eval"
 	"gonum.org/v1/gonum/mat"
@@ -177,5 +179,36 @@ func TestKFoldChoosesC(t *testing.T) {
 	}
 	if !mat.Equal(again.Metric.M, m.Metric.M) || !slices.Equal(again.Info["val_errors"].([]float64), got) {
 		t.Error("the same seed gives a different model")
+	}
+}
+
+// TestFitWarnsWorseThanEuclidean chooses FrobMetric's C among deliberately
+// bad values (0.1 and 0.2: far too strong a regulariser for the raw wine
+// features, whose scales span 0.13 to 300) on a validation set, and
+// requires the model to record both validation errors and its certificate
+// to warn that the chosen model is worse than the Euclidean metric.
+func TestFitWarnsWorseThanEuclidean(t *testing.T) {
+	wine, err := datasets.Open("wine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := data.Split(wine, []float64{0.7, 0.3}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := FrobMetric{Common: Common{Validation: parts[1]}, C: []float64{0.1, 0.2}}.Fit(context.Background(), parts[0].X, parts[0].Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, euc := m.Info["val_error"].(float64), m.Info["euclidean_val_error"].(float64)
+	if !(val > euc) {
+		t.Fatalf("validation error %v not above the Euclidean %v: the test needs a worse model", val, euc)
+	}
+	found := false
+	for _, w := range m.Certificate.Warnings {
+		found = found || strings.Contains(w, "above the Euclidean")
+	}
+	if !found {
+		t.Errorf("validation error %.4f above the Euclidean %.4f, warnings %q", val, euc, m.Certificate.Warnings)
 	}
 }

@@ -106,3 +106,50 @@ func Normalize(x *mat.Dense) (*mat.Dense, float64, error) {
 	}
 	return out, s, nil
 }
+
+// RelativeDeviations returns the standard deviation of every column of x
+// divided by RMSDeviation(x): the feature scales of the normalised data
+// x/s (all 1 for standardised data without constant features; 0 for a
+// constant column). Their squares average to 1 over the columns. It fails
+// like RMSDeviation.
+func RelativeDeviations(x *mat.Dense) ([]float64, error) {
+	s, err := RMSDeviation(x)
+	if err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	raw := x.RawMatrix()
+	// As in RMSDeviation, the entries are divided by the largest magnitude
+	// first, so that no sum overflows.
+	var amax float64
+	for i := 0; i < n; i++ {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			amax = math.Max(amax, math.Abs(v))
+		}
+	}
+	inv := 1 / amax
+	if math.IsInf(inv, 0) {
+		inv = math.Ldexp(1, -math.Ilogb(amax))
+	}
+	mean := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			mean[j] += v * inv
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	dev := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			e := v*inv - mean[j]
+			dev[j] += e * e
+		}
+	}
+	si := s * inv
+	for j := range dev {
+		dev[j] = math.Sqrt(dev[j]/float64(n)) / si
+	}
+	return dev, nil
+}

@@ -78,3 +78,41 @@ func TestRMSDeviation(t *testing.T) {
 		t.Error("NaN accepted")
 	}
 }
+
+func TestRelativeDeviations(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rows [][]float64
+		want []float64
+	}{
+		// Columns of deviations 1 and 3 (and a constant one): s² = (1+9+0)/3.
+		{"spread", [][]float64{{1, 10, 5}, {-1, 4, 5}}, []float64{1 / math.Sqrt(10.0/3), 3 / math.Sqrt(10.0/3), 0}},
+		{"equal scales", [][]float64{{2, -2}, {-2, 2}}, []float64{1, 1}},
+		{"huge values", [][]float64{{1e300, 3e300}, {-1e300, -3e300}}, []float64{1 / math.Sqrt(5), 3 / math.Sqrt(5)}},
+	} {
+		var x *mat.Dense
+		for i, r := range c.rows {
+			if x == nil {
+				x = mat.NewDense(len(c.rows), len(r), nil)
+			}
+			x.SetRow(i, r)
+		}
+		got, err := RelativeDeviations(x)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var sq float64
+		for j := range got {
+			if math.Abs(got[j]-c.want[j]) > 1e-14 {
+				t.Errorf("%s: column %d: %v, want %v", c.name, j, got[j], c.want[j])
+			}
+			sq += got[j] * got[j]
+		}
+		if math.Abs(sq/float64(len(got))-1) > 1e-14 {
+			t.Errorf("%s: squares average to %v, want 1", c.name, sq/float64(len(got)))
+		}
+	}
+	if _, err := RelativeDeviations(mat.NewDense(2, 2, []float64{1, 1, 1, 1})); err == nil {
+		t.Error("constant data: no error")
+	}
+}

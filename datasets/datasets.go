@@ -1,15 +1,18 @@
-// Package datasets embeds the small benchmark data sets psdlearn's tests,
+// Package datasets bundles the small benchmark data sets psdlearn's tests,
 // examples and demo use — iris, wine, glass, sonar, ionosphere, vehicle,
-// vowel, diabetes and letters (about 1 MB of CSV; provenance and licences in
-// PROVENANCE.md) — so that they are available without any file.
+// vowel, diabetes and letters (about 1 MB of embedded CSV; provenance and
+// licences in PROVENANCE.md), and balance, generated exactly (Balance) — so
+// that they are available without any file. MNIST is not bundled: MNIST
+// reads it from the Go module that carries it (see MNISTDir).
 //
 // Importing the package registers the "builtin" scheme with data, so
 // that data.Load("builtin:iris", …) and the command line's --data builtin:iris
-// resolve to these copies.
+// resolve to these sets, and builtin:mnist to MNIST.
 package datasets
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"sort"
@@ -32,7 +35,11 @@ func mustRead(name string) string {
 	return string(b)
 }
 
-// Names returns the names of the embedded data sets, sorted.
+// generated are the bundled data sets built by code rather than embedded.
+var generated = map[string]func() *data.Dataset{"balance": Balance}
+
+// Names returns the names of the bundled data sets (embedded and
+// generated), sorted; MNIST, which is not bundled, is not among them.
 func Names() []string {
 	ents, err := files.ReadDir(".")
 	if err != nil {
@@ -44,14 +51,23 @@ func Names() []string {
 			out = append(out, n)
 		}
 	}
+	for n := range generated {
+		out = append(out, n)
+	}
 	sort.Strings(out)
 	return out
 }
 
-// Open parses the embedded data set called name (see Names). Labels are in
-// the last column; classes are named by their labels. Each call returns a
-// fresh copy that the caller may modify.
+// Open returns the bundled data set called name (see Names), or MNIST for
+// "mnist" (see MNIST). Labels are in the last column; classes are named by
+// their labels. Each call returns a fresh copy that the caller may modify.
 func Open(name string) (*data.Dataset, error) {
+	if gen, ok := generated[name]; ok {
+		return gen(), nil
+	}
+	if name == "mnist" {
+		return MNIST(context.Background())
+	}
 	b, err := files.ReadFile(name + ".csv")
 	if err != nil || strings.ContainsAny(name, "/\\.") {
 		return nil, fmt.Errorf("datasets: no embedded data set %q (available: %s)", name, strings.Join(Names(), ", "))

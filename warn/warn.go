@@ -108,3 +108,16 @@ func GapAboveTolerance(what string, converged bool, gap, tol float64, why string
 	}
 	return fmt.Sprintf("%s reports converged%s, but its duality gap %.3g is above the tolerance %.3g: the result is not certified optimal", what, why, gap, tol)
 }
+
+// WorseThanEuclidean warns when a learned metric's validation error
+// valErr is above the Euclidean metric's euclidErr on the same n
+// validation items (unit: "rows", "triplets"); errors are fractions in
+// [0, 1]. It says nothing when either error is NaN (nothing was
+// validated) or the learned error is not above.
+func WorseThanEuclidean(what string, valErr, euclidErr float64, n int, unit string) string {
+	if math.IsNaN(valErr) || math.IsNaN(euclidErr) || !(valErr > euclidErr) {
+		return ""
+	}
+	return fmt.Sprintf("%s: the chosen model's validation error %.2f%% is above the Euclidean metric's %.2f%% on the same %d validation %s: the learned metric is worse than no metric learning here",
+		what, 100*valErr, 100*euclidErr, n, unit)
+}

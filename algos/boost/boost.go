@@ -211,6 +211,13 @@ type Options struct {
 	// λmax so far, with a fall-back to u on a mis-price. Zero selects 0.5; a
 	// negative value turns smoothing off (pricing at the LP's duals u).
 	Stabilize float64
+	// Extend, if non-nil, is asked by BoostMetric (not PSDBoost) when the
+	// iteration limit is reached, with the iterations so far and the terms
+	// learned (V and W in the units of the normalised data, see
+	// Result.Scale; a metric's k-NN decisions do not depend on its scale),
+	// how many more iterations to run: 0 stops at the limit. The boostmetric
+	// trainer extends the limit while the validation error still improves.
+	Extend func(it int, r *Result) int
 	// Eig selects the eigensolver; DenseMaxDim is the EigAuto threshold (zero selects 200).
 	Eig         EigMethod
 	DenseMaxDim int

@@ -246,6 +246,13 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 			res.Stop = StopUnbounded
 			break
 		}
+		if it == iters && opt.Extend != nil {
+			// The limit is reached: ask whether to go on.
+			finish()
+			if more := opt.Extend(it, res); more > 0 {
+				iters += more
+			}
+		}
 	}
 	finish()
 	return res, nil

@@ -502,3 +502,37 @@ func BenchmarkPricing(b *testing.B) {
 		})
 	}
 }
+
+// TestExtend: at the iteration limit BoostMetric asks Options.Extend how
+// many more iterations to run, with the terms so far, and runs them; 0
+// stops. Raw wine does not converge within the limits used here.
+func TestExtend(t *testing.T) {
+	d, err := datasets.Open("wine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := engine.Default()
+	ts, err := makeTriplets(b, d.X, d.Y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []Mode{Stagewise, Corrective} {
+		var asked []int
+		res, err := BoostMetric(context.Background(), d.X, ts, Options{Backend: b, Mode: mode, Iters: 20, Extend: func(it int, r *Result) int {
+			if _, terms := r.V.Dims(); terms != len(r.W) || terms == 0 || terms > it {
+				t.Errorf("%v: Extend at %d with %d terms and %d weights", mode, it, terms, len(r.W))
+			}
+			asked = append(asked, it)
+			if len(asked) == 1 {
+				return 5
+			}
+			return 0
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stop != StopIterations || res.Iterations != 25 || len(asked) != 2 || asked[0] != 20 || asked[1] != 25 {
+			t.Errorf("%v: stopped %v after %d iterations, Extend asked at %v; want the limit after 25, asked at 20 and 25", mode, res.Stop, res.Iterations, asked)
+		}
+	}
+}

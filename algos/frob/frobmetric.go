@@ -30,6 +30,21 @@ const DefaultMaxIter = 20000
 // MetricOptions.NewtonSteps is zero (see learnWhole).
 const DefaultNewtonSteps = 30
 
+// SelectGapTol is the relative duality gap to which a model selection
+// solves each candidate value of C while it compares several on
+// validation rows (at most SelectMaxIter L-BFGS-B iterations each); the
+// chosen value is then solved to DefaultGapTol from its candidate's dual
+// point, and only that solve's certificate is the model's. A candidate's
+// metric is within √(2·gap) of its optimum in Frobenius norm, which moves
+// few k-NN decisions; solving the candidates no further saves most of the
+// iterations of the values not chosen, and of the largest values of C,
+// whose duals are the worst conditioned.
+const SelectGapTol = 1e-3
+
+// SelectMaxIter bounds the L-BFGS-B iterations of one candidate solved
+// to SelectGapTol.
+const SelectMaxIter = 2000
+
 // MetricOptions configures Learn.
 type MetricOptions struct {
 	// C weighs the hinge losses: the primal objective is

@@ -33,9 +33,18 @@ var benchReports = map[string]func(ctx context.Context, o bench.ReportOptions) (
 	"table2": bench.Table2Section,
 }
 
+// allBenchSuites lists every suite: the timed ones, the reports and
+// papers (which has its own flags, see runPapers).
+func allBenchSuites() []string {
+	return append(append(sortedKeys(benchSuites), sortedKeys(benchReports)...), "papers")
+}
+
 func runBench(ctx context.Context, env *cmdEnv, args []string) error {
+	if papersSuite(args) {
+		return runPapers(ctx, env, args)
+	}
 	fs := newFlagSet(env, "bench")
-	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(append(sortedKeys(benchSuites), sortedKeys(benchReports)...), "|"))
+	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(allBenchSuites(), "|")+" (papers has its own flags: psdlearn bench --suite papers -h)")
 	backends := fs.String("backend", strings.Join(engine.Names(), ","), "comma-separated backends to measure")
 	runs := fs.Int("runs", 5, "timed runs per case (after one warm-up); the median is reported")
 	maxSize := fs.Int("max-size", 0, "skip cases larger than this size (0: no limit)")
@@ -88,7 +97,7 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	cases, ok := benchSuites[*suite]
 	if !ok {
-		return usagef("bench: unknown suite %q (available: %s)", *suite, strings.Join(append(sortedKeys(benchSuites), sortedKeys(benchReports)...), ", "))
+		return usagef("bench: unknown suite %q (available: %s)", *suite, strings.Join(allBenchSuites(), ", "))
 	}
 	var bs []engine.Backend
 	for _, name := range strings.Split(*backends, ",") {

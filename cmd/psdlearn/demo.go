@@ -49,7 +49,7 @@ var demoMetricCases = []struct {
 	{"wine", "0.7,0.15,0.15", "boostmetric"},
 	{"wine", "0.7,0.15,0.15", "frobmetric"},
 	{"letters", "rows:10500,4500,5000", "boostmetric"},
-	{"letters", "rows:10500,4500,5000", "frobmetric"}, // C among psdlearn.DefaultFrobMetricC
+	{"letters", "rows:10500,4500,5000", "frobmetric"}, // C from psdlearn.DefaultFrobMetricC, following the data
 }
 
 func runDemo(ctx context.Context, env *cmdEnv, args []string) error {

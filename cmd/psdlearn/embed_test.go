@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/algos/mvu"
 )
 
@@ -167,8 +168,10 @@ func TestTrainFrobMetricJSON(t *testing.T) {
 	if sum["algo"] != "frobmetric" {
 		t.Errorf("algo %v", sum["algo"])
 	}
-	// The selection table: both values, ascending, each certified, and the
-	// chosen C is the first with the lowest validation error.
+	// The selection table: both values, ascending, each solved to the
+	// selection tolerance frob.SelectGapTol (the chosen one is then solved
+	// to the certificate checked above), and the chosen C is the first
+	// with the lowest validation error.
 	var sel struct {
 		Candidates []struct {
 			C          float64  `json:"c"`
@@ -186,14 +189,14 @@ func TestTrainFrobMetricJSON(t *testing.T) {
 	}
 	best := 0
 	for i, c := range cands {
-		if c.DualityGap == nil || !(*c.DualityGap <= 1e-6) || c.Iterations < 1 {
+		if c.DualityGap == nil || !(*c.DualityGap <= frob.SelectGapTol) || c.Iterations < 1 {
 			t.Errorf("candidate C = %g: duality gap %v after %d iterations", c.C, c.DualityGap, c.Iterations)
 		}
 		if c.ValError < cands[best].ValError {
 			best = i
 		}
 	}
-	if sum["chosen_c"] != cands[best].C || sum["val_error"] != cands[best].ValError {
+	if sum["chosen_c"] != cands[best].C {
 		t.Errorf("chose C = %v (validation %v), the table's best is %+v", sum["chosen_c"], sum["val_error"], cands[best])
 	}
 }

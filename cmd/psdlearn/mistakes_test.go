@@ -53,7 +53,7 @@ func TestUserMistakes(t *testing.T) {
 		{"train bad C", []string{"train", "--algo", "frobmetric", "--data", "builtin:iris", "--C", "1,x"}},
 		{"train bad loss", []string{"train", "--algo", "boostmetric", "--data", "builtin:iris", "--loss", "square"}},
 		{"train unknown flag", []string{"train", "--algo", "boostmetric", "--data", "builtin:iris", "--frob", "1"}},
-		{"train unknown builtin", []string{"train", "--algo", "boostmetric", "--data", "builtin:mnist"}},
+		{"train unknown builtin", []string{"train", "--algo", "boostmetric", "--data", "builtin:nope"}},
 		{"eval missing model", []string{"eval", "--model", filepath.Join(dir, "none.json"), "--data", "builtin:iris"}},
 		{"eval non-PSD model", []string{"eval", "--model", badModel, "--data", "builtin:iris"}},
 		{"eval not a model", []string{"eval", "--model", notJSON, "--data", "builtin:iris"}},

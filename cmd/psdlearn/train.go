@@ -57,8 +57,12 @@ type trainSummary struct {
 	EuclideanTestError jsonFloat          `json:"euclidean_test_error"`
 	EuclideanValError  jsonFloat          `json:"euclidean_val_error"`
 	Candidates         []candidateSummary `json:"candidates,omitempty"`
-	Model              string             `json:"model,omitempty"`
-	PeakRSSMB          float64            `json:"peak_rss_mb"`
+	// CPolicy says where the values of C tried came from and CSearched
+	// lists them (see psdlearn.Result.CPolicy and Searched).
+	CPolicy   string    `json:"c_policy,omitempty"`
+	CSearched []float64 `json:"c_searched,omitempty"`
+	Model     string    `json:"model,omitempty"`
+	PeakRSSMB float64   `json:"peak_rss_mb"`
 	// Converged is the certificate of the returned model; Warnings say why
 	// a solve stopped without one (also printed on stderr).
 	Converged bool     `json:"converged"`
@@ -427,7 +431,7 @@ func trainSummaryOf(f trainFlags, job *trainJob, r *psdlearn.Result) trainSummar
 		ValError: jsonFloat(r.Eval.ValError), TestError: jsonFloat(r.Eval.TestError),
 		EuclideanTestError: jsonFloat(r.Eval.EuclideanTestError), EuclideanValError: jsonFloat(r.Eval.EuclideanValError),
 		Curve: r.Curve, Converged: r.Certificate.Converged, Warnings: append([]string{}, r.Warnings...),
-		Interrupted: r.Interrupted, Phases: r.Phases,
+		Interrupted: r.Interrupted, Phases: r.Phases, CPolicy: r.CPolicy, CSearched: r.Searched,
 	}
 	for _, s := range r.Scores {
 		sum.Candidates = append(sum.Candidates, candidateSummary{C: s.C, ValError: jsonFloat(s.ValError), Iterations: s.Iterations, DualityGap: jsonFloat(s.DualityGap), Converged: s.Converged})

@@ -222,3 +222,21 @@ func TestLinesPNG(t *testing.T) {
 		t.Errorf("all-infinite series: %v, want ErrNothingToPlot", err)
 	}
 }
+
+func TestAgreementPNG(t *testing.T) {
+	dir := outDir(t)
+	a := Agreement{Title: "published against measured", XLabel: "paper (%)", YLabel: "psdlearn (%)",
+		Groups: []AgreementGroup{
+			{Name: "wine", X: []float64{28.08, 3.85, 3.08}, Y: []float64{27.4, 4.4, 4.1}, Spread: []float64{7, 3.9, 2.3}},
+			{Name: "MNIST", X: []float64{3.19, 2.56}, Y: []float64{3.01, 2.04}}, // one run: no bars
+			{Name: "none", X: []float64{math.NaN()}, Y: []float64{1}},
+		}}
+	path := filepath.Join(dir, "agreement.png")
+	if err := DrawAgreement(path, a); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, path, AgreementWidth, AgreementHeight)
+	if err := DrawAgreement(filepath.Join(dir, "empty.png"), Agreement{Groups: []AgreementGroup{{Name: "x", X: []float64{math.NaN()}, Y: []float64{1}}}}); !errors.Is(err, ErrNothingToPlot) {
+		t.Errorf("no point: %v, want ErrNothingToPlot", err)
+	}
+}
