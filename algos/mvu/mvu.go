@@ -156,7 +156,7 @@ func checkOptions(n int, opt Options) error {
 // EmbedGraph is Embed on a neighbourhood graph given by its edges: the
 // distinct undirected pairs (A < B, sorted by A then B) of points
 // 0 … n−1, with their squared distances, such as the k-nearest-neighbour
-// edges Embed computes itself (package dist builds them on sharded rows).
+// edges Embed computes itself (package distributed builds them on sharded rows).
 // Options.K is not used. The graph must be connected.
 func EmbedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64, opt Options) (*Embedding, error) {
 	if err := checkOptions(n, opt); err != nil {

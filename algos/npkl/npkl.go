@@ -57,7 +57,7 @@ const (
 	// iterations) Krylov–Schur with its filter took 0.4, 0.6, 0.4 and 0.26
 	// of ARPACK's time (docs/eigen-sequences.md, ninth round); at 500
 	// points the two were even. Below the threshold ARPACK stays: it is
-	// the solver the distributed one (package dist) matches bit for bit.
+	// the solver the distributed one (package distributed) matches bit for bit.
 	Auto Eigensolver = iota
 	// Lanczos is the backend's implicitly restarted Lanczos (ARPACK on the
 	// native backend), from a random start at every iteration.
@@ -434,7 +434,7 @@ func maxAbs(x []float64) float64 {
 
 // WithDefaults returns the options with every zero value replaced by its
 // documented default for n points and m constraints, or an error when one
-// is invalid: the options Learn runs with (package dist's distributed
+// is invalid: the options Learn runs with (package distributed's
 // solver takes them from here too).
 func (o Options) WithDefaults(n, m int) (Options, error) {
 	if o.Loss != Linear && o.Loss != SquaredHinge {
@@ -600,7 +600,7 @@ func (s *solver) fill(out *closedForm, r engine.EigsResult) {
 // ascending order (as the eigensolvers return them): it returns the
 // spectrum in descending order, the eigenvalues of K (the positive ones,
 // scaled so that tr(K²) = B; none when no eigenvalue exceeds 10⁻¹⁰) and
-// tr(A K) = √(B Σσ₊²). The distributed solver (package dist) shares it.
+// tr(A K) = √(B Σσ₊²). The distributed solver (package distributed) shares it.
 func ClosedForm(ascending []float64, b float64) (spectrum, values []float64, trAK float64) {
 	k := len(ascending)
 	spectrum = make([]float64, k)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/model"
@@ -24,7 +24,7 @@ import (
 // --data …` with a binary built with -tags mpi runs run 1 of the
 // one-process protocol (the same seed, hence the same pairs, eigensolver
 // start and k-means) with the kNN Laplacian and the eigenvectors
-// distributed by rows (dist.Laplacian, dist.SimpleNPKL, docs/mpi.md): rank
+// distributed by rows (distributed.Laplacian, distributed.SimpleNPKL, docs/mpi.md): rank
 // p keeps the p-th contiguous block of the rows; the labels (n ints) are
 // gathered to sample the pairs; the eigenvectors are gathered for kernel
 // k-means, which rank 0 runs; rank 0 prints the progress and the summary
@@ -147,7 +147,7 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 	prog.printf("cluster: %s: %d points, %d features; rank 0 has rows %d–%d", c.spec, n, dim, lo, hi-1)
 
 	t = time.Now()
-	lr, err := dist.Laplacian(comm, x, c.k, c.g)
+	lr, err := distributed.Laplacian(comm, x, c.k, c.g)
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
@@ -192,7 +192,7 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, c clusterMPIRun) error {
 	if r == 0 {
 		lopt.Progress = func(e progress.Event) { prog.printf("cluster: %s", e.Message) }
 	}
-	res, err := dist.SimpleNPKL(ctx, comm, lr.L, lr.Counts, pairs, lopt, nil)
+	res, err := distributed.SimpleNPKL(ctx, comm, lr.L, lr.Counts, pairs, lopt, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitStatus{code: exitInterrupted, err: err}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/data"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/mpi"
@@ -17,10 +17,10 @@ import (
 // holds a contiguous block of the rows (with {rank} in --data it reads
 // only its own file; otherwise it parses the data and keeps its block),
 // the kNN graph is built across the ranks without any rank holding all of
-// X (dist.KNNEdges: the one-process edges, bit for bit) and gathered, and
+// X (distributed.KNNEdges: the one-process edges, bit for bit) and gathered, and
 // MVU runs replicated on the graph (mvu.EmbedGraph), except for the sparse
 // eigensolves of the dual's negative parts, which run on PARPACK with each
-// rank owning its block of the n rows (dist.Eigs): its rows of every
+// rank owning its block of the n rows (distributed.Eigs): its rows of every
 // operator product and of the Lanczos basis. Rank 0 prints the progress
 // and the summary and writes the outputs. The dense method and the block
 // eigensolver are not distributed (usage errors). With shift-and-invert
@@ -93,10 +93,10 @@ func loadEmbedShard(env *cmdEnv, comm mpi.Comm, spec, labelCol string, k int, pr
 			return nil, usagef("embed: a rank has %d rows: every rank needs at least 2", c)
 		}
 	}
-	if sh.edges, sh.dist2, err = dist.KNNEdges(comm, rows.x, cmp.Or(k, 6)); err != nil {
+	if sh.edges, sh.dist2, err = distributed.KNNEdges(comm, rows.x, cmp.Or(k, 6)); err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
-	if sh.eigs, err = dist.Eigs(comm, counts, nil); err != nil {
+	if sh.eigs, err = distributed.Eigs(comm, counts, nil); err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
 	y, err := rows.allLabels(comm, counts)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/mpi"
@@ -173,7 +173,7 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 	prog.printf("train: %s: %d points, %d features; rank 0 has rows %d–%d", f.dataSpec, n, dim, lo, hi-1)
 
 	tTrip := time.Now()
-	sh, err := dist.Triplets(comm, x, y, f.k)
+	sh, err := distributed.Triplets(comm, x, y, f.k)
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
@@ -194,7 +194,7 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 		}, classes, start)
 	}
 	tTrain := time.Now()
-	res, err := dist.BoostMetric(ctx, comm, x, sh, opt)
+	res, err := distributed.BoostMetric(ctx, comm, x, sh, opt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitStatus{code: exitInterrupted, err: err}
@@ -266,10 +266,10 @@ func finishTrainMPI(env *cmdEnv, sum *mpiTrainSummary, start time.Time, line str
 
 // trainFrobMPI is the FrobMetric part of runTrainMPI, from the shards on:
 // sum holds what the caller knows.
-func trainFrobMPI(ctx context.Context, env *cmdEnv, comm mpi.Comm, x *mat.Dense, sh *dist.Shard, opt frob.MetricOptions,
+func trainFrobMPI(ctx context.Context, env *cmdEnv, comm mpi.Comm, x *mat.Dense, sh *distributed.Shard, opt frob.MetricOptions,
 	f trainFlags, b engine.Backend, sum mpiTrainSummary, classes []string, start time.Time) error {
 	tTrain := time.Now()
-	res, err := dist.FrobMetric(ctx, comm, x, sh, opt)
+	res, err := distributed.FrobMetric(ctx, comm, x, sh, opt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitStatus{code: exitInterrupted, err: err}

@@ -146,7 +146,7 @@ func TestTrainMPI(t *testing.T) {
 	}
 
 	// FrobMetric with one C: certified, and within the certificates'
-	// bound of one-process frob.Learn (dist's tests hold it to 1e-9 where
+	// bound of one-process frob.Learn (package distributed's tests hold it to 1e-9 where
 	// the one-process solve is not rounding-sensitive).
 	fpath := filepath.Join(dir, "f.json")
 	out, err = run("train", "--algo", "frobmetric", "--C", "10", "--data", "builtin:iris", "--json", "--quiet", "--out", fpath)

@@ -2,7 +2,7 @@
 // stage-wise step: the root of the derivative f = g′ of the convex objective
 // g along the term, given f and its first two derivatives at any weight.
 // One routine serves the one-process learner (algos/boost) and the
-// distributed one (dist), whose derivatives are sums over every rank's
+// distributed one (package distributed), whose derivatives are sums over every rank's
 // triplets, so that both take the same steps.
 package linesearch
 

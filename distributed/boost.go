@@ -1,4 +1,4 @@
-package dist
+package distributed
 
 import (
 	"context"
@@ -217,7 +217,7 @@ func globalScale(comm mpi.Comm, x *mat.Dense, sh *Shard, d int, lerr error) (flo
 		agree[0] = 1
 	}
 	if err := comm.AllreduceMax(agree); err != nil {
-		return 0, 0, fmt.Errorf("dist: %w", err)
+		return 0, 0, fmt.Errorf("distributed: %w", err)
 	}
 	if lerr != nil {
 		return 0, 0, lerr
@@ -235,7 +235,7 @@ func globalScale(comm mpi.Comm, x *mat.Dense, sh *Shard, d int, lerr error) (flo
 	amax = agree[3]
 	n, err := comm.AllreduceSumScalar(float64(rows))
 	if err != nil {
-		return 0, 0, fmt.Errorf("dist: %w", err)
+		return 0, 0, fmt.Errorf("distributed: %w", err)
 	}
 	if n != float64(sh.N) || n != agree[4] {
 		return 0, 0, fmt.Errorf("%w: the ranks have %g rows, the shards say %d", ErrInvalid, n, sh.N)
@@ -258,7 +258,7 @@ func globalScale(comm mpi.Comm, x *mat.Dense, sh *Shard, d int, lerr error) (flo
 		}
 	}
 	if err := comm.AllreduceSum(mean); err != nil {
-		return 0, 0, fmt.Errorf("dist: %w", err)
+		return 0, 0, fmt.Errorf("distributed: %w", err)
 	}
 	for j := range mean {
 		mean[j] /= n
@@ -271,7 +271,7 @@ func globalScale(comm mpi.Comm, x *mat.Dense, sh *Shard, d int, lerr error) (flo
 		}
 	}
 	if ss, err = comm.AllreduceSumScalar(ss); err != nil {
-		return 0, 0, fmt.Errorf("dist: %w", err)
+		return 0, 0, fmt.Errorf("distributed: %w", err)
 	}
 	s := math.Sqrt(ss/(n*float64(d))) / inv
 	if !(s > 0) {
@@ -329,10 +329,10 @@ func newLocal(b engine.Backend, x *mat.Dense, sh *Shard, s float64, d int) (*loc
 	}
 	var err error
 	if lp.ts, err = constraints.NewTripletSet(n, lt); err != nil {
-		return nil, fmt.Errorf("dist: %w", err)
+		return nil, fmt.Errorf("distributed: %w", err)
 	}
 	if lp.graph, err = lp.ts.Graph(make([]float64, lp.m)); err != nil {
-		return nil, fmt.Errorf("dist: %w", err)
+		return nil, fmt.Errorf("distributed: %w", err)
 	}
 	lp.gram = mat.NewSymDense(d, nil)
 	lp.z = mat.NewDense(n, 1, nil)
@@ -352,11 +352,11 @@ func (lp *local) gramInto(buf, u []float64) error {
 	}
 	g, err := lp.ts.GraphInto(lp.graph, u)
 	if err != nil {
-		return fmt.Errorf("dist: triplet weights: %w", err)
+		return fmt.Errorf("distributed: triplet weights: %w", err)
 	}
 	lp.graph = g
 	if err := lp.b.WeightedGram(lp.gram, lp.x, g); err != nil {
-		return fmt.Errorf("dist: %w", err)
+		return fmt.Errorf("distributed: %w", err)
 	}
 	raw := lp.gram.RawSymmetric()
 	k := 0
@@ -374,7 +374,7 @@ func (lp *local) margins(h, v []float64) error {
 	raw, zr := lp.x.RawMatrix(), lp.z.RawMatrix()
 	lp.b.BLAS().Dgemv(blas.NoTrans, raw.Rows, raw.Cols, 1, raw.Data, raw.Stride, v, 1, 0, zr.Data, zr.Stride)
 	if err := lp.b.PairSqDists(lp.pairs, lp.z, lp.ts.Pairs); err != nil {
-		return fmt.Errorf("dist: margins: %w", err)
+		return fmt.Errorf("distributed: margins: %w", err)
 	}
 	lp.ts.Margins(h, lp.pairs)
 	return nil
@@ -432,7 +432,7 @@ func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters 
 			return nil, ferr
 		}
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("dist: %w", ctx.Err())
+			return res, fmt.Errorf("distributed: %w", ctx.Err())
 		}
 		return res, fmt.Errorf("%w: %w", ErrRemote, context.Canceled)
 	}
@@ -572,7 +572,7 @@ func (pr *pricing) price(ctx context.Context, u []float64) (lambda float64, v []
 		buf[nt] = 1
 	}
 	if err := pr.comm.AllreduceSum(buf); err != nil {
-		return 0, nil, false, fmt.Errorf("dist: Gram matrix: %w", err)
+		return 0, nil, false, fmt.Errorf("distributed: Gram matrix: %w", err)
 	}
 	if buf[nt] != 0 {
 		return 0, nil, true, nil
@@ -587,7 +587,7 @@ func (pr *pricing) price(ctx context.Context, u []float64) (lambda float64, v []
 		}
 	}
 	if err := pr.comm.Bcast(top, 0); err != nil {
-		return 0, nil, false, fmt.Errorf("dist: eigenpair: %w", err)
+		return 0, nil, false, fmt.Errorf("distributed: eigenpair: %w", err)
 	}
 	if top[0] == 0 {
 		if pr.red.eigErr != nil {
@@ -610,7 +610,7 @@ func (lp *local) leading(tri []float64) (float64, []float64, error) {
 	}
 	e, err := lp.b.SymEig(g, engine.TopK(d, 1), true)
 	if err != nil {
-		return 0, nil, fmt.Errorf("dist: leading eigenpair: %w", err)
+		return 0, nil, fmt.Errorf("distributed: leading eigenpair: %w", err)
 	}
 	return e.Values[0], mat.Col(nil, 0, e.Vectors), nil
 }

@@ -1,4 +1,4 @@
-package dist
+package distributed
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func KNNEdges(comm mpi.Comm, xLocal *mat.Dense, k int) ([]engine.Pair, []float64
 	mine := make([]float64, 0, counts[comm.Rank()])
 	for _, l := range nl.nbs {
 		if len(l) != k {
-			return nil, nil, fmt.Errorf("dist: KNNEdges: %d neighbours for a point, want %d", len(l), k)
+			return nil, nil, fmt.Errorf("distributed: KNNEdges: %d neighbours for a point, want %d", len(l), k)
 		}
 		for _, c := range l {
 			mine = append(mine, float64(c.g), c.d)
@@ -40,7 +40,7 @@ func KNNEdges(comm mpi.Comm, xLocal *mat.Dense, k int) ([]engine.Pair, []float64
 	}
 	all := make([]float64, 2*k*n)
 	if err := comm.Allgatherv(mine, all, counts); err != nil {
-		return nil, nil, fmt.Errorf("dist: KNNEdges: %w", err)
+		return nil, nil, fmt.Errorf("distributed: KNNEdges: %w", err)
 	}
 	nb := &sparse.Neighbors{K: k, Index: make([]int, k*n), Dist: make([]float64, k*n)}
 	for t := range nb.Index {

@@ -1,4 +1,4 @@
-package dist
+package distributed
 
 import (
 	"context"
@@ -40,7 +40,7 @@ const (
 
 // errCancelledEval marks an evaluation abandoned because a rank was
 // cancelled.
-var errCancelledEval = errors.New("dist: cancelled during a corrective re-solve")
+var errCancelledEval = errors.New("distributed: cancelled during a corrective re-solve")
 
 // corrector evaluates the objective of the term weights over all ranks.
 type corrector struct {
@@ -68,7 +68,7 @@ func (c *corrector) marginsOf(rho, w []float64) (float64, error) {
 		return tr, nil
 	}
 	if err := lp.b.PairQuadForms(lp.pairs, lp.x, c.xm, lp.ts.Pairs); err != nil {
-		return 0, fmt.Errorf("dist: margins: %w", err)
+		return 0, fmt.Errorf("distributed: margins: %w", err)
 	}
 	lp.ts.Margins(rho, lp.pairs)
 	return tr, nil
@@ -79,7 +79,7 @@ func (c *corrector) marginsOf(rho, w []float64) (float64, error) {
 func (c *corrector) separated(rho []float64, tr float64) (bool, error) {
 	f := []float64{c.notSeparated(rho, tr)}
 	if err := c.rd.comm.AllreduceMax(f); err != nil {
-		return false, fmt.Errorf("dist: separation test: %w", err)
+		return false, fmt.Errorf("distributed: separation test: %w", err)
 	}
 	return f[0] == 0, nil
 }
@@ -116,7 +116,7 @@ func (c *corrector) eval(w, grad, rho []float64, cancel bool) (val float64, sep 
 	}
 	st := []float64{flag, notSep}
 	if err := c.rd.comm.AllreduceMax(st); err != nil {
-		return 0, false, fmt.Errorf("dist: corrective step: %w", err)
+		return 0, false, fmt.Errorf("distributed: corrective step: %w", err)
 	}
 	if st[0] != 0 {
 		return 0, false, errCancelledEval
@@ -218,7 +218,7 @@ func (c *corrector) correct(ctx context.Context, w0, rho []float64, maxIter int)
 		return nil, false, evalErr
 	}
 	if w, err = corrective.Accept(res, err, f0); err != nil {
-		return nil, false, fmt.Errorf("dist: totally corrective step: %w", err)
+		return nil, false, fmt.Errorf("distributed: totally corrective step: %w", err)
 	}
 	f(w, grad) // leaves the margins of w in rho
 	if evalErr != nil {

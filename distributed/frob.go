@@ -1,4 +1,4 @@
-package dist
+package distributed
 
 import (
 	"context"
@@ -108,7 +108,7 @@ func FrobMetric(ctx context.Context, comm mpi.Comm, xLocal *mat.Dense, sh *Shard
 	// by two ranks' triplets count twice.
 	np, err := comm.AllreduceSumScalar(float64(pairs))
 	if err != nil {
-		return nil, fmt.Errorf("dist: %w", err)
+		return nil, fmt.Errorf("distributed: %w", err)
 	}
 	o.pairs = int(np)
 	cctx, cancel := context.WithCancel(context.Background())
@@ -126,7 +126,7 @@ func FrobMetric(ctx context.Context, comm mpi.Comm, xLocal *mat.Dense, sh *Shard
 	}
 	if err != nil && cctx.Err() != nil {
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("dist: %w", ctx.Err())
+			return res, fmt.Errorf("distributed: %w", ctx.Err())
 		}
 		return res, fmt.Errorf("%w: %w", ErrRemote, context.Canceled)
 	}
@@ -162,7 +162,7 @@ func (o *frobOracle) Sizes() (n, d, m, pairs int) { return o.n, o.d, o.m, o.pair
 // gather collects every rank's o.local into out (m values, rank order).
 func (o *frobOracle) gather(out []float64, what string) error {
 	if err := o.comm.Allgatherv(o.local, out, o.counts); err != nil {
-		return fmt.Errorf("dist: %s: %w", what, err)
+		return fmt.Errorf("distributed: %s: %w", what, err)
 	}
 	return nil
 }
@@ -182,7 +182,7 @@ func (o *frobOracle) gram(w []float64) error {
 	buf := o.buf
 	if o.part != nil {
 		if err := o.part.Gram(o.g, w[o.off:o.off+o.mloc]); err != nil {
-			return fmt.Errorf("dist: %w", err)
+			return fmt.Errorf("distributed: %w", err)
 		}
 		raw := o.g.RawSymmetric()
 		k := 0
@@ -197,7 +197,7 @@ func (o *frobOracle) gram(w []float64) error {
 		buf[o.nt] = 1
 	}
 	if err := o.comm.AllreduceSum(buf); err != nil {
-		return fmt.Errorf("dist: Gram matrix: %w", err)
+		return fmt.Errorf("distributed: Gram matrix: %w", err)
 	}
 	if buf[o.nt] != 0 {
 		o.cancel() // seen by every rank at this same reduction
@@ -219,7 +219,7 @@ func (o *frobOracle) bcastEig(rg engine.EigRange) ([]float64, *mat.Dense, error)
 	if o.comm.Rank() == 0 {
 		e, err := o.b.SymEig(o.g, rg, true)
 		if err != nil {
-			eigErr = fmt.Errorf("dist: eigendecomposition: %w", err)
+			eigErr = fmt.Errorf("distributed: eigendecomposition: %w", err)
 		} else {
 			r := len(e.Values)
 			top[0], top[1] = 1, float64(r)
@@ -233,7 +233,7 @@ func (o *frobOracle) bcastEig(rg engine.EigRange) ([]float64, *mat.Dense, error)
 		}
 	}
 	if err := o.comm.Bcast(top, 0); err != nil {
-		return nil, nil, fmt.Errorf("dist: eigenpairs: %w", err)
+		return nil, nil, fmt.Errorf("distributed: eigenpairs: %w", err)
 	}
 	if top[0] == 0 {
 		if eigErr != nil {
@@ -265,7 +265,7 @@ func (o *frobOracle) Eval(u, margin []float64) ([]float64, *mat.Dense, error) {
 func (o *frobOracle) margins(margin, lam []float64, vec *mat.Dense) error {
 	if o.part != nil {
 		if err := o.part.Margins(o.local, lam, vec); err != nil {
-			return fmt.Errorf("dist: %w", err)
+			return fmt.Errorf("distributed: %w", err)
 		}
 	}
 	return o.gather(margin, "margins")
@@ -289,7 +289,7 @@ func (o *frobOracle) HessVec(out, v, mu []float64, q *mat.Dense) error {
 	if o.part != nil {
 		dx := frob.HessianDirection(o.b, h, mu, q)
 		if err := o.part.QuadMargins(o.local, dx); err != nil {
-			return fmt.Errorf("dist: %w", err)
+			return fmt.Errorf("distributed: %w", err)
 		}
 	}
 	return o.gather(out, "Hessian product")

@@ -1,4 +1,4 @@
-package dist
+package distributed
 
 import (
 	"context"
@@ -62,7 +62,7 @@ func (r *NPKLResult) Kernel(comm mpi.Comm, counts []int) (*model.Kernel, error) 
 	for j := 0; j < k; j++ {
 		mat.Col(col, j, r.Vectors)
 		if err := comm.Allgatherv(col, full, counts); err != nil {
-			return nil, fmt.Errorf("dist: SimpleNPKL kernel: %w", err)
+			return nil, fmt.Errorf("distributed: SimpleNPKL kernel: %w", err)
 		}
 		v.SetCol(j, full)
 	}
@@ -142,7 +142,7 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 	// to the last bit.
 	rows, err := npkl.NewRowOperator(lapRows, lo, pairs, alpha)
 	if err != nil {
-		return nil, fmt.Errorf("dist: SimpleNPKL: %w", err)
+		return nil, fmt.Errorf("distributed: SimpleNPKL: %w", err)
 	}
 	op := parpack.Gathered(comm, counts, rows.MulVec)
 
@@ -156,11 +156,11 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 	for t := 1; t <= iters; t++ {
 		t0 := time.Now()
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("dist: SimpleNPKL: %w", err)
+			return nil, fmt.Errorf("distributed: SimpleNPKL: %w", err)
 		}
 		if t > 1 {
 			if err := rows.SetWeights(alpha); err != nil {
-				return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: %w", t, err)
+				return nil, fmt.Errorf("distributed: SimpleNPKL: iteration %d: %w", t, err)
 			}
 		}
 		tol := o.EigTol
@@ -175,10 +175,10 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 			out.OpApplies += r.OpApplies
 			it.OpApplies += r.OpApplies
 			if err != nil {
-				return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: eigensolver (%d eigenpairs): %w", t, k, err)
+				return nil, fmt.Errorf("distributed: SimpleNPKL: iteration %d: eigensolver (%d eigenpairs): %w", t, k, err)
 			}
 			if len(r.Values) != k {
-				return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: eigensolver returned %d of %d eigenpairs", t, len(r.Values), k)
+				return nil, fmt.Errorf("distributed: SimpleNPKL: iteration %d: eigensolver returned %d of %d eigenpairs", t, len(r.Values), k)
 			}
 			covered := r.Values[0] <= npklPosTol
 			if !covered && k < o.MaxRank {
@@ -186,7 +186,7 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 				continue
 			}
 			if trAK, err = out.fill(r, k, covered, o.B); err != nil {
-				return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: %w", t, err)
+				return nil, fmt.Errorf("distributed: SimpleNPKL: iteration %d: %w", t, err)
 			}
 			break
 		}
@@ -201,7 +201,7 @@ func SimpleNPKL(ctx context.Context, comm mpi.Comm, lapRows *sparse.CSR, counts 
 			break
 		}
 		if err := ends.entries(comm, out, kij); err != nil {
-			return nil, fmt.Errorf("dist: SimpleNPKL: iteration %d: %w", t, err)
+			return nil, fmt.Errorf("distributed: SimpleNPKL: iteration %d: %w", t, err)
 		}
 		// npkl.Learn's bookkeeping and step, in its order of operations.
 		var sumAlpha, sumAlpha2, align float64

@@ -1,15 +1,15 @@
 // Command distrun runs distributed stage-wise BoostMetric or FrobMetric
-// (package dist; -algo boostmetric or frobmetric, with -C), or SimpleNPKL's
+// (package distributed; -algo boostmetric or frobmetric, with -C), or SimpleNPKL's
 // linear loss on the distributed kNN Laplacian (-algo simplenpkl) on a built-in
 // data set under mpirun and prints one JSON line per rank: the learned
 // metric, the run's iterations and stop (FrobMetric: its evaluations and
 // certificate too), and its timings. The
-// mpirun tests of package dist compare them with a one-process run (with
+// mpirun tests of package distributed compare them with a one-process run (with
 // -out DIR each rank writes its line to DIR/rank-R.json instead: the ranks'
 // long lines would interleave on mpirun's stdout),
 // and docs/mpi.md's timings come from it.
 //
-//	go build -tags mpi -o /tmp/distrun ./dist/internal/distrun
+//	go build -tags mpi -o /tmp/distrun ./distributed/internal/distrun
 //	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/distrun -data letters -rows 2000
 //	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/distrun -data letters -rows 2000 -algo frobmetric -C 10
 //	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/distrun -data letters -rows 3000 -algo simplenpkl -k 5 -pairs 1000
@@ -33,7 +33,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	_ "github.com/psdlearn/psdlearn/engine/backends"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/mpi"
@@ -52,8 +52,8 @@ type Report struct {
 	Scale         float64
 	Objective     float64   // FrobMetric: the primal value of the certificate
 	Matrix        []float64 // D×D, row-major, in the units of the data
-	TripletsSec   float64   // dist.Triplets, wall clock
-	BoostSec      float64   // dist.BoostMetric or dist.FrobMetric, wall clock
+	TripletsSec   float64   // distributed.Triplets, wall clock
+	BoostSec      float64   // distributed.BoostMetric or distributed.FrobMetric, wall clock
 	PerIterMillis float64   // BoostSec / max(Iterations, 1)
 	// FrobMetric only: dual evaluations (Hessian products of the polish
 	// included), the certificate, and BoostSec per evaluation.
@@ -64,7 +64,7 @@ type Report struct {
 	PerEvalMillis float64
 	Rounds        int // working-set rounds (-working-set on|auto)
 	// Time in, number of and float64s sent by the collectives of
-	// dist.BoostMetric (the time includes waiting for the other ranks).
+	// distributed.BoostMetric (the time includes waiting for the other ranks).
 	CommSec    float64
 	CommCalls  int
 	CommFloats int
@@ -72,7 +72,7 @@ type Report struct {
 	// kernel's eigenvalues, the objective (in Objective), the partition of
 	// kernel k-means (seed 1, as many clusters as labels) on the gathered
 	// kernel, its pairwise accuracy against the labels, and the times of
-	// dist.Laplacian (LaplacianSec) and dist.SimpleNPKL (BoostSec).
+	// distributed.Laplacian (LaplacianSec) and distributed.SimpleNPKL (BoostSec).
 	LapIndptr, LapInd []int
 	LapData           []float64
 	Lambda            []float64
@@ -192,7 +192,7 @@ func run(name string, rows, k int, lossName, modeName string, iters int, algo st
 		return err
 	}
 	start := time.Now()
-	sh, err := dist.Triplets(comm, x, y, k)
+	sh, err := distributed.Triplets(comm, x, y, k)
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func run(name string, rows, k int, lossName, modeName string, iters int, algo st
 		if err != nil {
 			return err
 		}
-		res, err := dist.FrobMetric(context.Background(), tc, x, sh, frob.MetricOptions{C: c, MaxIter: iters, WorkingSet: ws})
+		res, err := distributed.FrobMetric(context.Background(), tc, x, sh, frob.MetricOptions{C: c, MaxIter: iters, WorkingSet: ws})
 		if err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func run(name string, rows, k int, lossName, modeName string, iters int, algo st
 		rep = Report{Iterations: res.Iterations, Stop: res.Reason, Scale: res.DataScale, Objective: res.Primal,
 			Evaluations: res.Evaluations, Dual: res.Dual, Gap: res.Gap, RelGap: res.RelGap, Certified: res.Certified, Rounds: res.Rounds}
 	} else {
-		res, err := dist.BoostMetric(context.Background(), tc, x, sh, boost.Options{Loss: loss, Mode: mode, Iters: iters})
+		res, err := distributed.BoostMetric(context.Background(), tc, x, sh, boost.Options{Loss: loss, Mode: mode, Iters: iters})
 		if err != nil {
 			return err
 		}
@@ -254,7 +254,7 @@ func write(rep Report, out string) error {
 }
 
 // runNPKL builds the kNN Laplacian (k neighbours, union 0/1 graph) with
-// dist.Laplacian, runs dist.SimpleNPKL (linear loss, B = 1, C = c, m
+// distributed.Laplacian, runs distributed.SimpleNPKL (linear loss, B = 1, C = c, m
 // random pairs, first rank eigenpairs, PARPACK on the native world) and
 // kernel k-means on the gathered kernel. The labels are gathered (n
 // floats) because the pairs are drawn from all of them (a harness).
@@ -286,7 +286,7 @@ func runNPKL(name string, rows, k, m, rank int, c float64, out string) error {
 		return err
 	}
 	start := time.Now()
-	lr, err := dist.Laplacian(comm, x, k, sparse.GraphOptions{})
+	lr, err := distributed.Laplacian(comm, x, k, sparse.GraphOptions{})
 	if err != nil {
 		return err
 	}
@@ -309,7 +309,7 @@ func runNPKL(name string, rows, k, m, rank int, c float64, out string) error {
 		return err
 	}
 	start = time.Now()
-	res, err := dist.SimpleNPKL(context.Background(), comm, lr.L, lr.Counts, pairs,
+	res, err := distributed.SimpleNPKL(context.Background(), comm, lr.L, lr.Counts, pairs,
 		npkl.Options{Loss: npkl.Linear, B: 1, C: c, Rank: rank, Seed: 1}, nil)
 	if err != nil {
 		return err

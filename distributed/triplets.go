@@ -1,4 +1,4 @@
-package dist
+package distributed
 
 import (
 	"fmt"
@@ -66,7 +66,7 @@ func layout(comm mpi.Comm, rows int) (counts, offsets []int, err error) {
 	}
 	all := make([]float64, p)
 	if err := comm.Allgatherv([]float64{float64(rows)}, all, ones); err != nil {
-		return nil, nil, fmt.Errorf("dist: row counts: %w", err)
+		return nil, nil, fmt.Errorf("distributed: row counts: %w", err)
 	}
 	counts, offsets = make([]int, p), make([]int, p+1)
 	for r, v := range all {
@@ -177,7 +177,7 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 		agree[1], agree[2] = math.Inf(-1), math.Inf(-1)
 	}
 	if err := comm.AllreduceMax(agree); err != nil {
-		return nil, fmt.Errorf("dist: triplets: %w", err)
+		return nil, fmt.Errorf("distributed: triplets: %w", err)
 	}
 	if lerr != nil {
 		return nil, lerr
@@ -205,7 +205,7 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 		sizes[c]++
 	}
 	if err := comm.AllreduceSum(sizes); err != nil {
-		return nil, fmt.Errorf("dist: class sizes: %w", err)
+		return nil, fmt.Errorf("distributed: class sizes: %w", err)
 	}
 	classes := 0
 	for _, s := range sizes {
@@ -277,7 +277,7 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 		}
 		same, other, err := sparse.KNNSplit(nil, local.x, bs.x, ranges, id, k, k, q == me)
 		if err != nil {
-			return fmt.Errorf("dist: triplets: %w", err)
+			return fmt.Errorf("distributed: triplets: %w", err)
 		}
 		for a := 0; a < rows; a++ {
 			i := local.order[a]
@@ -325,7 +325,7 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("dist: triplets: %w", err)
+		return nil, fmt.Errorf("distributed: triplets: %w", err)
 	}
 	sh := &Shard{N: n, Offset: offsets[me], Rows: rows}
 	for i := 0; i < rows; i++ {
@@ -358,7 +358,7 @@ func Triplets(comm mpi.Comm, xLocal *mat.Dense, yLocal []int, k int) (*Shard, er
 	}
 	total, err := comm.AllreduceSumScalar(float64(len(sh.Triplets)))
 	if err != nil {
-		return nil, fmt.Errorf("dist: triplets: %w", err)
+		return nil, fmt.Errorf("distributed: triplets: %w", err)
 	}
 	if total == 0 {
 		return nil, fmt.Errorf("%w: no triplets: every class has a single point", ErrInvalid)

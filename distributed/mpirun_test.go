@@ -1,4 +1,4 @@
-package dist_test
+package distributed_test
 
 import (
 	"context"
@@ -204,8 +204,8 @@ func runDistrun(t *testing.T, bin string, np int, args ...string) []report {
 }
 
 // TestMpirunLaplacianNPKL runs distrun -algo simplenpkl under mpirun with 2
-// and 3 processes on the first 3,000 rows of letters: dist.Laplacian (k = 5
-// union graph) on the sharded rows, then dist.SimpleNPKL with PARPACK (1,000
+// and 3 processes on the first 3,000 rows of letters: distributed.Laplacian (k = 5
+// union graph) on the sharded rows, then distributed.SimpleNPKL with PARPACK (1,000
 // random pairs, C = 1, Rank 16: 64 eigenpairs). Every rank's rows of the
 // Laplacian must be those of the one-process npkl.Laplacian bit for bit,
 // the kernel's eigenvalues and objective those of npkl.Learn on the native

@@ -1,4 +1,4 @@
-package dist_test
+package distributed_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/mvu"
 	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/datasets"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/parpack"
@@ -17,7 +17,7 @@ import (
 
 // TestEigsMVUFake runs MVU (a 120-point Swiss roll, inequality form,
 // certified to a relative gap of 1e-3 and a violation of 1e-2) with its
-// negative parts computed by dist.Eigs over 1, 2 and 3 fake ranks with
+// negative parts computed by distributed.Eigs over 1, 2 and 3 fake ranks with
 // parpack.Go, against one process on the go backend with shift-and-invert
 // off (the same Lanczos): each rank computes only its rows of every
 // product, each row with the one-process arithmetic in the same order, so
@@ -58,7 +58,7 @@ func TestEigsMVUFake(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("P=%d/shift-invert=%v", p, tc.si), func(t *testing.T) {
 			errs := runRanks(p, func(c mpi.Comm) error {
-				eigs, err := dist.Eigs(c, rowCounts(120, p), parpack.Go)
+				eigs, err := distributed.Eigs(c, rowCounts(120, p), parpack.Go)
 				if err != nil {
 					return err
 				}
@@ -94,16 +94,16 @@ func TestEigsMVUFake(t *testing.T) {
 	}
 }
 
-// TestEigsErrors checks dist.Eigs's argument errors.
+// TestEigsErrors checks distributed.Eigs's argument errors.
 func TestEigsErrors(t *testing.T) {
 	errs := runRanks(2, func(c mpi.Comm) error {
-		if _, err := dist.Eigs(nil, []int{1, 1}, nil); err == nil {
+		if _, err := distributed.Eigs(nil, []int{1, 1}, nil); err == nil {
 			return fmt.Errorf("nil communicator: no error")
 		}
-		if _, err := dist.Eigs(c, []int{2}, nil); err == nil {
+		if _, err := distributed.Eigs(c, []int{2}, nil); err == nil {
 			return fmt.Errorf("one count for two ranks: no error")
 		}
-		eigs, err := dist.Eigs(c, []int{5, 5}, parpack.Go)
+		eigs, err := distributed.Eigs(c, []int{5, 5}, parpack.Go)
 		if err != nil {
 			return err
 		}

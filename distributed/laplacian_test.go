@@ -1,4 +1,4 @@
-package dist_test
+package distributed_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/npkl"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/parpack"
 	"github.com/psdlearn/psdlearn/sparse"
@@ -27,15 +27,15 @@ func unevenBounds(n, p int) []int {
 	}
 }
 
-// distLaplacian runs dist.Laplacian on p fake ranks with the rows split at
+// distLaplacian runs distributed.Laplacian on p fake ranks with the rows split at
 // bounds and returns every rank's rows.
-func distLaplacian(t *testing.T, x *mat.Dense, k int, g sparse.GraphOptions, bounds []int) []*dist.LaplacianRows {
+func distLaplacian(t *testing.T, x *mat.Dense, k int, g sparse.GraphOptions, bounds []int) []*distributed.LaplacianRows {
 	t.Helper()
 	p := len(bounds) - 1
-	out := make([]*dist.LaplacianRows, p)
+	out := make([]*distributed.LaplacianRows, p)
 	errs := runRanks(p, func(c mpi.Comm) error {
 		r := c.Rank()
-		lr, err := dist.Laplacian(c, rowsOf(x, bounds[r], bounds[r+1]), k, g)
+		lr, err := distributed.Laplacian(c, rowsOf(x, bounds[r], bounds[r+1]), k, g)
 		out[r] = lr
 		return err
 	})
@@ -125,24 +125,24 @@ func TestLaplacianRefused(t *testing.T) {
 		if c.Rank() == 1 {
 			k = 0
 		}
-		_, err := dist.Laplacian(c, rowsOf(x, 75*c.Rank(), 75*c.Rank()+75), k, sparse.GraphOptions{})
+		_, err := distributed.Laplacian(c, rowsOf(x, 75*c.Rank(), 75*c.Rank()+75), k, sparse.GraphOptions{})
 		return err
 	})
-	if !errors.Is(errs[0], dist.ErrRemote) || !errors.Is(errs[1], dist.ErrInvalid) {
+	if !errors.Is(errs[0], distributed.ErrRemote) || !errors.Is(errs[1], distributed.ErrInvalid) {
 		t.Errorf("errors %v", errs)
 	}
 	errs = runRanks(2, func(c mpi.Comm) error {
-		_, err := dist.Laplacian(c, rowsOf(x, 0, 2*c.Rank()), 5, sparse.GraphOptions{})
+		_, err := distributed.Laplacian(c, rowsOf(x, 0, 2*c.Rank()), 5, sparse.GraphOptions{})
 		return err
 	})
 	for r, err := range errs {
-		if !errors.Is(err, dist.ErrInvalid) {
+		if !errors.Is(err, distributed.ErrInvalid) {
 			t.Errorf("rank %d: k ≥ n: %v", r, err)
 		}
 	}
 }
 
-// TestLaplacianSimpleNPKL: dist.SimpleNPKL on the distributed Laplacian
+// TestLaplacianSimpleNPKL: distributed.SimpleNPKL on the distributed Laplacian
 // (1, 2, 3 fake ranks, uneven rows, parpack.Go) gives npkl.Learn's
 // eigenvalues on the go backend exactly (the rows are the same bits) and
 // the same clustering, on iris and wine.
@@ -157,7 +157,7 @@ func TestLaplacianSimpleNPKL(t *testing.T) {
 				bounds := unevenBounds(n, p)
 				errs := runRanks(p, func(c mpi.Comm) error {
 					r := c.Rank()
-					lr, err := dist.Laplacian(c, rowsOf(x, bounds[r], bounds[r+1]), 5, sparse.GraphOptions{})
+					lr, err := distributed.Laplacian(c, rowsOf(x, bounds[r], bounds[r+1]), 5, sparse.GraphOptions{})
 					if err != nil {
 						return err
 					}

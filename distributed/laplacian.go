@@ -1,4 +1,4 @@
-package dist
+package distributed
 
 import (
 	"fmt"
@@ -77,7 +77,7 @@ func Laplacian(comm mpi.Comm, xLocal *mat.Dense, k int, g sparse.GraphOptions) (
 			}
 			buf := []float64{sum}
 			if err := comm.Bcast(buf, q); err != nil {
-				return nil, fmt.Errorf("dist: Laplacian: σ²: %w", err)
+				return nil, fmt.Errorf("distributed: Laplacian: σ²: %w", err)
 			}
 			sum = buf[0]
 		}
@@ -119,7 +119,7 @@ func Laplacian(comm mpi.Comm, xLocal *mat.Dense, k int, g sparse.GraphOptions) (
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("dist: Laplacian: %w", err)
+		return nil, fmt.Errorf("distributed: Laplacian: %w", err)
 	}
 
 	// This rank's rows of S, the degrees of all, and its rows of L.
@@ -131,7 +131,7 @@ func Laplacian(comm mpi.Comm, xLocal *mat.Dense, k int, g sparse.GraphOptions) (
 	}
 	deg := make([]float64, n)
 	if err := comm.Allgatherv(sparse.Degrees(s), deg, counts); err != nil {
-		return nil, fmt.Errorf("dist: Laplacian: degrees: %w", err)
+		return nil, fmt.Errorf("distributed: Laplacian: degrees: %w", err)
 	}
 	return &LaplacianRows{L: sparse.NormalizedLaplacianRows(s, lo, deg), Counts: counts, Offset: lo}, nil
 }
@@ -174,7 +174,7 @@ func knnLists(comm mpi.Comm, xLocal *mat.Dense, k int, lerr error, what string) 
 		agree[1], agree[2] = math.Inf(-1), math.Inf(-1)
 	}
 	if err := comm.AllreduceMax(agree); err != nil {
-		return nil, fmt.Errorf("dist: %s: %w", what, err)
+		return nil, fmt.Errorf("distributed: %s: %w", what, err)
 	}
 	if lerr != nil {
 		return nil, lerr
@@ -232,7 +232,7 @@ func knnLists(comm mpi.Comm, xLocal *mat.Dense, k int, lerr error, what string) 
 		}
 		res, err := sparse.KNN(local, ref, kq, self)
 		if err != nil {
-			return fmt.Errorf("dist: %s: %w", what, err)
+			return fmt.Errorf("distributed: %s: %w", what, err)
 		}
 		for i := 0; i < rows; i++ {
 			idx, dd := res.Row(i)
@@ -243,7 +243,7 @@ func knnLists(comm mpi.Comm, xLocal *mat.Dense, k int, lerr error, what string) 
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("dist: %s: %w", what, err)
+		return nil, fmt.Errorf("distributed: %s: %w", what, err)
 	}
 
 	return &neighbourLists{nbs: nbs, counts: counts, offsets: offsets, d: d}, nil

@@ -1,6 +1,7 @@
-// Package dist trains metrics data-parallel across the processes of an MPI
-// job (issue 26): the training rows are split into contiguous blocks, one
-// per rank, and no rank ever holds all of them.
+// Package distributed is psdlearn's distributed execution mode: it trains
+// metrics and kernels data-parallel across the processes of an MPI job. The
+// training rows are split into contiguous blocks, one per rank, and no rank
+// ever holds all of them.
 //
 //   - Triplets generates on the sharded rows exactly the triplets
 //     constraints.Triplets generates on the whole data (k-nearest targets and
@@ -25,9 +26,9 @@
 // native communicator (mpi.Open in a binary built with -tags mpi) runs it
 // across processes, mpi.Single in one process, and the tests run it on an
 // in-process fake of several ranks. Every function is collective: every
-// rank calls it, with the same options. docs/mpi.md describes the design,
-// its communication and its measured cost.
-package dist
+// rank calls it, with the same options. docs/mpi.md describes what each
+// path does, how its results agree with one process, and its limits.
+package distributed
 
 import (
 	"errors"
@@ -36,9 +37,9 @@ import (
 )
 
 // ErrInvalid is wrapped by errors about invalid input.
-var ErrInvalid = errs.New("dist: invalid input", errs.ErrInvalid)
+var ErrInvalid = errs.New("distributed: invalid input", errs.ErrInvalid)
 
 // ErrRemote is wrapped by the error a rank returns when another rank failed
 // (its own error says why): the ranks agree to stop together rather than
 // leave some waiting in a collective.
-var ErrRemote = errors.New("dist: stopped because another rank failed")
+var ErrRemote = errors.New("distributed: stopped because another rank failed")

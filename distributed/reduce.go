@@ -1,4 +1,4 @@
-package dist
+package distributed
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func (rd *reducer) gather(vals []float64) ([][]float64, error) {
 		rd.recv = make([]float64, p*k)
 	}
 	if err := rd.comm.Allgatherv(vals, rd.recv, rd.counts); err != nil {
-		return nil, fmt.Errorf("dist: reduction: %w", err)
+		return nil, fmt.Errorf("distributed: reduction: %w", err)
 	}
 	out := make([][]float64, p)
 	for r := range out {
@@ -128,7 +128,7 @@ func (rd *reducer) lineSearch(loss boost.Loss, rho, h []float64, nu float64) (fl
 	}
 	rg := []float64{hmax, -hmin}
 	if err := rd.comm.AllreduceMax(rg); err != nil {
-		return 0, false, fmt.Errorf("dist: line search: %w", err)
+		return 0, false, fmt.Errorf("distributed: line search: %w", err)
 	}
 	hmax, hmin = rg[0], -rg[1]
 	if hmax == 0 {

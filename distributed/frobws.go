@@ -1,4 +1,4 @@
-package dist
+package distributed
 
 import (
 	"fmt"
@@ -101,7 +101,7 @@ func (o *frobOracle) Restrict(idx []int) (*mat.Dense, *constraints.TripletSet, e
 	}
 	all := make([]float64, 3*len(idx))
 	if err := o.comm.Allgatherv(mine, all, counts); err != nil {
-		return nil, nil, fmt.Errorf("dist: working-set triplets: %w", err)
+		return nil, nil, fmt.Errorf("distributed: working-set triplets: %w", err)
 	}
 	// The rows they touch, ascending, from the ranks that own them.
 	used := make([]int, len(all))
@@ -122,7 +122,7 @@ func (o *frobOracle) Restrict(idx []int) (*mat.Dense, *constraints.TripletSet, e
 	}
 	xs := mat.NewDense(len(used), o.d, nil)
 	if err := o.comm.Allgatherv(rows, xs.RawMatrix().Data, counts); err != nil {
-		return nil, nil, fmt.Errorf("dist: working-set rows: %w", err)
+		return nil, nil, fmt.Errorf("distributed: working-set rows: %w", err)
 	}
 	trip := make([]constraints.Triplet, len(idx))
 	num := func(v float64) int { return sort.SearchInts(used, int(v)) }
@@ -131,7 +131,7 @@ func (o *frobOracle) Restrict(idx []int) (*mat.Dense, *constraints.TripletSet, e
 	}
 	ts, err := constraints.NewTripletSet(len(used), trip)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dist: working set: %w", err)
+		return nil, nil, fmt.Errorf("distributed: working set: %w", err)
 	}
 	return xs, ts, nil
 }
@@ -164,13 +164,13 @@ func (o *frobOracle) Once(solve func() (*frob.MetricResult, error)) (*frob.Metri
 	}
 	size := []float64{float64(len(buf))}
 	if err := o.comm.Bcast(size, 0); err != nil {
-		return nil, fmt.Errorf("dist: working-set solve: %w", err)
+		return nil, fmt.Errorf("distributed: working-set solve: %w", err)
 	}
 	if o.comm.Rank() != 0 {
 		buf = make([]float64, int(size[0]))
 	}
 	if err := o.comm.Bcast(buf, 0); err != nil {
-		return nil, fmt.Errorf("dist: working-set solve: %w", err)
+		return nil, fmt.Errorf("distributed: working-set solve: %w", err)
 	}
 	if o.comm.Rank() == 0 {
 		return res, serr

@@ -1,4 +1,4 @@
-package dist_test
+package distributed_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/sparse"
@@ -39,7 +39,7 @@ func TestKNNEdges(t *testing.T) {
 				errs := runRanks(p, func(c mpi.Comm) error {
 					r := c.Rank()
 					var err error
-					edges[r], d2[r], err = dist.KNNEdges(c, rowsOf(x, bounds[r], bounds[r+1]), tc.k)
+					edges[r], d2[r], err = distributed.KNNEdges(c, rowsOf(x, bounds[r], bounds[r+1]), tc.k)
 					return err
 				})
 				for r, err := range errs {
@@ -80,11 +80,11 @@ func TestKNNEdgesErrors(t *testing.T) {
 			if c.Rank() == 1 {
 				xl = tc.x1
 			}
-			_, _, err := dist.KNNEdges(c, xl, tc.k)
+			_, _, err := distributed.KNNEdges(c, xl, tc.k)
 			return err
 		})
 		for r, err := range errs {
-			if !errors.Is(err, dist.ErrInvalid) && !errors.Is(err, dist.ErrRemote) {
+			if !errors.Is(err, distributed.ErrInvalid) && !errors.Is(err, distributed.ErrRemote) {
 				t.Errorf("%s: rank %d: %v", tc.name, r, err)
 			}
 		}

@@ -1,4 +1,4 @@
-package dist_test
+package distributed_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
@@ -64,14 +64,14 @@ func relDiff(a, b mat.Symmetric) float64 {
 	return mat.Norm(&d, 2) / mat.Norm(b, 2)
 }
 
-// shards runs dist.Triplets on p fake ranks and returns every rank's shard.
-func shards(t *testing.T, x *mat.Dense, y []int, k int, bounds []int) []*dist.Shard {
+// shards runs distributed.Triplets on p fake ranks and returns every rank's shard.
+func shards(t *testing.T, x *mat.Dense, y []int, k int, bounds []int) []*distributed.Shard {
 	t.Helper()
 	p := len(bounds) - 1
-	out := make([]*dist.Shard, p)
+	out := make([]*distributed.Shard, p)
 	errs := runRanks(p, func(c mpi.Comm) error {
 		r := c.Rank()
-		sh, err := dist.Triplets(c, rowsOf(x, bounds[r], bounds[r+1]), y[bounds[r]:bounds[r+1]], k)
+		sh, err := distributed.Triplets(c, rowsOf(x, bounds[r], bounds[r+1]), y[bounds[r]:bounds[r+1]], k)
 		out[r] = sh
 		return err
 	})
@@ -117,7 +117,7 @@ func TestTriplets(t *testing.T) {
 	}
 }
 
-// distBoost runs dist.BoostMetric on p fake ranks and returns every rank's
+// distBoost runs distributed.BoostMetric on p fake ranks and returns every rank's
 // result.
 func distBoost(t *testing.T, x *mat.Dense, y []int, k int, bounds []int, opt boost.Options) []*boost.Result {
 	t.Helper()
@@ -126,7 +126,7 @@ func distBoost(t *testing.T, x *mat.Dense, y []int, k int, bounds []int, opt boo
 	out := make([]*boost.Result, p)
 	errs := runRanks(p, func(c mpi.Comm) error {
 		r := c.Rank()
-		res, err := dist.BoostMetric(context.Background(), c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], opt)
+		res, err := distributed.BoostMetric(context.Background(), c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], opt)
 		out[r] = res
 		return err
 	})
@@ -338,11 +338,11 @@ func TestCancel(t *testing.T) {
 			}
 		}
 		var err error
-		res[r], err = dist.BoostMetric(ctx, c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], opt)
+		res[r], err = distributed.BoostMetric(ctx, c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], opt)
 		return err
 	})
 	for r, err := range errs {
-		if !errors.Is(err, context.Canceled) || (r != 1) != errors.Is(err, dist.ErrRemote) {
+		if !errors.Is(err, context.Canceled) || (r != 1) != errors.Is(err, distributed.ErrRemote) {
 			t.Errorf("rank %d: error %v", r, err)
 		}
 		if res[r] == nil || res[r].Stop != boost.StopCancelled || res[r].Iterations != 3 || len(res[r].W) != 3 {
@@ -385,11 +385,11 @@ func TestCancelCorrective(t *testing.T) {
 				ctx = cd
 			}
 			var err error
-			res[r], err = dist.BoostMetric(ctx, c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], boost.Options{Mode: boost.Corrective, Iters: 30})
+			res[r], err = distributed.BoostMetric(ctx, c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], boost.Options{Mode: boost.Corrective, Iters: 30})
 			return err
 		})
 		for r, err := range errs {
-			if !errors.Is(err, context.Canceled) || (r != 1) != errors.Is(err, dist.ErrRemote) {
+			if !errors.Is(err, context.Canceled) || (r != 1) != errors.Is(err, distributed.ErrRemote) {
 				t.Errorf("after %d: rank %d: error %v", after, r, err)
 			}
 			if res[r] == nil || res[r].Stop != boost.StopCancelled {
@@ -409,11 +409,11 @@ func TestCancelCorrective(t *testing.T) {
 func TestOptionsRefused(t *testing.T) {
 	for _, opt := range []boost.Options{{Mode: boost.Mode(99)}, {Loss: boost.Hinge}, {Eig: boost.EigLanczos}, {Nu: -1}} {
 		errs := runRanks(2, func(c mpi.Comm) error {
-			_, err := dist.BoostMetric(context.Background(), c, nil, &dist.Shard{}, opt)
+			_, err := distributed.BoostMetric(context.Background(), c, nil, &distributed.Shard{}, opt)
 			return err
 		})
 		for r, err := range errs {
-			if !errors.Is(err, dist.ErrInvalid) {
+			if !errors.Is(err, distributed.ErrInvalid) {
 				t.Errorf("%+v: rank %d: %v", opt, r, err)
 			}
 		}

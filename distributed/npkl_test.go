@@ -1,4 +1,4 @@
-package dist_test
+package distributed_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/mpi"
@@ -84,23 +84,23 @@ func numLabels(y []int) int {
 	return len(seen)
 }
 
-// distNPKL runs dist.SimpleNPKL on comm with solver and checks this rank's
+// distNPKL runs distributed.SimpleNPKL on comm with solver and checks this rank's
 // result against the one-process one: eigenvalues of K to tol relative,
 // the same coverage, and the same clustering (kernel k-means, seed 1, on
 // the gathered kernel: the partitions must agree on every pair of points).
-func distNPKL(t *testing.T, c mpi.Comm, pr npklProblem, solver parpack.Solver, want *npkl.Result, wantAssign []int, tol float64) (*dist.NPKLResult, error) {
+func distNPKL(t *testing.T, c mpi.Comm, pr npklProblem, solver parpack.Solver, want *npkl.Result, wantAssign []int, tol float64) (*distributed.NPKLResult, error) {
 	counts := rowCounts(pr.lap.Rows, c.Size())
 	lo := 0
 	for _, k := range counts[:c.Rank()] {
 		lo += k
 	}
-	return distNPKLRows(t, c, pr, dist.RowBlock(pr.lap, lo, lo+counts[c.Rank()]), counts, solver, want, wantAssign, tol)
+	return distNPKLRows(t, c, pr, distributed.RowBlock(pr.lap, lo, lo+counts[c.Rank()]), counts, solver, want, wantAssign, tol)
 }
 
 // distNPKLRows is distNPKL on this rank's rows of the Laplacian, however
 // they were built.
-func distNPKLRows(t *testing.T, c mpi.Comm, pr npklProblem, rows *sparse.CSR, counts []int, solver parpack.Solver, want *npkl.Result, wantAssign []int, tol float64) (*dist.NPKLResult, error) {
-	got, err := dist.SimpleNPKL(context.Background(), c, rows, counts, pr.pairs, pr.opt, solver)
+func distNPKLRows(t *testing.T, c mpi.Comm, pr npklProblem, rows *sparse.CSR, counts []int, solver parpack.Solver, want *npkl.Result, wantAssign []int, tol float64) (*distributed.NPKLResult, error) {
+	got, err := distributed.SimpleNPKL(context.Background(), c, rows, counts, pr.pairs, pr.opt, solver)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func distNPKLRows(t *testing.T, c mpi.Comm, pr npklProblem, rows *sparse.CSR, co
 	return got, nil
 }
 
-// TestSimpleNPKLFake runs dist.SimpleNPKL with parpack.Go on 1, 2 and 3
+// TestSimpleNPKLFake runs distributed.SimpleNPKL with parpack.Go on 1, 2 and 3
 // fake ranks on iris and wine, with the linear loss and with 4 iterations
 // of the squared hinge: the kernel's eigenvalues, every iteration's
 // objectives and the final α are those of npkl.Learn on the go backend

@@ -1,4 +1,4 @@
-package dist_test
+package distributed_test
 
 // The tests run on the registered engine backends.
 import _ "github.com/psdlearn/psdlearn/engine/backends"

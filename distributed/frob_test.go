@@ -1,4 +1,4 @@
-package dist_test
+package distributed_test
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/constraints"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/mpi"
 	"gonum.org/v1/gonum/mat"
 )
 
-// distFrob runs dist.FrobMetric on p fake ranks and returns every rank's
+// distFrob runs distributed.FrobMetric on p fake ranks and returns every rank's
 // result.
 func distFrob(t *testing.T, x *mat.Dense, y []int, k int, bounds []int, opt frob.MetricOptions) []*frob.MetricResult {
 	t.Helper()
@@ -25,7 +25,7 @@ func distFrob(t *testing.T, x *mat.Dense, y []int, k int, bounds []int, opt frob
 	out := make([]*frob.MetricResult, p)
 	errs := runRanks(p, func(c mpi.Comm) error {
 		r := c.Rank()
-		res, err := dist.FrobMetric(context.Background(), c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], opt)
+		res, err := distributed.FrobMetric(context.Background(), c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], opt)
 		out[r] = res
 		return err
 	})
@@ -202,11 +202,11 @@ func TestFrobMetricCancel(t *testing.T) {
 			c = &cancelAfter{Comm: c, n: 20, cancel: cancel}
 		}
 		var err error
-		res[r], err = dist.FrobMetric(ctx, c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], opt)
+		res[r], err = distributed.FrobMetric(ctx, c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], opt)
 		return err
 	})
 	for r, err := range errs {
-		if !errors.Is(err, context.Canceled) || (r != 1) != errors.Is(err, dist.ErrRemote) {
+		if !errors.Is(err, context.Canceled) || (r != 1) != errors.Is(err, distributed.ErrRemote) {
 			t.Errorf("rank %d: error %v", r, err)
 		}
 		if res[r] == nil || res[r].Certified || res[r].Evaluations > 25 || res[r].M == nil || res[r].Evaluations != res[0].Evaluations || res[r].Primal != res[0].Primal {
@@ -219,11 +219,11 @@ func TestFrobMetricCancel(t *testing.T) {
 // rank.
 func TestFrobMetricRefused(t *testing.T) {
 	errs := runRanks(2, func(c mpi.Comm) error {
-		_, err := dist.FrobMetric(context.Background(), c, nil, &dist.Shard{}, frob.MetricOptions{C: 1, WorkingSet: frob.WorkingSetMode(9)})
+		_, err := distributed.FrobMetric(context.Background(), c, nil, &distributed.Shard{}, frob.MetricOptions{C: 1, WorkingSet: frob.WorkingSetMode(9)})
 		return err
 	})
 	for r, err := range errs {
-		if !errors.Is(err, dist.ErrInvalid) {
+		if !errors.Is(err, distributed.ErrInvalid) {
 			t.Errorf("rank %d: %v", r, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package dist
+package distributed
 
 import (
 	"context"
@@ -70,14 +70,14 @@ func (d *rowEigs) Eigs(ctx context.Context, op engine.Operator, k int, which eng
 				mat.Col(col, j, r.Vectors)
 			}
 			if gerr := d.comm.Allgatherv(col, whole, d.counts); gerr != nil {
-				return engine.EigsResult{}, fmt.Errorf("dist: Eigs: gathering the eigenvectors: %w", gerr)
+				return engine.EigsResult{}, fmt.Errorf("distributed: Eigs: gathering the eigenvectors: %w", gerr)
 			}
 			v.SetCol(j, whole)
 		}
 		res.Vectors = v
 	}
 	if err != nil {
-		return res, fmt.Errorf("dist: Eigs: %w", err)
+		return res, fmt.Errorf("distributed: Eigs: %w", err)
 	}
 	return res, nil
 }

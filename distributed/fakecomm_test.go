@@ -1,4 +1,4 @@
-package dist_test
+package distributed_test
 
 import (
 	"fmt"

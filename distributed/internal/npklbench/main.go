@@ -3,16 +3,16 @@
 // Laplacian (a harness, not a distributed graph builder; its time is
 // reported apart), keeps its rows, then times
 //
-//   - -products bare operator products (dist.SimpleNPKL's operator: one
+//   - -products bare operator products (distributed.SimpleNPKL's operator: one
 //     Allgatherv of x, this rank's rows of L and of the constraints), after
 //     a Barrier, the slowest rank's time;
-//   - one dist.SimpleNPKL solve with PARPACK (parpack.For the world) and
+//   - one distributed.SimpleNPKL solve with PARPACK (parpack.For the world) and
 //     one with the replicated pure-Go solver (parpack.Go), with their
 //     operator products and time per product.
 //
 // Rank 0 prints one line per measurement.
 //
-//	go build -tags mpi -o /tmp/npklbench ./dist/internal/npklbench
+//	go build -tags mpi -o /tmp/npklbench ./distributed/internal/npklbench
 //	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/npklbench -data letters
 package main
 
@@ -26,7 +26,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/datasets"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/distributed"
 	_ "github.com/psdlearn/psdlearn/engine/backends"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/parpack"
@@ -91,7 +91,7 @@ func run() error {
 		}
 	}
 	loc := counts[comm.Rank()]
-	mine := dist.RowBlock(lap, lo, lo+loc)
+	mine := distributed.RowBlock(lap, lo, lo+loc)
 	say := func(format string, args ...any) {
 		if comm.Rank() == 0 {
 			fmt.Printf("npklbench: np=%d n=%d: "+format+"\n", append([]any{p, n}, args...)...)
@@ -99,7 +99,7 @@ func run() error {
 	}
 	say("Laplacian %.2f s (every rank, whole), %d nonzeros, %d on rank 0", lapSec, lap.NNZ(), mine.NNZ())
 
-	// Bare products: the operator dist.SimpleNPKL builds (L rows only here;
+	// Bare products: the operator distributed.SimpleNPKL builds (L rows only here;
 	// the m constraints add O(m) per product).
 	op := parpack.Gathered(comm, counts, func(yy, xx []float64) {
 		mine.MulVec(yy, xx)
@@ -137,7 +137,7 @@ func run() error {
 			return err
 		}
 		t2 := time.Now()
-		res, err := dist.SimpleNPKL(context.Background(), comm, mine, counts, pairs,
+		res, err := distributed.SimpleNPKL(context.Background(), comm, mine, counts, pairs,
 			npkl.Options{Loss: npkl.Linear, B: 1, C: 1, Rank: *rank, Seed: 1}, s.solver)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
