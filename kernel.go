@@ -1,14 +1,13 @@
 package psdlearn
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/psdlearn/psdlearn/algos/mvu"
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
-	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/progress"
@@ -23,16 +22,17 @@ import (
 type SimpleNPKL struct {
 	// Standardize standardises the features before the kNN graph is built.
 	Standardize bool
-	// Neighbors is the k of the kNN graph (0: 5).
+	// Neighbors is the k of the kNN graph (0: DefaultGraphNeighbors).
 	Neighbors int
 	// Graph configures the graph (the zero value: a binary union graph).
 	Graph sparse.GraphOptions
 	// Loss is npkl.Linear (the zero value: the closed form) or
 	// npkl.SquaredHinge.
 	Loss npkl.Loss
-	// C weighs the loss and B bounds tr(K²) (0: 1 each).
+	// C weighs the loss and B bounds tr(K²) (0: npkl.DefaultC and
+	// npkl.DefaultB).
 	C, B float64
-	// Iters is the number of squared-hinge iterations (0: 10).
+	// Iters is the number of squared-hinge iterations (0: npkl.DefaultIters).
 	Iters int
 	// Seed fixes the eigensolver's start vectors.
 	Seed uint64
@@ -53,21 +53,15 @@ func (e SimpleNPKL) FitPairs(ctx context.Context, x *mat.Dense, pairs *constrain
 	if pairs.N != n {
 		return nil, fmt.Errorf("%w: pairs on %d points for %d rows", ErrInvalid, pairs.N, n)
 	}
-	k := e.Neighbors
-	if k == 0 {
-		k = 5
-	}
+	k := cmp.Or(e.Neighbors, DefaultGraphNeighbors)
 	if k < 0 || k >= n {
 		return nil, fmt.Errorf("%w: %d neighbours for %d points", ErrInvalid, k, n)
 	}
 	b := engine.Or(e.Backend)
 	if e.Standardize {
-		st, err := data.FitStandardizer(x)
-		if err != nil {
-			return nil, fmt.Errorf("psdlearn: %w", err)
-		}
-		if x, err = st.Apply(x); err != nil {
-			return nil, fmt.Errorf("psdlearn: %w", err)
+		var err error
+		if x, err = standardize(x); err != nil {
+			return nil, err
 		}
 	}
 	lap, err := npkl.Laplacian(x, k, e.Graph, b)
@@ -78,34 +72,25 @@ func (e SimpleNPKL) FitPairs(ctx context.Context, x *mat.Dense, pairs *constrain
 	if err != nil {
 		return nil, fmt.Errorf("psdlearn: simplenpkl: %w", err)
 	}
+	kern, err := model.NewKernel(res.V, res.Lambda)
+	if err != nil {
+		return nil, fmt.Errorf("psdlearn: simplenpkl: learned kernel: %w", err)
+	}
+	eigenpairs := 0
+	if len(res.History) > 0 {
+		eigenpairs = res.History[len(res.History)-1].Eigenpairs
+	}
 	ml, cl := pairs.Counts()
 	return &model.Model{
-		Kind: model.KindKernel, Algo: "simplenpkl", Kernel: res.Kernel,
+		Kind: model.KindKernel, Algo: "simplenpkl", Kernel: kern,
 		Info: map[string]any{
 			"standardize": e.Standardize, "neighbors": k, "loss": e.Loss.String(), "C": e.C, "B": e.B,
 			"iters": e.Iters, "seed": e.Seed, "backend": b.Name(), "must_link": ml, "cannot_link": cl,
 			"rank": len(res.Lambda), "covered": res.Covered,
 		},
-		Certificate: kernelCertificate(e.Loss, res.Covered),
+		Certificate: simpleNPKLCertificate(e.Loss, res.Covered, res.Iterations, eigenpairs, res.Rank()),
 		Provenance:  provenance(b, e.Seed, x),
 	}, nil
-}
-
-// kernelCertificate records what SimpleNPKL can claim: the linear loss's
-// closed form is exact when the whole positive spectrum was computed; the
-// squared-hinge algorithm runs a fixed number of steps without a gap.
-func kernelCertificate(loss npkl.Loss, covered bool) *model.Certificate {
-	c := &model.Certificate{Gap: math.NaN(), Tolerance: math.NaN()}
-	switch {
-	case !covered:
-		c.Reason = "rank cap reached before the positive spectrum was covered (best low-rank approximation)"
-		c.Warnings = []string{"simplenpkl: " + c.Reason}
-	case loss == npkl.Linear:
-		c.Converged, c.Reason = true, "closed form over the whole positive spectrum"
-	default:
-		c.Reason = "squared hinge: fixed number of iterations, no duality certificate"
-	}
-	return c
 }
 
 // MVU is approximate maximum variance unfolding (the Frobenius-perturbed

@@ -93,7 +93,7 @@ func AlgoCases(seed uint64) []Case {
 				return nil, err
 			}
 			return func(ctx context.Context) (Outcome, error) {
-				rep, err := npkl.Cluster(ctx, x, d.Y, npkl.ClusterOptions{Runs: 5, Seed: seed, Learn: npkl.Options{Loss: c.loss, Backend: b}})
+				rep, err := psdlearn.Cluster(ctx, x, d.Y, psdlearn.ClusterOptions{Runs: 5, Seed: seed, Learn: npkl.Options{Loss: c.loss, Backend: b}})
 				if err != nil {
 					return Outcome{}, err
 				}

@@ -69,7 +69,7 @@ func oneProcessNPKL(t *testing.T, pr npklProblem, backend string) (*npkl.Result,
 	if err != nil {
 		t.Fatal(err)
 	}
-	km, err := eval.KernelKMeans(context.Background(), res.Kernel, numLabels(pr.y), eval.KMeansOptions{Seed: 1})
+	km, err := eval.KMeans(context.Background(), res.Factor(), numLabels(pr.y), eval.KMeansOptions{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

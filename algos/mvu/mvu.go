@@ -13,9 +13,18 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// The defaults of Options, each defined once.
+const (
+	// DefaultK is the number of nearest neighbours whose distances are
+	// preserved.
+	DefaultK = 6
+	// DefaultDims is the embedding dimension.
+	DefaultDims = 2
+)
+
 // Options configures MVU.
 type Options struct {
-	// K is the number of nearest neighbours whose distances are preserved; zero selects 6.
+	// K is the number of nearest neighbours whose distances are preserved (0: DefaultK).
 	K int
 	// Sigma is σ of the Frobenius perturbation −(1/2σ)‖X‖²_F of the MVU
 	// objective; larger is closer to exact MVU. MVU solves the problem for
@@ -29,7 +38,7 @@ type Options struct {
 	// the neighbourhood graph): the paper's 1e5 up to about 1,800 Swiss-roll
 	// points and more beyond. Embedding.Sigma reports the value used.
 	Sigma float64
-	// Dims is the embedding dimension; zero selects 2.
+	// Dims is the embedding dimension (0: DefaultDims).
 	Dims int
 	// Inequalities relaxes the distance equalities to ⟨A_e, X⟩ ≤ ‖x_a − x_b‖²
 	// (the paper's form: neighbours may come closer but not move apart).
@@ -123,7 +132,7 @@ func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 		return nil, err
 	}
 	n, _ := x.Dims()
-	k := cmp.Or(opt.K, 6)
+	k := cmp.Or(opt.K, DefaultK)
 	if k < 1 || k >= n {
 		return nil, fmt.Errorf("%w: k = %d neighbours for %d points", ErrInput, k, n)
 	}
@@ -143,7 +152,7 @@ func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 
 // checkOptions validates the options that do not depend on the graph.
 func checkOptions(n int, opt Options) error {
-	dims := cmp.Or(opt.Dims, 2)
+	dims := cmp.Or(opt.Dims, DefaultDims)
 	if dims < 1 || dims > n {
 		return fmt.Errorf("%w: %d embedding dimensions for %d points", ErrInput, dims, n)
 	}
@@ -179,7 +188,7 @@ func EmbedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64
 
 // embedGraph is EmbedGraph on validated input.
 func embedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64, opt Options) (*Embedding, error) {
-	dims := cmp.Or(opt.Dims, 2)
+	dims := cmp.Or(opt.Dims, DefaultDims)
 	sigma := opt.Sigma
 	// Scale-free formulation: squared distances in units of their mean.
 	unit, scale2 := unitDistances(dist2)

@@ -100,7 +100,7 @@ func TestScaleLettersSolvers(t *testing.T) {
 		if ref == 0 {
 			ref = obj
 		}
-		km, err := eval.KernelKMeans(context.Background(), res.Kernel, numClasses(ds.Y), eval.KMeansOptions{Restarts: 3, Seed: 1})
+		km, err := eval.KMeans(context.Background(), res.Factor(), numClasses(ds.Y), eval.KMeansOptions{Restarts: 3, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

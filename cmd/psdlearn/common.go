@@ -60,10 +60,17 @@ func schemaOf(command string) string {
 	return fmt.Sprintf("psdlearn/%s/v%d", command, schemaVersion)
 }
 
-// emitJSON writes v to stdout as one JSON object on one line. NaN and ±Inf
-// (which JSON cannot represent) are written as null. The object starts with
-// "schema": "psdlearn/<command>/v1" naming its layout (docs/json-schema.md).
+// emitJSON writes v, a typed output struct, to stdout as one JSON object on
+// one line. Its floats that may be NaN or ±Inf are jsonFloat (written as
+// null). The object starts with "schema": "psdlearn/<command>/v1" naming
+// its layout (docs/json-schema.md).
 func emitJSON(env *cmdEnv, v any) error {
+	return emitJSONAs(env, env.command, v)
+}
+
+// emitJSONAs is emitJSON with the schema of command (the distributed runs
+// have their own: "train-mpi", "cluster-mpi").
+func emitJSONAs(env *cmdEnv, command string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		var uv *json.UnsupportedValueError
@@ -74,8 +81,8 @@ func emitJSON(env *cmdEnv, v any) error {
 			return fmt.Errorf("encoding JSON output: %w", err)
 		}
 	}
-	if env.command != "" && len(b) >= 2 && b[0] == '{' {
-		head := []byte(`{"schema":` + strconv.Quote(schemaOf(env.command)))
+	if command != "" && len(b) >= 2 && b[0] == '{' {
+		head := []byte(`{"schema":` + strconv.Quote(schemaOf(command)))
 		if b[1] != '}' {
 			head = append(head, ',')
 		}
@@ -315,12 +322,32 @@ func parseNumberList(flagName, s string) ([]float64, error) {
 	return out, nil
 }
 
-// finiteOrNil returns v, or nil for NaN and ±Inf, for JSON output.
-func finiteOrNil(v float64) any {
+// jsonFloats returns v as JSON numbers (null for NaN and ±Inf).
+func jsonFloats(v []float64) []jsonFloat {
+	if v == nil {
+		return nil
+	}
+	out := make([]jsonFloat, len(v))
+	for i, x := range v {
+		out[i] = jsonFloat(x)
+	}
+	return out
+}
+
+// ptrFloat returns a pointer to v: a field that is written whenever it is
+// set, as null when v is NaN or infinite.
+func ptrFloat(v float64) *jsonFloat {
+	f := jsonFloat(v)
+	return &f
+}
+
+// optFloat returns a pointer to v, or nil for NaN and ±Inf: an omitempty
+// field that is left out when there is nothing to report.
+func optFloat(v float64) *jsonFloat {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
 	}
-	return v
+	return ptrFloat(v)
 }
 
 // jsonFloat is a float64 written as a JSON number, or as null when it is
@@ -353,3 +380,11 @@ type exitStatus struct {
 
 func (e *exitStatus) Error() string { return e.err.Error() }
 func (e *exitStatus) Unwrap() error { return e.err }
+
+// finiteOrNil returns v, or nil for NaN and ±Inf, for JSON output.
+func finiteOrNil(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}

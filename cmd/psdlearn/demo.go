@@ -134,12 +134,12 @@ func runDemo(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		t0 := time.Now()
 		const runs = 5
-		rep, err := npkl.Cluster(ctx, x, d.Y, npkl.ClusterOptions{Runs: runs, Seed: *seed, Learn: npkl.Options{Loss: c.loss, Backend: b}})
+		rep, err := psdlearn.Cluster(ctx, x, d.Y, psdlearn.ClusterOptions{Runs: runs, Seed: *seed, Learn: npkl.Options{Loss: c.loss, Backend: b}})
 		if err != nil {
 			return fmt.Errorf("demo: simplenpkl on %s: %w", c.data, err)
 		}
 		secs := time.Since(t0).Seconds()
-		km, kmsd, err := npkl.KMeansBaseline(ctx, x, d.Y, 0, runs, 10, *seed)
+		km, kmsd, err := psdlearn.KMeansBaseline(ctx, x, d.Y, 0, runs, 10, *seed)
 		if err != nil {
 			return err
 		}

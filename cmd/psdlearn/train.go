@@ -389,25 +389,21 @@ func loadConstraintJob(env *cmdEnv, f trainFlags, d *data.Dataset, prog *progres
 	if f.pairs != "" {
 		job.kind, job.path = "pairs", f.pairs
 	}
-	r, closeFile, err := openConstraintFile(env, job.path)
-	if err != nil {
-		return nil, fmt.Errorf("train: --%s %s: %w", job.kind, job.path, err)
-	}
 	job.data = psdlearn.Data{X: d.X, HoldOut: f.holdout, Source: &psdlearn.Source{Name: f.dataSpec, Data: d}}
+	var err error
 	if job.kind == "triplets" {
-		job.data.Triplets, err = constraints.ReadTriplets(r, d.Len())
+		job.data.Triplets, err = readConstraintFile(env, "train", job.kind, job.path, func(r io.Reader) (*constraints.TripletSet, error) { return constraints.ReadTriplets(r, d.Len()) })
 		if err == nil {
 			job.count = job.data.Triplets.Len()
 		}
 	} else {
-		job.data.Pairs, err = constraints.ReadPairs(r, d.Len())
+		job.data.Pairs, err = readConstraintFile(env, "train", job.kind, job.path, func(r io.Reader) (*constraints.Pairs, error) { return constraints.ReadPairs(r, d.Len()) })
 		if err == nil {
 			job.count = job.data.Pairs.Len()
 		}
 	}
-	closeFile()
 	if err != nil {
-		return nil, fmt.Errorf("train: --%s %s: %w", job.kind, job.path, err)
+		return nil, err
 	}
 	prog.printf("train: %s: %d points, %d features; %d %s from %s", f.dataSpec, d.Len(), d.Dim(), job.count, job.kind, job.path)
 	return job, nil
@@ -670,6 +666,22 @@ func openConstraintFile(env *cmdEnv, path string) (io.Reader, func(), error) {
 		return nil, nil, err
 	}
 	return fh, func() { fh.Close() }, nil
+}
+
+// readConstraintFile reads the constraint file path (standard input for
+// "-") given to cmd's flag --kind with read.
+func readConstraintFile[T any](env *cmdEnv, cmd, kind, path string, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	r, closeFile, err := openConstraintFile(env, path)
+	if err != nil {
+		return zero, fmt.Errorf("%s: --%s %s: %w", cmd, kind, path, err)
+	}
+	v, err := read(r)
+	closeFile()
+	if err != nil {
+		return zero, fmt.Errorf("%s: --%s %s: %w", cmd, kind, path, err)
+	}
+	return v, nil
 }
 
 // printConstraintSummary prints the text summary of a train run on a

@@ -14,7 +14,7 @@ import (
 // library through the root package.
 func TestDependenciesPointDown(t *testing.T) {
 	const mod = "github.com/psdlearn/psdlearn"
-	above := []string{"train", "eval", "model", "bench", "distributed", "dist", "cmd"}
+	above := []string{"train", "eval", "model", "bench", "distributed", "cmd"}
 	isAbove := func(imp string) bool {
 		if imp == mod {
 			return true
@@ -42,12 +42,6 @@ func TestDependenciesPointDown(t *testing.T) {
 		}
 		n++
 		for _, imp := range p.Imports {
-			// npkl's clustering protocol (Cluster, KMeansBaseline: k-means
-			// scoring from eval) and its Result (a model.Kernel) are still
-			// to move above it; this is the one exception left.
-			if p.ImportPath == mod+"/algos/npkl" && (imp == mod+"/eval" || imp == mod+"/model") {
-				continue
-			}
 			if isAbove(imp) {
 				t.Errorf("%s imports %s, a layer above the algorithms", p.ImportPath, imp)
 			}
