@@ -42,14 +42,14 @@ func AlgoCases(seed uint64) []Case {
 		data, split, algo, label string
 		learner                  func(psdlearn.Common) psdlearn.Learner
 	}{
-		{"iris", "0.7,0.15,0.15", "psdboost", "psdboost", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.PSDBoost{Common: c} }},
-		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric exp stage-wise", func(c psdlearn.Common) psdlearn.Learner {
+		{"iris", data.DefaultSplit, "psdboost", "psdboost", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.PSDBoost{Common: c} }},
+		{"wine", data.DefaultSplit, "boostmetric", "boostmetric exp stage-wise", func(c psdlearn.Common) psdlearn.Learner {
 			return psdlearn.BoostMetric{Common: c, Loss: boost.Exp, Mode: boost.Stagewise}
 		}},
-		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric logistic corrective", func(c psdlearn.Common) psdlearn.Learner {
+		{"wine", data.DefaultSplit, "boostmetric", "boostmetric logistic corrective", func(c psdlearn.Common) psdlearn.Learner {
 			return psdlearn.BoostMetric{Common: c, Loss: boost.Logistic, Mode: boost.Corrective}
 		}},
-		{"wine", "0.7,0.15,0.15", "frobmetric", "frobmetric", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.FrobMetric{Common: c} }},
+		{"wine", data.DefaultSplit, "frobmetric", "frobmetric", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.FrobMetric{Common: c} }},
 		{"letters", "rows:10500,4500,5000", "boostmetric", "boostmetric exp stage-wise", func(c psdlearn.Common) psdlearn.Learner {
 			return psdlearn.BoostMetric{Common: c, Loss: boost.Exp, Mode: boost.Stagewise}
 		}},

@@ -18,16 +18,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Defaults of BoostMetric: those of boost.BoostMetric (algos/boost, whose
-// constants are unexported; the equality tests check them).
-const (
-	defaultNu          = 1e-7
-	defaultIters       = 500
-	defaultTol         = 1e-8
-	unboundedMargin    = 30
-	lineSearchMaxSteps = 200
-)
-
 // BoostMetric runs BoostMetric (boost.BoostMetric, stage-wise or totally
 // corrective, exponential or logistic loss) on the triplets of sh,
 // sharded across the ranks of comm: rank p passes its rows xLocal and the
@@ -114,7 +104,7 @@ func checkOptions(opt boost.Options) (nu float64, iters int, tol float64, err er
 	}
 	nu = opt.Nu
 	if nu == 0 {
-		nu = defaultNu
+		nu = boost.DefaultNu
 	}
 	if !(nu > 0) || math.IsInf(nu, 0) {
 		return 0, 0, 0, fmt.Errorf("%w: ν = %g must be positive and finite", ErrInvalid, nu)
@@ -124,12 +114,12 @@ func checkOptions(opt boost.Options) (nu float64, iters int, tol float64, err er
 		return 0, 0, 0, fmt.Errorf("%w: Iters = %d, want ≥ 0 (0 selects the default)", ErrInvalid, iters)
 	}
 	if iters == 0 {
-		iters = defaultIters
+		iters = boost.DefaultIters
 	}
 	tol = opt.Tol
 	switch {
 	case tol == 0:
-		tol = defaultTol
+		tol = boost.DefaultTol
 	case tol < 0:
 		tol = 0
 	}

@@ -135,7 +135,7 @@ func (rd *reducer) lineSearch(loss boost.Loss, rho, h []float64, nu float64) (fl
 		return 0, false, nil
 	}
 	if loss == boost.Exp && hmin >= nu {
-		return unboundedMargin / hmin, true, nil
+		return linesearch.UnboundedMargin / hmin, true, nil
 	}
 	deriv := func(w float64) (f, f1, f2 float64, err error) {
 		if loss == boost.Exp {
@@ -160,7 +160,7 @@ func (rd *reducer) lineSearch(loss boost.Loss, rho, h []float64, nu float64) (fl
 		}
 		return nu - g[0], g[1], g[2], nil
 	}
-	return linesearch.Root(deriv, hmax, lineSearchMaxSteps)
+	return linesearch.Root(deriv, hmax, linesearch.MaxSteps)
 }
 
 // sigmoidNeg returns σ(−t) = 1/(1 + exp(t)).

@@ -19,6 +19,10 @@ import (
 // DefiniteBoost learning a kernel from the pairs U puts close together
 // (RunDefiniteBoost). `psdlearn kernel` is a thin front end to them.
 
+// DefaultSplits is the number of random 50/50 divisions of the objects
+// over which the 1-NN error is averaged.
+const DefaultSplits = 10
+
 // TargetOptions configures NewTarget.
 type TargetOptions struct {
 	// Objects is the number d of objects: a class-stratified seeded sample
@@ -31,7 +35,7 @@ type TargetOptions struct {
 	Gamma float64
 	// GammaScale multiplies the median heuristic (0: 1).
 	GammaScale float64
-	// Splits is the number of random 50/50 divisions of the 1-NN error (0: 10).
+	// Splits is the number of random 50/50 divisions of the 1-NN error (0: DefaultSplits).
 	Splits int
 	// Seed fixes the sample and the 1-NN divisions.
 	Seed uint64
@@ -74,7 +78,7 @@ func NewTarget(x *mat.Dense, y []int, opt TargetOptions) (*Target, error) {
 	}
 	splits := opt.Splits
 	if splits == 0 {
-		splits = 10
+		splits = DefaultSplits
 	}
 	idx := StratifiedSample(y, opt.Objects, opt.Seed)
 	xs := mat.NewDense(len(idx), dim, nil)

@@ -285,7 +285,7 @@ func toDataUnits(s *sdp.Solution, scale2 float64) {
 // (nil if none) and the final one; if ctx is cancelled during the
 // relaxation both are the relaxation's best iterate.
 func solveMVU(ctx context.Context, p *sdp.Problem, sopt sdp.Options, opt Options) (relaxed, sol *sdp.Solution, err error) {
-	total := cmp.Or(sopt.MaxIter, 20000)
+	total := cmp.Or(sopt.MaxIter, sdp.DefaultMaxIter)
 	relaxIter := opt.RelaxIter
 	if relaxIter == 0 {
 		relaxIter = total / 2

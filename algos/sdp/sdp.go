@@ -128,9 +128,10 @@ type Options struct {
 	Method Method
 	// GapTol is the relative duality gap |primal − dual|/max(1, |primal|)
 	// and FeasTol the relative violation max_i viol_i/(1 + |b_i|) of the hard
-	// constraints at which the solve stops. Zero selects DefaultGapTol and 1e-6.
+	// constraints at which the solve stops. Zero selects DefaultGapTol and
+	// DefaultFeasTol.
 	GapTol, FeasTol float64
-	// MaxIter bounds the L-BFGS-B iterations. Zero selects 20000.
+	// MaxIter bounds the L-BFGS-B iterations. Zero selects DefaultMaxIter.
 	MaxIter int
 	// NewtonSteps bounds the semismooth Newton-CG steps that follow
 	// L-BFGS-B when it stops short of the tolerances (problems with
@@ -294,7 +295,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 			u0[i] = math.Min(math.Max(v, lower[i]), upper[i])
 		}
 	}
-	feasTol := cmp.Or(opt.FeasTol, 1e-6)
+	feasTol := cmp.Or(opt.FeasTol, DefaultFeasTol)
 	gapTol := cmp.Or(opt.GapTol, DefaultGapTol)
 	ev.gapTol, ev.feasTol = gapTol, feasTol
 	if !opt.NoRepair {
@@ -302,7 +303,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	}
 	cfg := dualsolve.Config{
 		GapTol:   gapTol,
-		MaxIter:  cmp.Or(opt.MaxIter, 20000),
+		MaxIter:  cmp.Or(opt.MaxIter, DefaultMaxIter),
 		Memory:   cmp.Or(opt.Memory, 10),
 		Restarts: cmp.Or(opt.Restarts, 5),
 		Progress: opt.Progress,
@@ -347,7 +348,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	)
 	// L-BFGS-B first (up to LBFGSIter iterations when a Newton phase
 	// follows), then semismooth Newton-CG; up to three such cycles.
-	total := cmp.Or(opt.MaxIter, 20000)
+	total := cmp.Or(opt.MaxIter, DefaultMaxIter)
 	for cycle := 0; cycle < 3 && iters < total; cycle++ {
 		cfg.MaxIter = total - iters
 		if newtonOK && opt.LBFGSIter > 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/internal/plots"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
@@ -170,7 +172,7 @@ func defineClusterFlags(fs *flag.FlagSet, f *clusterFlags) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed (constraints, eigensolver start, k-means)")
 	fs.StringVar(&f.pairs, "pairs", "", "learn from the pairs of this CSV file (header i,j,y: 0-based rows of --data, y = 1 similar, -1 dissimilar; - : standard input) instead of sampling them from labels")
 	fs.StringVar(&f.backend, "backend", "", "numerical backend: native | go (default: $PSDLEARN_BACKEND, else native when built in)")
-	fs.StringVar(&f.plot, "plot", "", "write PNG charts of run 1 into this directory: the learned kernel's heat map (N ≤ 500) and, with --loss sqhinge, its convergence")
+	fs.StringVar(&f.plot, "plot", "", "write PNG charts of run 1 into this directory: the learned kernel's heat map (N ≤ "+strconv.Itoa(plots.MaxHeatmap)+") and, with --loss sqhinge, its convergence")
 	fs.StringVar(&f.out, "out", "", "save the kernel learned in run --save-run: FILE.npy writes the n×n matrix K, any other name a kernel model file (JSON, reloads in eval and transform)")
 	fs.IntVar(&f.saveRun, "save-run", 1, "with --out: the run (1 to --runs) whose kernel is saved")
 }

@@ -46,8 +46,8 @@ var demoMetricCases = []struct {
 	data, split string
 	algo        string
 }{
-	{"wine", "0.7,0.15,0.15", "boostmetric"},
-	{"wine", "0.7,0.15,0.15", "frobmetric"},
+	{"wine", data.DefaultSplit, "boostmetric"},
+	{"wine", data.DefaultSplit, "frobmetric"},
 	{"letters", "rows:10500,4500,5000", "boostmetric"},
 	{"letters", "rows:10500,4500,5000", "frobmetric"}, // C among psdlearn.DefaultFrobMetricC
 }

@@ -90,20 +90,20 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&dataSpec, "data", "", "data SPEC: file.csv, file.libsvm, idx:IMAGES:LABELS, builtin:NAME, swissroll:N[:SEED], or - (CSV on standard input)")
 	labelColFlag(fs, &labelCol)
 	noLabelsFlag(fs, "--out then has no label column and --plot one colour")
-	fs.IntVar(&k, "k", 6, "number of nearest neighbours whose distances are preserved")
+	fs.IntVar(&k, "k", mvu.DefaultK, "number of nearest neighbours whose distances are preserved")
 	fs.Float64Var(&sigma, "sigma", 0, "σ of the Frobenius perturbation, in units of the mean squared neighbour distance (larger is closer to exact MVU; the value needed grows like N²); 0 chooses max(1e5, a tenth of the geodesic estimate of the unfolded top eigenvalue)")
-	fs.IntVar(&dims, "dims", 2, "embedding dimension")
+	fs.IntVar(&dims, "dims", mvu.DefaultDims, "embedding dimension")
 	fs.StringVar(&out, "out", "", "write the coordinates to FILE.npy (NumPy array, no labels) or, for any other name, CSV with labels (- for standard output)")
 	fs.StringVar(&modelOut, "model", "", "save the learned Gram matrix X = F·Fᵀ (all its rank, not only --dims) as a kernel model file, or as the n×n matrix when the name ends in .npy")
 	fs.StringVar(&plotFile, "plot", "", "write a scatter plot of the first two coordinates to this PNG file")
 	fs.StringVar(&backendName, "backend", "", "numerical backend: native|go (default: $PSDLEARN_BACKEND or native when built with cgo)")
 	fs.StringVar(&method, "method", "auto", "negative part: dense (dense eigensolver), sparse (Lanczos or --eigensolver block), auto")
 	fs.StringVar(&eigensolver, "eigensolver", "lanczos", "sparse method's eigensolver: lanczos (ARPACK, one start vector) | block (LOBPCG warm-started from the previous evaluation's block; see docs/eigen-sequences.md)")
-	fs.IntVar(&iters, "iters", 0, "maximum L-BFGS-B iterations (0: 20000)")
+	fs.IntVar(&iters, "iters", 0, fmt.Sprintf("maximum L-BFGS-B iterations (0: %d)", sdp.DefaultMaxIter))
 	fs.IntVar(&relaxIters, "relax-iters", 0, "with equalities: at most this many of the iterations go to the inequality relaxation that starts the solve (0: half, -1: none)")
 	fs.Float64Var(&penalty, "penalty", 0, "soften the distance constraints with this per-unit penalty (0: hard)")
-	fs.Float64Var(&gapTol, "gap-tol", 0, "stop at this relative duality gap (0: the solver's default, 1e-7)")
-	fs.Float64Var(&feasTol, "feas-tol", 0, "and this largest relative distance violation (0: 1e-6)")
+	fs.Float64Var(&gapTol, "gap-tol", 0, fmt.Sprintf("stop at this relative duality gap (0: the solver's default, %g)", sdp.DefaultGapTol))
+	fs.Float64Var(&feasTol, "feas-tol", 0, fmt.Sprintf("and this largest relative distance violation (0: %g)", sdp.DefaultFeasTol))
 	fs.BoolVar(&inequalities, "inequalities", false, "neighbour distances may shrink (⟨A,X⟩ ≤ d²) instead of being kept")
 	fs.BoolVar(&shiftInvert, "shift-invert", true, "sparse method: Lanczos on (C + Â + sI)⁻¹ through a sparse factorization (far fewer products); false runs it on C + Â itself (under mpirun: every product split by rows)")
 	fs.BoolVar(&standardize, "standardize", false, "standardise features first")
@@ -231,7 +231,7 @@ func runEmbed(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	budget := iters
 	if budget == 0 {
-		budget = 20000 // frob.SDPOptions.MaxIter's default
+		budget = sdp.DefaultMaxIter
 	}
 	progress := newProgress(env).withTotal(budget)
 	start := time.Now()

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
@@ -90,7 +92,7 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	spec := fs.String("data", "", "data SPEC to evaluate on (raw features: the model's preprocessing is applied)")
 	var labelCol string
 	labelColFlag(fs, &labelCol)
-	k := fs.Int("k", 3, "k of the k-NN classifier")
+	k := fs.Int("k", psdlearn.DefaultK, "k of the k-NN classifier")
 	split := fs.String("split", "", "split --data as train did: the first part is the k-NN reference, the last the test set, a middle part the validation set (default: the split recorded in the model, when --data is the data it was trained on)")
 	ref := fs.String("ref", "", "k-NN reference (training) data SPEC; --data is then the test set")
 	loo := fs.Bool("loo", false, "leave-one-out k-NN error over all rows of --data, ignoring the split recorded in the model")
@@ -106,7 +108,7 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	annotateFlagRules(fs, rules)
 	clusters := fs.Int("clusters", 0, "kernel models: number of clusters (default: the model's, from cluster --out, else the number of classes)")
-	runs := fs.Int("runs", 10, "kernel models: k-means restarts (default: the model's, from cluster --out, else 10)")
+	runs := fs.Int("runs", eval.DefaultRestarts, "kernel models: k-means restarts (default: the model's, from cluster --out, else "+strconv.Itoa(eval.DefaultRestarts)+")")
 	if err := parseFlags(fs, "eval", args); err != nil {
 		return err
 	}

@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/internal/npy"
+	"github.com/psdlearn/psdlearn/internal/plots"
 	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/model"
 	"gonum.org/v1/gonum/mat"
@@ -81,17 +83,17 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.Float64Var(&f.gamma, "gamma", 0, "RBF kernel exp(-gamma |a-b|^2) of the target (0: gamma-scale / median squared distance)")
 	fs.Float64Var(&f.gammaScale, "gamma-scale", 1, "multiplier of the median heuristic when --gamma is 0")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed (object sample, distance examples, noise, 1-NN splits)")
-	fs.IntVar(&f.splits, "splits", 10, "random 50/50 train/test divisions for the 1-NN error")
+	fs.IntVar(&f.splits, "splits", meg.DefaultSplits, "random 50/50 train/test divisions for the 1-NN error")
 	fs.IntVar(&f.steps, "steps", 200000, "meg: number of online distance examples")
 	fs.Float64Var(&f.noise, "noise", 0, "meg: standard deviation of Gaussian noise on the distance labels")
 	fs.StringVar(&f.c, "c", "auto", "meg: constant c of Lemma 3.2, eta = 2c/(r^2(2+c)): a number, inf, or auto (inf without noise, else r*sqrt(2*Delta/L_U) in hindsight)")
 	fs.Float64Var(&f.eta, "eta", 0, "meg: learning rate (0: from --c); the bound is reported when eta*r^2 <= 2")
 	fs.IntVar(&f.checkpoints, "checkpoints", 1, "meg: record loss, bound and 1-NN error at steps 1,2,5×10^k (0: only the end)")
-	fs.Float64Var(&f.epsScale, "eps", 0.2, "definiteboost: epsilon*d, the constraints are ½|x_a-x_b|^2 <= epsilon for the pairs closer than epsilon under the target")
+	fs.Float64Var(&f.epsScale, "eps", psdlearn.DefaultNear, "definiteboost: epsilon*d, the constraints are ½|x_a-x_b|^2 <= epsilon for the pairs closer than epsilon under the target")
 	fs.StringVar(&f.projection, "projection", "both", "definiteboost: approx | exact | both")
-	fs.Float64Var(&f.tol, "tol", 1e-6, "definiteboost: stop when every tr(W C_j) <= tol*epsilon")
-	fs.IntVar(&f.maxIter, "max-iter", 100000, "definiteboost: iteration limit")
-	fs.StringVar(&f.plot, "plot", "", "write PNG charts into this directory: heat maps of the target (and of the DefiniteBoost kernel) for at most 500 objects, DefiniteBoost's convergence")
+	fs.Float64Var(&f.tol, "tol", psdlearn.DefaultDefiniteBoostTol, "definiteboost: stop when every tr(W C_j) <= tol*epsilon")
+	fs.IntVar(&f.maxIter, "max-iter", meg.DefaultMaxIter, "definiteboost: iteration limit")
+	fs.StringVar(&f.plot, "plot", "", "write PNG charts into this directory: heat maps of the target (and of the DefiniteBoost kernel) for at most "+strconv.Itoa(plots.MaxHeatmap)+" objects, DefiniteBoost's convergence")
 	fs.StringVar(&f.out, "out", "", "save the learned kernel on the objects: FILE.npy writes the d×d matrix, any other name a kernel model file (JSON, reloads in eval and transform)")
 	fs.IntVar(&f.saveRun, "save-run", 1, "definiteboost with --out: the run whose kernel is saved, in --projection order (both: 1 approx, 2 exact)")
 	inputFlags(fs, &f)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
@@ -56,7 +57,7 @@ func inputFlags(fs *flag.FlagSet, f *kernelFlags) {
 	fs.StringVar(&f.distances, "distances", "", "meg: the online examples, a CSV FILE with header i,j,d (0-based objects i != j, d = K_ii + K_jj - 2K_ij >= 0 of the target) used in file order instead of --steps sampled from the target")
 	fs.StringVar(&f.pairs, "pairs", "", "definiteboost: the constraints, a CSV FILE with header i,j,y: y = +1 must-link ½|x_i-x_j|^2 <= epsilon, y = -1 cannot-link ½|x_i-x_j|^2 >= epsilon_far, instead of the target's close pairs")
 	fs.IntVar(&f.passes, "passes", 1, "meg with --distances: passes over the file's examples, the first in file order, each further one in an order shuffled by --seed")
-	fs.Float64Var(&f.epsFar, "eps-far", 1, "definiteboost with --pairs: epsilon_far*d of the cannot-links (the initial kernel I/d gives every pair ½|x_a-x_b|^2 = 1/d)")
+	fs.Float64Var(&f.epsFar, "eps-far", psdlearn.DefaultFar, "definiteboost with --pairs: epsilon_far*d of the cannot-links (the initial kernel I/d gives every pair ½|x_a-x_b|^2 = 1/d)")
 }
 
 // inputRules are the flag-scope rules of the user's inputs.

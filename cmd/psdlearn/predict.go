@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
@@ -81,7 +82,7 @@ func runPredict(ctx context.Context, env *cmdEnv, args []string) error {
 	labelColFlag(fs, &labelCol)
 	noLabelsFlag(fs, "--ref, and the training data recorded in the model, still need theirs")
 	ref := fs.String("ref", "", "labelled k-NN reference data SPEC (default: the training rows recorded in the model, when the model records its training data and it can be read)")
-	k := fs.Int("k", 3, "k of the k-NN classifier")
+	k := fs.Int("k", psdlearn.DefaultK, "k of the k-NN classifier")
 	pairsPath := fs.String("pairs", "", "CSV of pairs to decide: columns i,j (0-based rows of --data) and an optional y (+1 similar, -1 dissimilar), header optional")
 	thresholdFlag := fs.String("threshold", "", "decide a pair similar when its distance is ≤ this")
 	valPairs := fs.String("val-pairs", "", "CSV i,j,y of validation pairs of --data: the threshold is the one most accurate on them")

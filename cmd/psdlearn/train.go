@@ -207,7 +207,7 @@ func defineTrainFlags(fs *flag.FlagSet, f *trainFlags) {
 	fs.StringVar(&f.dataSpec, "data", "", "data SPEC: file.csv, file.libsvm|.svm|.txt, idx:IMAGES:LABELS, builtin:NAME, or - (CSV on standard input)")
 	labelColFlag(fs, &f.labelCol)
 	fs.StringVar(&f.testSpec, "test", "", "test data SPEC; --data is then train (and validation, with a 2-part --split)")
-	fs.StringVar(&f.split, "split", "", "train,val,test fractions (seeded) or rows:TRAIN,VAL,TEST row ranges; 2 parts are train,test (train,val with --test) (default 0.7,0.15,0.15)")
+	fs.StringVar(&f.split, "split", "", "train,val,test fractions (seeded) or rows:TRAIN,VAL,TEST row ranges; 2 parts are train,test (train,val with --test) (default "+data.DefaultSplit+")")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise features (mean and deviation of the training part)")
 	fs.IntVar(&f.pca, "pca", 0, "project onto the top N principal components of the training part (0: off)")
 	fs.IntVar(&f.k, "k", psdlearn.DefaultK, "k of the triplets (k targets × k impostors per point) and of the k-NN evaluation")
@@ -221,7 +221,7 @@ func defineTrainFlags(fs *flag.FlagSet, f *trainFlags) {
 	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included; LMNN's descent steps (> 0; default: the algorithm's)")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
 	fs.StringVar(&f.opts.WorkingSet, "working-set", "", fmt.Sprintf("FrobMetric working set: auto|on|off (default auto: on from %d triplets)", frob.WorkingSetMinTriplets))
-	fs.Float64Var(&f.opts.Mu, "mu", 0, "LMNN push weight μ in (0, 1]: (1−μ)·pull + μ·push (0: the default 0.5)")
+	fs.Float64Var(&f.opts.Mu, "mu", 0, fmt.Sprintf("LMNN push weight μ in (0, 1]: (1−μ)·pull + μ·push (0: the default %g)", lmnn.DefaultMu))
 	fs.IntVar(&f.opts.Rank, "rank", 0, "LMNN low-rank factor: learn M = L Lᵀ with L of this many columns (1 … the dimension after preprocessing), by gradient steps on L started from the top principal axes; 0: the full-rank M")
 	fs.StringVar(&f.triplets, "triplets", "", "learn from the triplets of this CSV file (header i,j,k: 0-based rows of --data, row i closer to j than to k; - : standard input) instead of labels")
 	fs.StringVar(&f.pairs, "pairs", "", "learn from the pairs of this CSV file (header i,j,y: y = 1 similar, -1 dissimilar), turned into triplets (i,j,k) for every similar (i,j) and dissimilar (i,k)")
@@ -270,7 +270,7 @@ func checkTrainFlags(fs *flag.FlagSet, f *trainFlags, rules []flagRule) error {
 		return err
 	}
 	if math.IsNaN(f.opts.Mu) || f.opts.Mu < 0 || f.opts.Mu > 1 {
-		return usagef("train: --mu %v: want a push weight in (0, 1] (omit it for the default 0.5)", f.opts.Mu)
+		return usagef("train: --mu %v: want a push weight in (0, 1] (omit it for the default %g)", f.opts.Mu, lmnn.DefaultMu)
 	}
 	if f.constraintMode() {
 		if f.opts.Passes > 1 {
@@ -632,7 +632,7 @@ func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, de
 	}
 	split := f.split
 	if split == "" {
-		split = "0.7,0.15,0.15"
+		split = data.DefaultSplit
 	}
 	spec, err := data.ParseSplit(split)
 	if err != nil {

@@ -8,6 +8,15 @@ package linesearch
 
 import "math"
 
+// MaxSteps bounds the evaluations of Root in BoostMetric's step (the
+// one-process and the distributed learner alike).
+const MaxSteps = 200
+
+// UnboundedMargin is the capped weight of a term that separates every
+// triplet (f has no root): the step takes the weight w with
+// min_r w·H_r = UnboundedMargin.
+const UnboundedMargin = 30
+
 // Deriv returns f(w), f′(w) and f″(w); an error (a failed reduction across
 // processes) ends the search.
 type Deriv func(w float64) (f, f1, f2 float64, err error)
