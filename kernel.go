@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/psdlearn/psdlearn/algos/mvu"
 	"github.com/psdlearn/psdlearn/algos/npkl"
+	"github.com/psdlearn/psdlearn/algos/sdp"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
@@ -112,6 +114,89 @@ func (e MVU) Embed(ctx context.Context, x *mat.Dense) (*mvu.Embedding, error) {
 		return emb, fmt.Errorf("psdlearn: mvu: %w", err)
 	}
 	return emb, nil
+}
+
+// Model returns the Gram matrix X = F·Fᵀ that MVU learned in emb (F the
+// n×r factor of the SDP's solution, all its rank, not only the embedding's
+// dimensions) as a kernel model: the thin SVD F = U·Σ·Wᵀ gives
+// X = U·Σ²·Uᵀ, so V = U and λ = σ² (descending) at a cost of O(n·r²), no
+// n×n matrix formed; columns with σ = 0 are dropped. Like the other learned
+// kernels it is transductive: MVU defines no embedding of new points. The
+// certificate is the SDP's (gap and feasibility); Info records the
+// settings and figures of the solve; the provenance records the backend
+// and the seed (not the data, which the caller describes).
+func (e MVU) Model(emb *mvu.Embedding) (*model.Model, error) {
+	if emb == nil || emb.Solution == nil || emb.Solution.Factor == nil {
+		return nil, fmt.Errorf("%w: mvu: the embedding has no Gram factor", ErrInvalid)
+	}
+	sol := emb.Solution
+	var svd mat.SVD
+	if !svd.Factorize(sol.Factor, mat.SVDThin) {
+		return nil, fmt.Errorf("psdlearn: mvu: SVD of the Gram factor failed")
+	}
+	sv := svd.Values(nil)
+	var u mat.Dense
+	svd.UTo(&u)
+	r := 0
+	for r < len(sv) && sv[r] > 0 {
+		r++
+	}
+	if r == 0 {
+		return nil, fmt.Errorf("psdlearn: mvu: the learned Gram matrix is zero")
+	}
+	n, _ := u.Dims()
+	lam := make([]float64, r)
+	for i := range lam {
+		lam[i] = sv[i] * sv[i]
+	}
+	k, err := model.NewKernel(mat.DenseCopyOf(u.Slice(0, n, 0, r)), lam)
+	if err != nil {
+		return nil, fmt.Errorf("psdlearn: mvu: %w", err)
+	}
+	b := engine.Or(e.SDP.Backend)
+	return &model.Model{
+		Kind: model.KindKernel, Algo: "mvu", Kernel: k,
+		Info: map[string]any{
+			"k": cmp.Or(e.K, mvu.DefaultK), "sigma": emb.Sigma, "dims": cmp.Or(e.Dims, mvu.DefaultDims), "inequalities": e.Inequalities,
+			"penalty": e.Penalty, "method": sol.Method.String(), "iterations": emb.Iterations, "seed": e.SDP.Seed,
+			"objective": sol.Primal, "dual_objective": sol.Dual, "duality_gap": sol.RelGap, "max_violation": sol.MaxViolation,
+			"backend": b.Name(),
+		},
+		Certificate: &model.Certificate{Converged: sol.Certified, Gap: sol.RelGap, Tolerance: cmp.Or(e.SDP.GapTol, sdp.DefaultGapTol), Reason: sol.Reason},
+		Provenance:  model.NewProvenance(b.Name(), e.SDP.Seed),
+	}, nil
+}
+
+// KernelOfMatrix returns the kernel form V·diag(λ)·Vᵀ of a dense PSD
+// matrix w (the learned matrices of MEG and DefiniteBoost): its full
+// eigendecomposition with the eigenvalues descending, so the first
+// columns of the kernel's factor V·diag(√λ) carry the most variance.
+func KernelOfMatrix(w mat.Symmetric) (*model.Kernel, error) {
+	if w == nil {
+		return nil, fmt.Errorf("%w: nil matrix", ErrInvalid)
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(w, true) {
+		return nil, fmt.Errorf("psdlearn: eigendecomposition of the learned kernel failed")
+	}
+	vals := eig.Values(nil)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	n := len(vals)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return vals[order[a]] > vals[order[b]] })
+	v := mat.NewDense(n, n, nil)
+	lam := make([]float64, n)
+	for c, o := range order {
+		lam[c] = vals[o]
+		for i := 0; i < n; i++ {
+			v.Set(i, c, vecs.At(i, o))
+		}
+	}
+	return model.NewKernel(v, lam)
 }
 
 // provenance records the backend, the seed and, when the estimator learned

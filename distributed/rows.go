@@ -132,9 +132,13 @@ func loadRankFiles(comm mpi.Comm, spec string, load Loader) (*Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	// No rank holds the whole data to hash it: the model records its
-	// shape only.
-	return &Rows{X: d.X, Y: d.Y, Classes: classes, N: n, Dim: dim, Lo: lo, Name: spec, Data: &model.DataInfo{Name: spec, Rows: n, Features: dim}}, nil
+	out := &Rows{X: d.X, Y: d.Y, Classes: classes, N: n, Dim: dim, Lo: lo, Name: spec}
+	if r == 0 {
+		// No rank holds the whole data to hash it: the model records its
+		// shape only.
+		out.Data = &model.DataInfo{Name: spec, Rows: n, Features: dim}
+	}
+	return out, nil
 }
 
 // unifyRankClasses gathers every rank's row count and class names,

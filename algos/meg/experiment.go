@@ -256,6 +256,8 @@ type OnlineReport struct {
 	NN NNError
 	// Seconds is the time of the online run (checkpoints included).
 	Seconds float64
+	// W is the learned kernel (trace one, on the target's objects).
+	W *mat.SymDense
 }
 
 // RunOnline learns the target online with MEG from Steps noisy squared
@@ -414,6 +416,7 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 	if rep.NN, err = t.NNErrorOf(w); err != nil {
 		return nil, err
 	}
+	rep.W = w
 	rep.TotalLoss = learner.TotalLoss()
 	rep.LossBound = boundAt(lossU)
 	rep.DivergenceFinal = math.NaN()
@@ -464,6 +467,11 @@ type BoostRun struct {
 	MaxViolation, Dual, DualBound, Divergence, DualityGap float64
 	NN                                                    NNError
 	Seconds                                               float64
+	// W is the learned kernel (trace one, on the target's objects).
+	W *mat.SymDense
+	// Duals holds the dual objective after every projection and
+	// DualSeconds the time since the run's start at each.
+	Duals, DualSeconds []float64
 }
 
 // BoostExperimentReport is the outcome of RunDefiniteBoost.
@@ -523,9 +531,11 @@ func RunDefiniteBoost(ctx context.Context, t *Target, opt BoostExperimentOptions
 	rep := &BoostExperimentReport{Constraints: len(cons), Epsilon: eps, Tol: opt.Tol * eps}
 	for _, p := range projs {
 		start := time.Now()
+		var duals, times []float64
 		res, err := DefiniteBoost(ctx, cons, BoostOptions{
 			Projection: p, Tol: opt.Tol * eps, MaxIter: opt.MaxIter, Backend: b,
 			Observe: func(st BoostStep) error {
+				duals, times = append(duals, st.Dual), append(times, time.Since(start).Seconds())
 				if st.Iter%100 == 0 {
 					say("definiteboost %v: iteration %d, violation %.3g, dual %.6g", p, st.Iter, st.Violation, st.Dual)
 				}
@@ -551,7 +561,7 @@ func RunDefiniteBoost(ctx context.Context, t *Target, opt BoostExperimentOptions
 		run := BoostRun{
 			Projection: p, Iterations: res.Iterations, Eigs: res.Eigs, Converged: res.Converged,
 			MaxViolation: res.MaxViolation, Dual: res.Dual, DualBound: res.LogBound, Divergence: div, DualityGap: gap,
-			NN: nn, Seconds: secs,
+			NN: nn, Seconds: secs, W: res.W, Duals: duals, DualSeconds: times,
 		}
 		say("definiteboost %v: %d iterations (%d eigendecompositions), converged %v, dual %.6g, 1-NN error %.4f",
 			p, run.Iterations, run.Eigs, run.Converged, run.Dual, run.NN.Mean)

@@ -185,3 +185,9 @@ func mpiDataError(cmd string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", cmd, err)
 }
+
+// containsRankPlaceholder reports whether a data spec names one file per
+// rank.
+func containsRankPlaceholder(spec string) bool {
+	return strings.Contains(spec, distributed.RankPlaceholder)
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -73,13 +72,7 @@ func emitJSON(env *cmdEnv, v any) error {
 func emitJSONAs(env *cmdEnv, command string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		var uv *json.UnsupportedValueError
-		if !errors.As(err, &uv) {
-			return fmt.Errorf("encoding JSON output: %w", err)
-		}
-		if b, err = json.Marshal(jsonSafe(reflect.ValueOf(v))); err != nil {
-			return fmt.Errorf("encoding JSON output: %w", err)
-		}
+		return fmt.Errorf("encoding JSON output: %w", err)
 	}
 	if command != "" && len(b) >= 2 && b[0] == '{' {
 		head := []byte(`{"schema":` + strconv.Quote(schemaOf(command)))
@@ -91,118 +84,6 @@ func emitJSONAs(env *cmdEnv, command string, v any) error {
 	b = append(b, '\n')
 	_, err = env.stdout.Write(b)
 	return err
-}
-
-// jsonSafe converts v into plain JSON values (maps, slices, numbers, strings)
-// with non-finite floats replaced by nil. It follows encoding/json's field
-// naming: json tags, "-", omitempty, embedded structs flattened.
-func jsonSafe(v reflect.Value) any {
-	if !v.IsValid() {
-		return nil
-	}
-	if v.Kind() != reflect.Pointer && v.Kind() != reflect.Interface && v.CanInterface() {
-		if m, ok := v.Interface().(json.Marshaler); ok {
-			return marshalerValue(m)
-		}
-	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			return nil
-		}
-		if v.CanInterface() {
-			if m, ok := v.Interface().(json.Marshaler); ok {
-				return marshalerValue(m)
-			}
-		}
-		return jsonSafe(v.Elem())
-	case reflect.Float32, reflect.Float64:
-		f := v.Float()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil
-		}
-		return f
-	case reflect.Slice:
-		if v.IsNil() {
-			return nil
-		}
-		fallthrough
-	case reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return v.Interface()
-		}
-		out := make([]any, v.Len())
-		for i := range out {
-			out[i] = jsonSafe(v.Index(i))
-		}
-		return out
-	case reflect.Map:
-		if v.IsNil() {
-			return nil
-		}
-		out := make(map[string]any, v.Len())
-		it := v.MapRange()
-		for it.Next() {
-			out[fmt.Sprint(it.Key().Interface())] = jsonSafe(it.Value())
-		}
-		return out
-	case reflect.Struct:
-		out := map[string]any{}
-		structFields(v, out)
-		return out
-	default:
-		if v.CanInterface() {
-			return v.Interface()
-		}
-		return nil
-	}
-}
-
-func marshalerValue(m json.Marshaler) any {
-	b, err := m.MarshalJSON()
-	if err != nil {
-		return nil
-	}
-	var out any
-	if json.Unmarshal(b, &out) != nil {
-		return nil
-	}
-	return out
-}
-
-func structFields(v reflect.Value, out map[string]any) {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		fv := v.Field(i)
-		if f.Anonymous && name == "" {
-			if fv.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					continue
-				}
-				fv = fv.Elem()
-			}
-			if fv.Kind() == reflect.Struct {
-				structFields(fv, out)
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if strings.Contains(opts, "omitempty") && fv.IsZero() {
-			continue
-		}
-		out[name] = jsonSafe(fv)
-	}
 }
 
 // loadData loads a data SPEC: a .csv, .libsvm/.svm/.txt file,
@@ -380,11 +261,3 @@ type exitStatus struct {
 
 func (e *exitStatus) Error() string { return e.err.Error() }
 func (e *exitStatus) Unwrap() error { return e.err }
-
-// finiteOrNil returns v, or nil for NaN and ±Inf, for JSON output.
-func finiteOrNil(v float64) any {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return v
-}

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/meg"
@@ -112,13 +110,11 @@ func clusterPlots(dir string, ds *data.Dataset, loss npkl.Loss, run psdlearn.Clu
 }
 
 // kernelPlots writes the charts of `kernel --plot DIR`: heat maps of the
-// target kernel U and, for DefiniteBoost, of the kernel W learned with the
-// first projection, and that run's dual objective as a relative gap
-// against iterations and time. The experiment's report keeps neither W nor
-// the per-iteration duals, so the run is repeated here (it is
-// deterministic). MEG's online run is not repeated: only the target is
-// drawn.
-func kernelPlots(ctx context.Context, dir string, f kernelFlags, s *kernelSetup, proj meg.Projection) (files, notes []string, err error) {
+// target kernel U and, for DefiniteBoost (run, the first run of the
+// experiment; nil for MEG), of the kernel W it learned and its dual
+// objective as a relative gap against iterations and time. MEG's online
+// run draws the target only.
+func kernelPlots(dir string, f kernelFlags, s *kernelSetup, run *meg.BoostRun) (files, notes []string, err error) {
 	d := len(s.Y)
 	if d > plots.MaxHeatmap {
 		notes = append(notes, fmt.Sprintf("no kernel heat maps: %d objects > %d", d, plots.MaxHeatmap))
@@ -133,36 +129,21 @@ func kernelPlots(ctx context.Context, dir string, f kernelFlags, s *kernelSetup,
 		}
 		files = append(files, path)
 	}
-	if f.algo != "definiteboost" {
+	if run == nil {
 		return files, notes, nil
 	}
-	cons, _, err := meg.CloseConstraints(s.U, f.epsScale/float64(d))
-	if err != nil {
-		return files, notes, err
-	}
-	var series plots.Series
-	start := time.Now()
-	res, err := meg.DefiniteBoost(ctx, cons, meg.BoostOptions{Projection: proj, Tol: f.tol * f.epsScale / float64(d), MaxIter: f.maxIter, Backend: s.b,
-		Observe: func(st meg.BoostStep) error {
-			series.Values = append(series.Values, st.Dual)
-			series.Seconds = append(series.Seconds, time.Since(start).Seconds())
-			return nil
-		}})
-	if err != nil {
-		return files, notes, err
-	}
-	what := fmt.Sprintf("DefiniteBoost (%v projection) on %d objects of %s", proj, d, s.name)
+	what := fmt.Sprintf("DefiniteBoost (%v projection) on %d objects of %s", run.Projection, d, s.name)
 	if d <= plots.MaxHeatmap {
 		path, err := plotDirFile(dir, "kernel_learned.png")
 		if err != nil {
 			return files, notes, err
 		}
-		if err := plots.Heatmap(path, plots.Kernel{Title: what + ": learned W", K: res.W, Labels: s.Y, Classes: s.classes}); err != nil {
+		if err := plots.Heatmap(path, plots.Kernel{Title: what + ": learned W", K: run.W, Labels: s.Y, Classes: s.classes}); err != nil {
 			return files, notes, err
 		}
 		files = append(files, path)
 	}
-	series.Name = proj.String()
+	series := plots.Series{Name: run.Projection.String(), Values: run.Duals, Seconds: run.DualSeconds}
 	path, err := plotDirFile(dir, "kernel_convergence.png")
 	if err != nil {
 		return files, notes, err
@@ -170,7 +151,7 @@ func kernelPlots(ctx context.Context, dir string, f kernelFlags, s *kernelSetup,
 	err = plots.Convergence(path, plots.Curves{Title: what, Quantity: "dual log tr exp(log W₁ − Σ α_j C_j), decreasing", Sense: plots.Minimized, Series: []plots.Series{series}})
 	switch {
 	case errors.Is(err, plots.ErrNothingToPlot):
-		notes = append(notes, fmt.Sprintf("no convergence chart: %d iteration(s)", res.Iterations))
+		notes = append(notes, fmt.Sprintf("no convergence chart: %d iteration(s)", run.Iterations))
 	case err != nil:
 		return files, notes, err
 	default:

@@ -59,16 +59,16 @@ type trainSummary struct {
 	EuclideanValError  jsonFloat          `json:"euclidean_val_error"`
 	Candidates         []candidateSummary `json:"candidates,omitempty"`
 	Model              string             `json:"model,omitempty"`
-	PeakRSSMB          float64            `json:"peak_rss_mb"`
+	PeakRSSMB          jsonFloat          `json:"peak_rss_mb"`
 	// Converged is the certificate of the returned model; Warnings say why
 	// a solve stopped without one (also printed on stderr).
 	Converged bool     `json:"converged"`
 	Warnings  []string `json:"warnings"`
 	// Interrupted: the run was cancelled (Ctrl-C) and the model is the best
 	// one found before; the test evaluation is skipped (null).
-	Interrupted bool            `json:"interrupted"`
-	Phases      psdlearn.Phases `json:"phases"`
-	Curve       []float64       `json:"-"`
+	Interrupted bool          `json:"interrupted"`
+	Phases      phasesSummary `json:"phases"`
+	Curve       []float64     `json:"-"`
 	// The fields of a run on a constraint file (--triplets, --pairs).
 	*constraintSummary
 }
@@ -191,7 +191,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		sum.Model = f.out
 	}
 	sum.TotalSeconds = time.Since(start).Seconds()
-	sum.PeakRSSMB = peakRSSMB()
+	sum.PeakRSSMB = jsonFloat(peakRSSMB())
 	if err := printTrainSummary(env, f, sum); err != nil {
 		return err
 	}
@@ -419,7 +419,7 @@ func trainSummaryOf(f trainFlags, job *trainJob, r *psdlearn.Result) trainSummar
 		ValError: jsonFloat(r.Eval.ValError), TestError: jsonFloat(r.Eval.TestError),
 		EuclideanTestError: jsonFloat(r.Eval.EuclideanTestError), EuclideanValError: jsonFloat(r.Eval.EuclideanValError),
 		Curve: r.Curve, Converged: r.Certificate.Converged, Warnings: append([]string{}, r.Warnings...),
-		Interrupted: r.Interrupted, Phases: r.Phases,
+		Interrupted: r.Interrupted, Phases: phasesOf(r.Phases),
 	}
 	for _, s := range r.Scores {
 		sum.Candidates = append(sum.Candidates, candidateSummary{C: s.C, ValError: jsonFloat(s.ValError), Iterations: s.Iterations, DualityGap: jsonFloat(s.DualityGap), Converged: s.Converged})
@@ -554,12 +554,44 @@ func printTrainSummary(env *cmdEnv, f trainFlags, sum trainSummary) error {
 	return nil
 }
 
+// phasesSummary is psdlearn.Phases in the JSON output: the wall times of
+// the stages of a run, in seconds, with every solve.
+type phasesSummary struct {
+	Load       float64        `json:"load"`
+	Preprocess float64        `json:"preprocess"`
+	Triplets   float64        `json:"triplets"`
+	Train      float64        `json:"train"`
+	Solves     []solveSummary `json:"solves"`
+	Evaluation float64        `json:"evaluation"`
+}
+
+// solveSummary is one psdlearn.Solve: C is null for an algorithm without C.
+type solveSummary struct {
+	C                jsonFloat `json:"c"`
+	Seconds          float64   `json:"seconds"`
+	Iterations       int       `json:"iterations"`
+	Converged        bool      `json:"converged"`
+	Reason           string    `json:"reason,omitempty"`
+	Fold             int       `json:"fold,omitempty"`
+	SingleIterations int       `json:"single_precision_iterations,omitempty"`
+}
+
+// phasesOf is the summary of the phases of a run.
+func phasesOf(ph psdlearn.Phases) phasesSummary {
+	out := phasesSummary{Load: ph.Load, Preprocess: ph.Preprocess, Triplets: ph.Triplets, Train: ph.Train, Evaluation: ph.Evaluation}
+	for _, s := range ph.Solves {
+		out.Solves = append(out.Solves, solveSummary{C: jsonFloat(s.C), Seconds: s.Seconds, Iterations: s.Iterations, Converged: s.Converged,
+			Reason: s.Reason, Fold: s.Fold, SingleIterations: s.SingleIterations})
+	}
+	return out
+}
+
 // printPhases prints the wall times of a train run.
-func printPhases(w io.Writer, ph psdlearn.Phases) {
+func printPhases(w io.Writer, ph phasesSummary) {
 	fmt.Fprintf(w, "  phases: load %.2f s, preprocess %.2f s, triplets %.2f s, train %.2f s", ph.Load, ph.Preprocess, ph.Triplets, ph.Train)
 	for _, s := range ph.Solves {
 		switch {
-		case math.IsNaN(s.C):
+		case !s.C.ok():
 			fmt.Fprintf(w, " (solve %.2f s)", s.Seconds)
 		case s.Fold > 0:
 			fmt.Fprintf(w, " (fold %d, C = %g: %.2f s)", s.Fold, s.C, s.Seconds)
