@@ -20,7 +20,7 @@ import (
 )
 
 // AlgoCases returns the cases of the "algos" suite: every algorithm on the
-// bundled real data with the protocol of DESIGN.md §4 (standardised
+// bundled real data with the letters protocol of docs/howto-real-data.md (standardised
 // features; small sets split 70/15/15 with the seed, letters by its fixed
 // rows). Size is the number of training points (objects for the kernel
 // learners). Each run reports its test error (metrics), clustering accuracy

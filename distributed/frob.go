@@ -36,8 +36,8 @@ import (
 // identical vectors, in the one-process order, so every rank takes the same
 // branches. A Hessian product of the polish is one more AllreduceSum of a
 // D×D Gram and one Allgatherv of m values; its full eigendecomposition is
-// computed on rank 0 and broadcast once per Newton step. docs/mpi.md gives
-// the communication volume and the measured cost.
+// computed on rank 0 and broadcast once per Newton step; docs/mpi.md
+// describes how its results agree with one process.
 //
 // The options are those of frob.MetricOptions, the same on every rank (U0,
 // if set, has all m entries). With the working set (WorkingSetOn, or

@@ -338,7 +338,7 @@ func PairSatisfaction(assign []int, pairs *constraints.Pairs) float64 {
 	return float64(ok) / float64(pairs.Len())
 }
 
-// PairwiseAccuracy is the clustering accuracy of DESIGN.md / SimpleNPKL:
+// PairwiseAccuracy is the clustering accuracy of the SimpleNPKL paper:
 // the fraction of the n(n−1)/2 point pairs on which the prediction agrees
 // with the truth about being in the same group,
 //

@@ -16,7 +16,7 @@ import (
 )
 
 // TestScaleLettersSolvers compares the squared-hinge eigensolver variants on
-// letters (issue 24): products and time per iteration, final objective and
+// letters: products and time per iteration, final objective and
 // clustering accuracy. NPKL_VARIANTS lists them, comma separated, from
 // auto (the default: Krylov–Schur with its filter here; NPKL_BLOCK,
 // NPKL_DEGREE and NPKL_CUT tune it), ksplain (Krylov–Schur without the

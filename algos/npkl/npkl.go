@@ -54,7 +54,7 @@ const (
 	// AutoKrylovSchurDim and Lanczos below. On the first 1,000, 2,000,
 	// 5,000 and 10,000 letters (100 eigenpairs, 10 squared-hinge
 	// iterations) Krylov–Schur with its filter took 0.4, 0.6, 0.4 and 0.26
-	// of ARPACK's time (docs/eigen-sequences.md, ninth round); at 500
+	// of ARPACK's time (docs/algorithms/simplenpkl.md); at 500
 	// points the two were even. Below the threshold ARPACK stays: it is
 	// the solver the distributed one (package distributed) matches bit for bit.
 	Auto Eigensolver = iota
@@ -71,7 +71,7 @@ const (
 	// there). Each Lanczos step then costs 8 products but one
 	// reorthogonalisation, which dominates ARPACK's cost on large problems;
 	// the gain did not outweigh the products on letters
-	// (docs/eigen-sequences.md, third round). Experimental.
+	// (docs/algorithms/simplenpkl.md). Experimental.
 	Filtered
 	// KrylovSchur is engine.KrylovSchur, the block Krylov–Schur method
 	// with block operator products and BLAS-3 orthogonalisation and
@@ -90,8 +90,7 @@ const (
 	// pass the test on A itself (residuals recomputed); a filtered solve
 	// that fails it, or does not converge in 30 restarts, is redone plain.
 	// On letters (100 eigenpairs, ten squared-hinge iterations) the filter
-	// takes 0.7 of the plain solves' time (docs/eigen-sequences.md, ninth
-	// round).
+	// takes 0.7 of the plain solves' time (docs/algorithms/simplenpkl.md).
 	KrylovSchur
 )
 

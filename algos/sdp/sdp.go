@@ -176,7 +176,8 @@ type Options struct {
 	// that factorization is affordable (at most 4e9 flops) and C + Â + sI
 	// is positive definite: the wanted eigenvalues then stand apart from
 	// the rest of the spectrum, and Lanczos needs about 20 times fewer
-	// operator applications (docs/eigen-sequences.md).
+	// operator applications (docs/algorithms/sdp-mvu.md, "The eigensolver:
+	// choices and trade-offs").
 	NoShiftInvert bool
 	// NoRepair turns off the primal repair. By default, when every hard
 	// constraint is a rank-one form ⟨w·a·aᵀ, X⟩ with w > 0 (MVU's squared
@@ -186,7 +187,7 @@ type Options struct {
 	// scale it along each violated a until it holds (SHAKE); X̃ is kept
 	// when its exact gap and violation are the better. On degenerate duals
 	// such as MVU's the violation lags the gap by more than a thousand
-	// iterations (docs/eigen-sequences.md).
+	// iterations (docs/algorithms/sdp-mvu.md, "Certificate").
 	NoRepair bool
 	// Eigs, if non-nil, replaces the backend's sparse eigensolver on the
 	// Lanczos path. The operators C + Â it is given implement

@@ -21,7 +21,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The user's inputs of `psdlearn kernel` (issue 23): a target kernel
+// The user's inputs of `psdlearn kernel`: a target kernel
 // (--target) instead of the RBF kernel of --data, the labels of its objects
 // (--labels), MEG's online distance examples (--distances) instead of
 // --steps sampled from the target, and DefiniteBoost's must-link and

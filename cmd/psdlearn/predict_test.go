@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Tests of issue 23 item 3: psdlearn predict, and eval's pair and
+// Tests of psdlearn predict, and of eval's pair and
 // retrieval scores.
 
 // readCSVFile reads a whole CSV file.

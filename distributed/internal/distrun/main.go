@@ -6,8 +6,8 @@
 // certificate too), and its timings. The
 // mpirun tests of package distributed compare them with a one-process run (with
 // -out DIR each rank writes its line to DIR/rank-R.json instead: the ranks'
-// long lines would interleave on mpirun's stdout),
-// and docs/mpi.md's timings come from it.
+// long lines would interleave on mpirun's stdout); its timings need a
+// quiet machine.
 //
 //	go build -tags mpi -o /tmp/distrun ./distributed/internal/distrun
 //	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/distrun -data letters -rows 2000

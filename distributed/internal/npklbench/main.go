@@ -1,5 +1,6 @@
 // Command npklbench times distributed SimpleNPKL's operator products on a
-// built-in data set, for docs/mpi.md: every rank builds the whole kNN
+// built-in data set (the measurements need a quiet machine; docs/mpi.md
+// describes the distributed path, not its timings): every rank builds the whole kNN
 // Laplacian (a harness, not a distributed graph builder; its time is
 // reported apart), keeps its rows, then times
 //
