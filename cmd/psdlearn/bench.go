@@ -23,7 +23,7 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "bench")
 	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(sortedKeys(benchSuites), "|"))
 	backends := fs.String("backend", strings.Join(engine.Names(), ","), "comma-separated backends to measure")
-	runs := fs.Int("runs", 5, "timed runs per case (after one warm-up); the median is reported")
+	runs := fs.Int("runs", bench.DefaultRuns, "timed runs per case (after one warm-up); the median is reported")
 	maxSize := fs.Int("max-size", 0, "skip cases larger than this size (0: no limit)")
 	caseFilter := fs.String("case", "", "run only the cases whose name or detail contains this (case-insensitive), e.g. letters")
 	warmup := fs.Bool("warmup", true, "run each case once untimed before the timed runs (--warmup=false for long cases)")
