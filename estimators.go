@@ -36,7 +36,8 @@ type BoostMetric struct {
 	Passes int
 	// Iters bounds the number of rank-one terms (0: DefaultBoostIters).
 	Iters int
-	// Nu is the trace regulariser ν relative to the data's scale (0: 1e-7).
+	// Nu is the trace regulariser ν relative to the data's scale (0:
+	// boost.DefaultNu).
 	Nu float64
 }
 
