@@ -51,7 +51,7 @@ adversarial: deps
 # products, GEMM and SYRK added in another order, as another build of those
 # libraries would round. A test that fails here and passes on native asserts
 # the rounding of one build, not mathematics.
-PERTURBED_PKGS ?= ./engine/... ./algos/... ./dist/... ./parpack/...
+PERTURBED_PKGS ?= ./engine/... ./algos/... ./distributed/... ./parpack/...
 test-perturbed: deps
 	PSDLEARN_BACKEND=perturbed $(GO) test -tags perturbed -count=1 -timeout $(TEST_TIMEOUT) $(PERTURBED_PKGS)
 
@@ -75,19 +75,19 @@ bench-smoke:
 
 # test-mpi runs the mpi package built with Open MPI (-tags mpi): the
 # conformance suite in one process and under mpirun -np 2 and -np 3, and a
-# job whose rank dies mid-collective (about 5 s); and package dist, whose
+# job whose rank dies mid-collective (about 5 s); and package distributed, whose
 # distributed BoostMetric and FrobMetric run under mpirun -np 2 and -np 3
 # on 2,000 rows of letters against one-process runs (with the fake-comm
 # tests, about 25 s), and `mpirun -np 2 psdlearn train` with boostmetric
 # and frobmetric (about 10 s; docs/mpi.md); package parpack, PARPACK and
 # the replicated Go eigensolver under mpirun -np 2 and -np 3 on the path
-# Laplacian (about 3 s), and dist's SimpleNPKL on them against npkl.Learn
+# Laplacian (about 3 s), and distributed's SimpleNPKL on them against npkl.Learn
 # on iris and wine (about 1 s); `mpirun -np 2 psdlearn cluster` on iris
 # against one-process run 1 (about 5 s); and `mpirun -np 2` and `-np 3
 # psdlearn embed` (MVU's negative parts on PARPACK) against one process,
 # both certified (about 35 s).
 test-mpi: deps
-	$(GO) test -tags mpi -count=1 -timeout 5m ./mpi/... ./dist/... ./parpack/...
+	$(GO) test -tags mpi -count=1 -timeout 5m ./mpi/... ./distributed/... ./parpack/...
 	$(GO) test -tags mpi -count=1 -timeout 5m -run 'TestTrainMPI|TestClusterMPI|TestEmbedMPI' ./cmd/psdlearn
 
 # fuzz runs every fuzz target (the data loaders, the model file and the

@@ -3,6 +3,7 @@ package psdlearn
 import (
 	"fmt"
 
+	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
@@ -33,10 +34,12 @@ const (
 	// DefaultHoldOut is the share of given constraints held out to choose
 	// C when Common.HoldOut is 0.
 	DefaultHoldOut = 0.2
-	// DefaultBoostIters bounds BoostMetric's rank-one terms.
-	DefaultBoostIters = 500
-	// DefaultPSDBoostIters bounds PSDBoost's column-generation iterations.
-	DefaultPSDBoostIters = 1000
+	// DefaultBoostIters bounds BoostMetric's rank-one terms
+	// (boost.DefaultIters).
+	DefaultBoostIters = boost.DefaultIters
+	// DefaultPSDBoostIters bounds PSDBoost's column-generation iterations
+	// (boost.DefaultPSDBoostIters).
+	DefaultPSDBoostIters = boost.DefaultPSDBoostIters
 )
 
 // DefaultPSDBoostC are the values of C PSDBoost chooses among: C = 1/f

@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestConcurrentEstimators runs one value of each estimator added for
-// issue 22 (FrobMetric choosing C by cross-validation, MEG, DefiniteBoost)
+// TestConcurrentEstimators runs one value of the estimators FrobMetric
+// (choosing C by cross-validation), MEG and DefiniteBoost
 // from several goroutines at once: estimators are stateless, so every
 // goroutine must get the model a lone call gets (run it with -race).
 func TestConcurrentEstimators(t *testing.T) {

@@ -43,7 +43,8 @@ type BoostMetric struct {
 	// the model at the limit is clearly below (grid.ClearlyBetter) that of
 	// the model at half the limit; otherwise DefaultBoostIters.
 	Iters int
-	// Nu is the trace regulariser ν relative to the data's scale (0: 1e-7).
+	// Nu is the trace regulariser ν relative to the data's scale (0:
+	// boost.DefaultNu).
 	Nu float64
 }
 

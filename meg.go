@@ -194,6 +194,19 @@ func kernelOf(vals []float64, vecs *mat.Dense, scale float64) (*model.Kernel, er
 	return model.NewKernel(v, lam)
 }
 
+// The defaults of DefiniteBoost, each defined once.
+const (
+	// DefaultNear bounds the squared distance of must-linked pairs, in
+	// units of 2/n (the paper's ε·d).
+	DefaultNear = 0.2
+	// DefaultFar is the least squared distance of cannot-linked pairs, in
+	// units of 2/n (their distance under I/n).
+	DefaultFar = 1.0
+	// DefaultDefiniteBoostTol is the largest violation, relative to its
+	// bound, at which the projections stop.
+	DefaultDefiniteBoostTol = 1e-6
+)
+
 // DefiniteBoost is the Bregman-projection kernel learner of Tsuda, Rätsch
 // and Warmuth (NIPS 2004): the trace-one kernel W closest to I/n in von
 // Neumann divergence such that must-linked pairs are close and
@@ -207,18 +220,19 @@ func kernelOf(vals []float64, vecs *mat.Dense, scale float64) (*model.Kernel, er
 // approximate projection.
 type DefiniteBoost struct {
 	// Near bounds the squared distance of must-linked pairs, in units of
-	// 2/n (0: 0.2, the paper's ε·d).
+	// 2/n (0: DefaultNear, the paper's ε·d).
 	Near float64
 	// Far is the least squared distance of cannot-linked pairs, in units of
-	// 2/n (0: 1, their distance under I/n). Both must lie in (0, n).
+	// 2/n (0: DefaultFar, their distance under I/n). Both must lie in
+	// (0, n).
 	Far float64
 	// Projection is meg.Approximate (the zero value: the closed-form step
 	// of the paper's eq. (13)) or meg.Exact.
 	Projection meg.Projection
 	// Tol stops the projections when no constraint is violated by more
-	// than Tol relative to its bound (0: 1e-6).
+	// than Tol relative to its bound (0: DefaultDefiniteBoostTol).
 	Tol float64
-	// Iters bounds the number of projections (0: 100,000).
+	// Iters bounds the number of projections (0: meg.DefaultMaxIter).
 	Iters int
 	// Backend runs the eigendecompositions (nil: engine.Default()).
 	Backend engine.Backend
@@ -247,24 +261,24 @@ func (e DefiniteBoost) FitPairs(ctx context.Context, pairs *constraints.Pairs) (
 	}
 	near, far := e.Near, e.Far
 	if near == 0 {
-		near = 0.2
+		near = DefaultNear
 	}
 	if far == 0 {
-		far = 1
+		far = DefaultFar
 	}
 	if !(near > 0 && near < float64(n)) || !(far > 0 && far < float64(n)) {
 		return nil, fmt.Errorf("%w: Near = %v and Far = %v, want both in (0, %d)", ErrInvalid, e.Near, e.Far, n)
 	}
 	tol := e.Tol
 	if tol == 0 {
-		tol = 1e-6
+		tol = DefaultDefiniteBoostTol
 	}
 	if !(tol > 0) || math.IsInf(tol, 0) {
 		return nil, fmt.Errorf("%w: Tol = %v, want a positive finite value", ErrInvalid, e.Tol)
 	}
 	iters := e.Iters
 	if iters == 0 {
-		iters = 100000
+		iters = meg.DefaultMaxIter
 	}
 	if iters < 0 {
 		return nil, fmt.Errorf("%w: Iters = %d", ErrInvalid, e.Iters)

@@ -71,6 +71,15 @@
 // for new points), with a certificate that claims convergence only when
 // the algorithm has a stopping rule that was met.
 //
+// SimpleNPKL's clustering protocol is Cluster: a kNN Laplacian, then per
+// run pairs sampled from the labels (seeded by ClusterRunSeed), a kernel,
+// kernel k-means and its pairwise accuracy; the runs asked for in
+// ClusterOptions.Keep come back with their kernels as models. ClusterPairs
+// does the same from given pairs, scored on held-out ones. MVU.Model turns
+// an embedding's Gram matrix into a kernel model. The distributed
+// execution mode (package distributed) runs run 1 of the protocol across
+// the processes of an MPI job.
+//
 // Estimators hold no state and are safe for concurrent use; so are models
 // once loaded (Transform and Distance only read them), and the inputs,
 // which are never modified.

@@ -43,7 +43,7 @@ func TestEstimators(t *testing.T) {
 		certified bool      // the solve must reach its certificate
 	}{
 		// Stage-wise BoostMetric stops at its 500-iteration cap on wine
-		// (docs/real-data.md); the model must then say so.
+		// (docs/howto-real-data.md); the model must then say so.
 		{"boostmetric", psdlearn.BoostMetric{Common: common}, nil, false},
 		{"psdboost", psdlearn.PSDBoost{Common: common, C: []float64{1, 10}}, []float64{1, 10}, true},
 		{"frobmetric held-out C", psdlearn.FrobMetric{Common: common, C: []float64{0.1, 10}}, []float64{0.1, 10}, true},

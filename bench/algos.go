@@ -20,7 +20,7 @@ import (
 )
 
 // AlgoCases returns the cases of the "algos" suite: every algorithm on the
-// bundled real data with the protocol of DESIGN.md §4 (standardised
+// bundled real data with the letters protocol of docs/howto-real-data.md (standardised
 // features; small sets split 70/15/15 with the seed, letters by its fixed
 // rows). Size is the number of training points (objects for the kernel
 // learners). Each run reports its test error (metrics), clustering accuracy
@@ -42,14 +42,14 @@ func AlgoCases(seed uint64) []Case {
 		data, split, algo, label string
 		learner                  func(psdlearn.Common) psdlearn.Learner
 	}{
-		{"iris", "0.7,0.15,0.15", "psdboost", "psdboost", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.PSDBoost{Common: c} }},
-		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric exp stage-wise", func(c psdlearn.Common) psdlearn.Learner {
+		{"iris", data.DefaultSplit, "psdboost", "psdboost", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.PSDBoost{Common: c} }},
+		{"wine", data.DefaultSplit, "boostmetric", "boostmetric exp stage-wise", func(c psdlearn.Common) psdlearn.Learner {
 			return psdlearn.BoostMetric{Common: c, Loss: boost.Exp, Mode: boost.Stagewise}
 		}},
-		{"wine", "0.7,0.15,0.15", "boostmetric", "boostmetric logistic corrective", func(c psdlearn.Common) psdlearn.Learner {
+		{"wine", data.DefaultSplit, "boostmetric", "boostmetric logistic corrective", func(c psdlearn.Common) psdlearn.Learner {
 			return psdlearn.BoostMetric{Common: c, Loss: boost.Logistic, Mode: boost.Corrective}
 		}},
-		{"wine", "0.7,0.15,0.15", "frobmetric", "frobmetric", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.FrobMetric{Common: c} }},
+		{"wine", data.DefaultSplit, "frobmetric", "frobmetric", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.FrobMetric{Common: c} }},
 		{"letters", "rows:10500,4500,5000", "boostmetric", "boostmetric exp stage-wise", func(c psdlearn.Common) psdlearn.Learner {
 			return psdlearn.BoostMetric{Common: c, Loss: boost.Exp, Mode: boost.Stagewise}
 		}},
@@ -93,7 +93,7 @@ func AlgoCases(seed uint64) []Case {
 				return nil, err
 			}
 			return func(ctx context.Context) (Outcome, error) {
-				rep, err := npkl.Cluster(ctx, x, d.Y, npkl.ClusterOptions{Runs: 5, Seed: seed, Learn: npkl.Options{Loss: c.loss, Backend: b}})
+				rep, err := psdlearn.Cluster(ctx, x, d.Y, psdlearn.ClusterOptions{Runs: 5, Seed: seed, Learn: npkl.Options{Loss: c.loss, Backend: b}})
 				if err != nil {
 					return Outcome{}, err
 				}

@@ -70,10 +70,13 @@ type Outcome struct {
 	Curve      []float64
 }
 
+// DefaultRuns is the number of timed runs per case.
+const DefaultRuns = 5
+
 // Options control a benchmark run.
 type Options struct {
 	Backends []engine.Backend // nil means every registered backend
-	Runs     int              // timed runs per case after a warm-up; 0 means 5
+	Runs     int              // timed runs per case after a warm-up; 0 means DefaultRuns
 	// MaxSize skips cases larger than this (0: no limit); used for quick runs.
 	MaxSize int
 	// Case, if not empty, keeps only the cases whose name or detail
@@ -109,7 +112,7 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 	}
 	runs := opt.Runs
 	if runs <= 0 {
-		runs = 5
+		runs = DefaultRuns
 	}
 	var out []Result
 	for _, c := range cases {

@@ -20,7 +20,7 @@ import (
 // installs them. $PSDLEARN_FASHION_DIR overrides it.
 var FashionDir = "/usr/share/datasets/fashion-mnist"
 
-// FashionProtocol is issue 20's Fashion-MNIST protocol: the 60,000 training
+// FashionProtocol is the Fashion-MNIST protocol: the 60,000 training
 // images followed by the 10,000 test images, rows 1–50,000 for training,
 // 50,001–60,000 for validation and 60,001–70,000 for testing; standardised,
 // projected onto the top PCA components of the training rows, k = 3 for

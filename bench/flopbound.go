@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 )
 
-// Flop bounds of the phases of a train experiment (issue 20, item 4): each
+// Flop bounds of the phases of a train experiment: each
 // phase's dominant dense arithmetic divided by the rate the machine's BLAS
 // reaches on that shape on every core, so a phase's seconds over its bound
 // say how far it is from what its flops alone would cost.

@@ -15,7 +15,8 @@ import (
 )
 
 // The letters cases beyond BoostMetric and FrobMetric: every algorithm of
-// the suite on the letters set (DESIGN.md §4), so that the suite reports the
+// the suite on the letters set (the letters protocol: standardised, rows
+// 10,500/4,500/5,000; docs/howto-real-data.md), so that the suite reports the
 // time and peak memory of each at the largest bundled scale.
 
 const (
@@ -122,7 +123,7 @@ func npklLetters(seed uint64) []Case {
 					return nil, err
 				}
 				return func(ctx context.Context) (Outcome, error) {
-					rep, err := npkl.Cluster(ctx, x, d.Y, npkl.ClusterOptions{Neighbors: 50, Graph: sparse.GraphOptions{}, Runs: 1, Restarts: 3, Seed: seed,
+					rep, err := psdlearn.Cluster(ctx, x, d.Y, psdlearn.ClusterOptions{Neighbors: 50, Graph: sparse.GraphOptions{}, Runs: 1, Restarts: 3, Seed: seed,
 						Learn: npkl.Options{Loss: loss, C: 0.5, MaxRank: 100, EigTol: 1e-8, Iters: 10, Backend: b}})
 					if err != nil {
 						return Outcome{}, err

@@ -27,7 +27,7 @@ const mvuIters = 300
 // the σ used, and the duality gap and violation where the iteration limit
 // stopped the solve. The N = 20,000 case took about 100 minutes on the native
 // backend with plain Lanczos and takes about 6 with shift-and-invert
-// (docs/eigen-sequences.md); an interior-point MVU solver would not even hold
+// (docs/algorithms/sdp-mvu.md); an interior-point MVU solver would not even hold
 // its Schur complement, with one row and column per neighbour constraint
 // (70,631 here).
 func mvuCases(seed uint64) []Case {
@@ -43,7 +43,7 @@ func mvuCases(seed uint64) []Case {
 	return cases
 }
 
-// mvuCertifiedCase is the acceptance case of issue 24: MVU in the paper's
+// mvuCertifiedCase is the certified MVU case: MVU in the paper's
 // inequality form (neighbours may come closer, not move apart) solved until
 // its certificate holds, a relative gap of at most 1e-4 and a largest
 // relative distance violation of at most 1e-3 (within 10,000 iterations;

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
@@ -188,7 +189,7 @@ func NPKLTable2(ctx context.Context, opt Table2Options) (*Table2Report, error) {
 		if p, ok := table2Paper[name]; ok {
 			row.Paper = &p
 		}
-		m, sd, err := npkl.KMeansBaseline(ctx, d.X, d.Y, 0, runs, 1, opt.Seed)
+		m, sd, err := psdlearn.KMeansBaseline(ctx, d.X, d.Y, 0, runs, 1, opt.Seed)
 		if err != nil {
 			return rep, err
 		}
@@ -247,7 +248,7 @@ func NPKLTable2(ctx context.Context, opt Table2Options) (*Table2Report, error) {
 // table2Cell runs the protocol for one loss and C.
 func table2Cell(ctx context.Context, b engine.Backend, x *mat.Dense, y []int, loss npkl.Loss, c float64, runs int, seed uint64) (Table2Cell, error) {
 	cell := Table2Cell{C: c}
-	res, err := npkl.Cluster(ctx, x, y, npkl.ClusterOptions{Runs: runs, CGrid: []float64{c}, Seed: seed,
+	res, err := psdlearn.Cluster(ctx, x, y, psdlearn.ClusterOptions{Runs: runs, CGrid: []float64{c}, Seed: seed,
 		Learn: npkl.Options{Loss: loss, B: 1, Backend: b}})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -383,10 +384,10 @@ func npklFigure2(ctx context.Context, b engine.Backend, seed uint64, runs int) (
 	n := d.Len()
 	f := &Figure2{Data: "diabetes (standardised)", Fractions: figure2Fractions,
 		Protocol: fmt.Sprintf("B = N = %d, C = 1, k = 20, r = 0.6, linear loss, %d runs; time includes the selection", n, runs)}
-	base := npkl.ClusterOptions{Neighbors: 20, Ratio: 0.6, Runs: runs, Seed: seed, CGrid: []float64{1},
+	base := psdlearn.ClusterOptions{Neighbors: 20, Ratio: 0.6, Runs: runs, Seed: seed, CGrid: []float64{1},
 		Learn: npkl.Options{Loss: npkl.Linear, B: float64(n), Backend: b}}
-	point := func(o npkl.ClusterOptions) (Figure2Point, error) {
-		res, err := npkl.Cluster(ctx, x, d.Y, o)
+	point := func(o psdlearn.ClusterOptions) (Figure2Point, error) {
+		res, err := psdlearn.Cluster(ctx, x, d.Y, o)
 		if err != nil {
 			return Figure2Point{}, err
 		}
@@ -410,7 +411,7 @@ func npklFigure2(ctx context.Context, b engine.Backend, seed uint64, runs int) (
 			}
 		}
 	}
-	m, sd, err := npkl.KMeansBaseline(ctx, x, d.Y, 0, runs, 1, seed)
+	m, sd, err := psdlearn.KMeansBaseline(ctx, x, d.Y, 0, runs, 1, seed)
 	if err != nil {
 		return nil, err
 	}

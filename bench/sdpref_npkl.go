@@ -200,7 +200,7 @@ func npklReferenceRun(ctx context.Context, q *npklSDP, opt npkl.Options, y []int
 	}
 	row.Certified = res.Covered
 	row.Bound = row.Objective - lower
-	km, err := eval.KernelKMeans(ctx, res.Kernel, clusters, eval.KMeansOptions{Restarts: restarts, Seed: seed})
+	km, err := eval.KMeans(ctx, res.Factor(), clusters, eval.KMeansOptions{Restarts: restarts, Seed: seed})
 	if err != nil {
 		return row, err
 	}

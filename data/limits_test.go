@@ -41,7 +41,7 @@ func bomb(t *testing.T, prefix []byte, line string, size int) []byte {
 	return out.Bytes()
 }
 
-// TestIDXHeaderBeforeBody runs issue 21 item 4's IDX reproducer: a gzip IDX
+// TestIDXHeaderBeforeBody runs the IDX decompression reproducer: a gzip IDX
 // file whose header declares 960 bytes and whose body expands to 64 MiB was
 // decompressed whole (4.2 GB RSS for the original) before the size check.
 // The header is now read first and the body only as far as it declares.
@@ -80,7 +80,7 @@ func TestIDXHeaderBeforeBody(t *testing.T) {
 	}
 }
 
-// TestDecompressionCap runs the CSV and LIBSVM gzip bombs of issue 21 item 4
+// TestDecompressionCap runs the CSV and LIBSVM gzip bombs
 // with a decompression cap: each stops with ErrLimit after reading little
 // more than the cap, and input of exactly the cap is accepted.
 func TestDecompressionCap(t *testing.T) {

@@ -365,7 +365,7 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
-// TestParseCSVHeaderDetection checks HeaderAuto on the files of issue 23: a
+// TestParseCSVHeaderDetection checks HeaderAuto on the reported files: a
 // headerless CSV keeps its first row, a header is recognised, and the one
 // undecidable case is an error wrapping ErrAmbiguousHeader, never a
 // silently lost or invented row.

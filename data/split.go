@@ -16,6 +16,10 @@ import (
 // seed fixes every split.
 const seedStream = 0x5eed_da7a_5e71_0001
 
+// DefaultSplit is the split of a labelled data set into training,
+// validation and test rows when none is given: seeded random fractions.
+const DefaultSplit = "0.7,0.15,0.15"
+
 // SplitSpec is a parsed --split argument: either fractions of a random
 // permutation (Fracs) or fixed consecutive row counts (Rows).
 type SplitSpec struct {

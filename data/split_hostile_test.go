@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestSplitRowsOverflow runs the reproducers of issue 21 item 3: row counts
+// TestSplitRowsOverflow runs the reproducers of overflowing splits: row counts
 // whose sum overflows an int must give an error, not a makeslice panic.
 func TestSplitRowsOverflow(t *testing.T) {
 	d := seqData(10)

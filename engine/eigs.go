@@ -29,7 +29,7 @@ type BlockOperator interface {
 // RowApplier is an Operator that can compute a block of rows of its
 // product alone: ApplyRows writes rows [lo, lo+len(dst)) of A·x into dst,
 // for the whole vector x. A solver whose processes each own a block of
-// rows (package dist, PARPACK) applies such an operator without any
+// rows (package distributed, PARPACK) applies such an operator without any
 // process computing the whole product.
 type RowApplier interface {
 	Operator

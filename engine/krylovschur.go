@@ -17,7 +17,7 @@ type KrylovSchurOptions struct {
 	// Block is the block size b: the operator is applied to b vectors at a
 	// time. Zero selects 4 (on letters, 100 eigenpairs: b = 2, 4, 8, 16
 	// took 1,984, 2,428, 3,652 and 5,828 products and 16.4, 12.1, 13.8
-	// and 18.8 s; docs/eigen-sequences.md).
+	// and 18.8 s; docs/algorithms/simplenpkl.md, "The eigensolver").
 	Block int
 	// Keep is the number of Ritz vectors kept at a restart (at least k).
 	// Zero selects k + max(2b, k/5).
@@ -62,7 +62,7 @@ type KrylovSchurOptions struct {
 // basis hundreds of times per restart: for 100 eigenpairs of a
 // 20,000-point graph that memory traffic, not the products, was 75% of the
 // time, and this solver takes about 0.3 of ARPACK's time there
-// (docs/eigen-sequences.md, eighth round).
+// (docs/algorithms/simplenpkl.md, "The eigensolver").
 //
 // The Gram–Schmidt kernels are the same Go (and AVX2) code on every
 // backend, and the restarts and projected eigenproblems run on b's BLAS

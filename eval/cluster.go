@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/internal/f64"
 	"github.com/psdlearn/psdlearn/model"
@@ -16,10 +17,18 @@ import (
 // seedStream is the PCG stream constant of k-means' random choices.
 const seedStream = 0x6b6d_6561_6e73_0001
 
+// The defaults of KMeansOptions, each defined once.
+const (
+	// DefaultRestarts is the number of k-means++ starts.
+	DefaultRestarts = 10
+	// DefaultKMeansIter bounds the Lloyd iterations of one start.
+	DefaultKMeansIter = 100
+)
+
 // KMeansOptions configures KMeans and KernelKMeans. Zero values mean the defaults.
 type KMeansOptions struct {
-	Restarts int    // independent k-means++ starts, the lowest inertia wins (default 10)
-	MaxIter  int    // Lloyd iterations per start (default 100)
+	Restarts int    // independent k-means++ starts, the lowest inertia wins (0: DefaultRestarts)
+	MaxIter  int    // Lloyd iterations per start (0: DefaultKMeansIter)
 	Seed     uint64 // fixes every random choice
 }
 
@@ -59,10 +68,10 @@ func KMeans(ctx context.Context, x *mat.Dense, k int, opt KMeansOptions) (*KMean
 	}
 	restarts, maxIter := opt.Restarts, opt.MaxIter
 	if restarts <= 0 {
-		restarts = 10
+		restarts = DefaultRestarts
 	}
 	if maxIter <= 0 {
-		maxIter = 100
+		maxIter = DefaultKMeansIter
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, seedStream))
 	var best *KMeansResult
@@ -310,7 +319,26 @@ func lloyd(ctx context.Context, data []float64, stride, n, d, k, maxIter int, rn
 	return &KMeansResult{Assign: assign, Centers: mat.NewDense(k, d, centers), Inertia: inertia, Iters: iters}, nil
 }
 
-// PairwiseAccuracy is the clustering accuracy of DESIGN.md / SimpleNPKL:
+// PairSatisfaction is the fraction of the pairs a clustering respects:
+// similar pairs in one cluster, dissimilar pairs in two. assign gives the
+// cluster of every point the pairs index; NaN for no pair (or nil pairs).
+func PairSatisfaction(assign []int, pairs *constraints.Pairs) float64 {
+	if pairs == nil || pairs.Len() == 0 {
+		return math.NaN()
+	}
+	ok := 0
+	for _, q := range pairs.List {
+		if q.A < 0 || q.B < 0 || q.A >= len(assign) || q.B >= len(assign) {
+			return math.NaN()
+		}
+		if (assign[q.A] == assign[q.B]) == q.Same {
+			ok++
+		}
+	}
+	return float64(ok) / float64(pairs.Len())
+}
+
+// PairwiseAccuracy is the clustering accuracy of the SimpleNPKL paper:
 // the fraction of the n(n−1)/2 point pairs on which the prediction agrees
 // with the truth about being in the same group,
 //

@@ -50,6 +50,31 @@ func TestPairwiseAccuracy(t *testing.T) {
 	}
 }
 
+// TestPairSatisfaction: the share of pairs a clustering respects, against
+// hand counts; NaN without pairs or with an index outside the clustering.
+func TestPairSatisfaction(t *testing.T) {
+	assign := []int{0, 0, 1, 1, 2}
+	p := func(list ...constraints.LabelledPair) *constraints.Pairs { return &constraints.Pairs{N: 5, List: list} }
+	for _, c := range []struct {
+		name  string
+		pairs *constraints.Pairs
+		want  float64
+	}{
+		{"all respected", p(constraints.LabelledPair{A: 0, B: 1, Same: true}, constraints.LabelledPair{A: 1, B: 2}), 1},
+		{"one of four", p(constraints.LabelledPair{A: 0, B: 2, Same: true}, constraints.LabelledPair{A: 0, B: 1},
+			constraints.LabelledPair{A: 2, B: 3}, constraints.LabelledPair{A: 3, B: 4}), 0.25},
+		{"none respected", p(constraints.LabelledPair{A: 2, B: 4, Same: true}), 0},
+		{"no pair", p(), math.NaN()},
+		{"nil", nil, math.NaN()},
+		{"index outside", &constraints.Pairs{N: 9, List: []constraints.LabelledPair{{A: 0, B: 8, Same: true}}}, math.NaN()},
+	} {
+		got := PairSatisfaction(assign, c.pairs)
+		if got != c.want && !(math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 func TestKMeansSeparated(t *testing.T) {
 	x, y := blobs(9, 300, 2, 3, 0.05)
 	for i := 0; i < 300; i++ { // spread the blob centres far apart

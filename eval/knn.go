@@ -39,7 +39,8 @@ const (
 	// TieLowestLabel gives a tied vote to the lowest label among the tied
 	// classes, as scikit-learn's KNeighborsClassifier does; it is the
 	// default. With it the Euclidean 3-NN error on the standardised letters
-	// split is the 7.12% of the protocol's reference figures (DESIGN.md §4).
+	// split is the 7.12% of the letters protocol's reference figures
+	// (docs/howto-real-data.md).
 	TieLowestLabel TieRule = iota
 	// TieNearest gives it to the class of the nearest neighbour among the
 	// tied classes. On the same letters split it gives 6.30%: 181 of the

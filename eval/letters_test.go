@@ -127,7 +127,7 @@ func TestLettersAcceptance(t *testing.T) {
 		t.Logf("%s: letters Euclidean 3-NN test error %.2f%% (%d of %d), brute force %.2f%%", name, 100*got, wrong, len(want), 100*wantErr)
 	}
 
-	// Point by point; DESIGN.md's reference 7.12% (356 of 5000) breaks
+	// Point by point; the protocol's reference 7.12% (356 of 5000) breaks
 	// three-way vote ties by the lowest label (scikit-learn's rule, the
 	// default); the nearest-neighbour rule is reported for comparison.
 	pred, err := eval.KNNPredict(nil, train.X, train.Y, test.X, 3)
@@ -140,7 +140,7 @@ func TestLettersAcceptance(t *testing.T) {
 		}
 	}
 	if wrong != 356 {
-		t.Errorf("brute force: %d errors (%.2f%%), DESIGN.md's 7.12%% is 356 of 5000", wrong, 100*wantErr)
+		t.Errorf("brute force: %d errors (%.2f%%), the reference 7.12%% is 356 of 5000", wrong, 100*wantErr)
 	}
 	near, err := eval.KNNErrorTie(nil, train.X, train.Y, test.X, test.Y, 3, eval.TieNearest)
 	if err != nil {

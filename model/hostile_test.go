@@ -26,7 +26,7 @@ func metricFile(m [4]float64, pre, tail string) string {
 		p, f(m[0]), f(m[1]), f(m[2]), f(m[3]), tail)
 }
 
-// TestHostileModelFiles runs the model-file reproducers of issue 21 item 8.
+// TestHostileModelFiles runs the reproducers of hostile model files.
 func TestHostileModelFiles(t *testing.T) {
 	id := [4]float64{1, 0, 0, 1}
 	pca := func(comp, vars string) string {
@@ -76,7 +76,7 @@ func TestHostileModelFiles(t *testing.T) {
 	}
 }
 
-// TestHostileHugeMeans is issue 21 item 8's last reproducer: finite features
+// TestHostileHugeMeans: finite features
 // near 6e307 overflowed the mean to +Inf, so a pipeline fitted on valid data
 // could not be saved or loaded. The means must be finite and right, and the
 // model must round-trip.

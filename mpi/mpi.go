@@ -41,7 +41,7 @@
 // errors MPI reports become *Error values instead of aborting the job. Which
 // failures MPI reports at all is up to the library: when a process dies
 // Open MPI 4.1 does not return an error to the others, mpirun kills the whole
-// job instead (docs/mpi.md has the measured behaviour).
+// job instead (docs/mpi.md, "Failures").
 //
 // Calls are serialised with a lock (the native library runs at
 // MPI_THREAD_SERIALIZED, goroutines may move between threads), so a Comm is

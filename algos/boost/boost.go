@@ -183,14 +183,15 @@ type Options struct {
 	Mode Mode // exponential and logistic losses only
 	// Iters bounds the number of iterations: of rank-one terms J for
 	// BoostMetric, of pricing rounds for PSDBoost (each may add up to
-	// Columns terms). Zero selects 500 for BoostMetric and 1000 for PSDBoost.
+	// Columns terms). Zero selects DefaultIters for BoostMetric and
+	// DefaultPSDBoostIters for PSDBoost.
 	Iters int
 	// Nu is BoostMetric's trace regulariser ν (and stopping threshold
-	// λmax(Â) < ν). Zero selects 1e-7.
+	// λmax(Â) < ν). Zero selects DefaultNu.
 	Nu float64
 	// Tol is BoostMetric's relative stopping tolerance: stop when
 	// λmax(Â(u)) < ν + Tol·λ₁, with λ₁ the leading eigenvalue of the first
-	// iteration (the scale of Â). Zero selects 1e-8; a negative value selects
+	// iteration (the scale of Â). Zero selects DefaultTol; a negative value selects
 	// 0, the paper's criterion λmax < ν (which the iterates approach only
 	// asymptotically when the optimum is attained).
 	Tol float64
@@ -199,7 +200,7 @@ type Options struct {
 	// selects C = 1/(0.1·m), i.e. about 10% of the triplets may violate the margin.
 	C float64
 	// Eps is PSDBoost's stopping tolerance: stop when λmax(Â(u)) ≤ π + Eps.
-	// Zero selects 1e-7.
+	// Zero selects DefaultEps.
 	Eps float64
 	// Columns is the number of eigenvectors of Â(u) PSDBoost offers the
 	// master per iteration on the dense eigensolver path (those with a

@@ -17,17 +17,23 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Defaults of BoostMetric.
+// The defaults of Options, each defined once (the distributed learner and
+// the root package's estimators use them too).
 const (
-	defaultNu          = 1e-7
-	defaultIters       = 500
-	defaultPSDIters    = 1000
-	defaultEps         = 1e-7
-	defaultTol         = 1e-8
-	defaultViolFrac    = 0.1 // default C = 1/(defaultViolFrac·m)
-	unboundedMargin    = 30  // capped weight of a separating term: min_r w H_r = unboundedMargin
-	lineSearchMaxSteps = 200
+	// DefaultNu is BoostMetric's trace regulariser ν.
+	DefaultNu = 1e-7
+	// DefaultIters bounds BoostMetric's rank-one terms.
+	DefaultIters = 500
+	// DefaultPSDBoostIters bounds PSDBoost's pricing rounds.
+	DefaultPSDBoostIters = 1000
+	// DefaultEps is PSDBoost's stopping tolerance λmax(Â(u)) ≤ π + Eps.
+	DefaultEps = 1e-7
+	// DefaultTol is BoostMetric's relative stopping tolerance.
+	DefaultTol = 1e-8
 )
+
+// defaultViolFrac sets PSDBoost's default C = 1/(defaultViolFrac·m).
+const defaultViolFrac = 0.1
 
 // boostMetric learns X = Σ_j w_j v_j v_jᵀ by minimising the exponential loss
 // log Σ_r exp(−ρ_r) + ν·1ᵀw or the logistic loss Σ_r log(1 + exp(−ρ_r)) + ν·1ᵀw
@@ -64,7 +70,7 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 	}
 	nu := opt.Nu
 	if nu == 0 {
-		nu = defaultNu
+		nu = DefaultNu
 	}
 	if !(nu > 0) || math.IsInf(nu, 0) {
 		return nil, errs.Option(fmt.Errorf("%w: ν = %g must be positive and finite", ErrInvalid, nu))
@@ -74,12 +80,12 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		return nil, fmt.Errorf("%w: Iters = %d, want ≥ 0 (0 selects the default)", ErrInvalid, iters)
 	}
 	if iters == 0 {
-		iters = defaultIters
+		iters = DefaultIters
 	}
 	tol := opt.Tol
 	switch {
 	case tol == 0:
-		tol = defaultTol
+		tol = DefaultTol
 	case tol < 0:
 		tol = 0
 	}
@@ -424,7 +430,7 @@ func lineSearch(loss Loss, rho, h []float64, nu float64) (float64, bool) {
 		return 0, false
 	}
 	if loss == Exp && hmin >= nu {
-		return unboundedMargin / hmin, true
+		return linesearch.UnboundedMargin / hmin, true
 	}
 	// deriv returns f, f′ and f″ at w.
 	deriv := func(w float64) (f, f1, f2 float64) {
@@ -437,7 +443,7 @@ func lineSearch(loss Loss, rho, h []float64, nu float64) (float64, bool) {
 	w, unbounded, _ := linesearch.Root(func(w float64) (float64, float64, float64, error) {
 		f, f1, f2 := deriv(w)
 		return f, f1, f2, nil
-	}, hmax, lineSearchMaxSteps)
+	}, hmax, linesearch.MaxSteps)
 	return w, unbounded
 }
 

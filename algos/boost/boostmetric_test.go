@@ -63,7 +63,7 @@ func TestCorrectiveStrictDecrease(t *testing.T) {
 					z := mat.NewSymDense(d, nil)
 					z.SymRankOne(z, 1, v)
 					h := naiveMargins(x, ts, z)
-					g := defaultNu
+					g := DefaultNu
 					var scale float64
 					for r := range h {
 						g -= u[r] * h[r]

@@ -37,7 +37,7 @@ func checkPSDOptions(c, eps float64) error {
 // per-triplet vectors (about 20·m).
 func Memory(n, d, m, iters int, dense bool) float64 {
 	if iters <= 0 {
-		iters = max(defaultIters, defaultPSDIters)
+		iters = max(DefaultIters, DefaultPSDBoostIters)
 	}
 	b := limits.Words(2, n, d) + limits.Words(20, m) + limits.Words(iters, d) + limits.Words(iters, m)
 	if dense {

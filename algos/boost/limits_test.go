@@ -10,7 +10,7 @@ import (
 	"github.com/psdlearn/psdlearn/engine/enginetest"
 )
 
-// TestPSDBoostHugeC runs issue 21 item 1's reproducer (psdboost on iris with
+// TestPSDBoostHugeC runs the reproducer of a huge C (psdboost on iris with
 // C = 1e25, which aborted the process inside CLP) on every backend: each C
 // beyond MaxC is an ErrInvalid before any LP is built, and the largest
 // accepted C still trains.

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestMemoryLimit is issue 21 item 2 for boosting: BoostMetric and PSDBoost
+// TestMemoryLimit is the memory limit for boosting: BoostMetric and PSDBoost
 // on a few points with a far-out feature index grew past 3 GB (ARPACK and
 // the stored terms). Both refuse before the pricer allocates.
 func TestMemoryLimit(t *testing.T) {

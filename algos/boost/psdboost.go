@@ -76,7 +76,7 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 	}
 	eps := opt.Eps
 	if eps == 0 {
-		eps = defaultEps
+		eps = DefaultEps
 	}
 	if !(eps >= 0) {
 		return nil, fmt.Errorf("%w: ε = %g", ErrInvalid, eps)
@@ -86,7 +86,7 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 		return nil, fmt.Errorf("%w: Iters = %d, want ≥ 0 (0 selects the default)", ErrInvalid, iters)
 	}
 	if iters == 0 {
-		iters = defaultPSDIters
+		iters = DefaultPSDBoostIters
 	}
 	b := engine.Or(opt.Backend)
 	solver := opt.lp

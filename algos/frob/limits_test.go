@@ -28,7 +28,7 @@ func wide(n, d int) (*mat.Dense, []int) {
 	return x, y
 }
 
-// TestMemoryLimit is issue 21 item 2 at the library level: FrobMetric on 30
+// TestMemoryLimit is the memory limit at the library level: FrobMetric on 30
 // points with one feature index far out (20,000 here, 4,194,304 in the
 // report) allocated D×D matrices — 3.3 GB and 140 TB — before anything
 // else. It must now refuse before allocating, naming the estimate and how to

@@ -13,7 +13,7 @@ import (
 
 // Oracle computes the parts of the FrobMetric dual that touch the data and
 // the triplets, for a solve whose triplets are not all in this process
-// (package dist implements it over MPI). LearnOracle runs Learn's
+// (package distributed implements it over MPI). LearnOracle runs Learn's
 // whole-set solve — the same L-BFGS-B cycles on the Jacobi-scaled
 // multipliers, the same Newton polish, the same certificate — on the
 // vectors of all m multipliers it is given, and asks the oracle only for

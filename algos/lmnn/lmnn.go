@@ -16,7 +16,7 @@
 // C_ab = (x_a−x_b)(x_a−x_b)ᵀ, is never formed triplet by triplet: it is
 // Xᵀ L_W X for a signed pair graph W (weight (1−μ) + μ·#active triplets on a
 // target pair, −μ·#active triplets on an impostor pair), one
-// engine.Backend.WeightedGram per accepted step. See docs/algorithms-lmnn.md.
+// engine.Backend.WeightedGram per accepted step. See docs/algorithms/lmnn.md.
 package lmnn
 
 import (
@@ -83,7 +83,7 @@ type Options struct {
 	// projection; the metric has rank at most r. L starts from the top r
 	// principal axes of the (normalised) data, orthonormal, so that M₀ is
 	// the full-rank start I restricted to those axes. See
-	// docs/algorithms-lmnn.md, "Low-rank parametrisation".
+	// docs/algorithms/lmnn.md, "Low rank".
 	Rank int
 }
 
@@ -153,7 +153,7 @@ func Targets(ts *constraints.TripletSet) (ptr, idx []int) {
 // classes). The target neighbours are those of the triplets ts on the rows of
 // x (constraints.Triplets: the K nearest same-class points, exact
 // Euclidean); with ts nil Learn builds them with Options.K. Impostors are
-// searched in the current metric (see docs/algorithms-lmnn.md).
+// searched in the current metric (see docs/algorithms/lmnn.md).
 //
 // On cancellation Learn returns the current iterate with an error wrapping
 // ctx.Err().

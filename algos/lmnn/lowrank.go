@@ -17,8 +17,8 @@ import (
 // construction and no eigendecomposition is needed, only the D×D×r product
 // and the n×D×r transform Z = X·L the objective needs anyway.
 //
-// (The docs and the issue write the factor as the r×D map Lᵀ, M = (Lᵀ)ᵀLᵀ,
-// with gradient 2·Lᵀ·G; it is the same matrix transposed.)
+// (Written as the r×D map Lᵀ, M = (Lᵀ)ᵀLᵀ, the factor's gradient is
+// 2·Lᵀ·G: the same matrix transposed.)
 
 // initFactor sets the starting factor: the r leading principal axes of the
 // normalised rows (data.FitPCA: descending variance, each axis signed so

@@ -41,13 +41,16 @@ const tieTol = 1e-12
 // any positive definite W (its matrix has no negative eigenvalue).
 var ErrInfeasible = errs.New("meg: infeasible constraint", errs.ErrInvalid)
 
+// DefaultMaxIter bounds DefiniteBoost's projections.
+const DefaultMaxIter = 100000
+
 // BoostOptions configures DefiniteBoost.
 type BoostOptions struct {
 	// Projection is Approximate (default) or Exact.
 	Projection Projection
 	// Tol stops the iteration when max_j tr(W C_j) ≤ Tol. Default 1e-9.
 	Tol float64
-	// MaxIter bounds the number of projections. Default 100000.
+	// MaxIter bounds the number of projections (0: DefaultMaxIter).
 	MaxIter int
 	// W1 is the initial matrix, symmetric positive definite, scaled to trace
 	// one. Nil means I/d.
@@ -151,7 +154,7 @@ func DefiniteBoost(ctx context.Context, cons []Sym, opt BoostOptions) (*BoostRes
 	}
 	maxIter := opt.MaxIter
 	if maxIter == 0 {
-		maxIter = 100000
+		maxIter = DefaultMaxIter
 	}
 	if maxIter < 0 {
 		return nil, fmt.Errorf("%w: MaxIter %d", ErrInvalid, opt.MaxIter)

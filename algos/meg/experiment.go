@@ -20,6 +20,10 @@ import (
 // DefiniteBoost learning a kernel from the pairs U puts close together
 // (RunDefiniteBoost). `psdlearn kernel` is a thin front end to them.
 
+// DefaultSplits is the number of random 50/50 divisions of the objects
+// over which the 1-NN error is averaged.
+const DefaultSplits = 10
+
 // TargetOptions configures NewTarget.
 type TargetOptions struct {
 	// Objects is the number d of objects: a class-stratified seeded sample
@@ -32,7 +36,7 @@ type TargetOptions struct {
 	Gamma float64
 	// GammaScale multiplies the median heuristic (0: 1).
 	GammaScale float64
-	// Splits is the number of random 50/50 divisions of the 1-NN error (0: 10).
+	// Splits is the number of random 50/50 divisions of the 1-NN error (0: DefaultSplits).
 	Splits int
 	// Seed fixes the sample and the 1-NN divisions.
 	Seed uint64
@@ -75,7 +79,7 @@ func NewTarget(x *mat.Dense, y []int, opt TargetOptions) (*Target, error) {
 	}
 	splits := opt.Splits
 	if splits == 0 {
-		splits = 10
+		splits = DefaultSplits
 	}
 	idx := StratifiedSample(y, opt.Objects, opt.Seed)
 	xs := mat.NewDense(len(idx), dim, nil)
@@ -253,6 +257,8 @@ type OnlineReport struct {
 	NN NNError
 	// Seconds is the time of the online run (checkpoints included).
 	Seconds float64
+	// W is the learned kernel (trace one, on the target's objects).
+	W *mat.SymDense
 }
 
 // RunOnline learns the target online with MEG from Steps noisy squared
@@ -414,6 +420,7 @@ func RunOnline(ctx context.Context, t *Target, opt OnlineOptions) (*OnlineReport
 	if rep.NN, err = t.NNErrorOf(w); err != nil {
 		return nil, err
 	}
+	rep.W = w
 	rep.TotalLoss = learner.TotalLoss()
 	rep.LossBound = boundAt(lossU)
 	rep.DivergenceFinal = math.NaN()
@@ -464,6 +471,11 @@ type BoostRun struct {
 	MaxViolation, Dual, DualBound, Divergence, DualityGap float64
 	NN                                                    NNError
 	Seconds                                               float64
+	// W is the learned kernel (trace one, on the target's objects).
+	W *mat.SymDense
+	// Duals holds the dual objective after every projection and
+	// DualSeconds the time since the run's start at each.
+	Duals, DualSeconds []float64
 }
 
 // BoostExperimentReport is the outcome of RunDefiniteBoost.
@@ -523,9 +535,11 @@ func RunDefiniteBoost(ctx context.Context, t *Target, opt BoostExperimentOptions
 	rep := &BoostExperimentReport{Constraints: len(cons), Epsilon: eps, Tol: opt.Tol * eps}
 	for _, p := range projs {
 		start := time.Now()
+		var duals, times []float64
 		res, err := DefiniteBoost(ctx, cons, BoostOptions{
 			Projection: p, Tol: opt.Tol * eps, MaxIter: opt.MaxIter, Backend: b,
 			Observe: func(st BoostStep) error {
+				duals, times = append(duals, st.Dual), append(times, time.Since(start).Seconds())
 				if st.Iter%100 == 0 && opt.Progress != nil {
 					opt.Progress(progress.Event{Algorithm: "definiteboost", Iteration: st.Iter, Objective: st.Dual, Gap: math.NaN(),
 						Elapsed: time.Since(start), Message: fmt.Sprintf("definiteboost %v: iteration %d, violation %.3g (tolerance %.3g), dual %.6g", p, st.Iter, st.Violation, opt.Tol*eps, st.Dual)})
@@ -552,7 +566,7 @@ func RunDefiniteBoost(ctx context.Context, t *Target, opt BoostExperimentOptions
 		run := BoostRun{
 			Projection: p, Iterations: res.Iterations, Eigs: res.Eigs, Converged: res.Converged,
 			MaxViolation: res.MaxViolation, Dual: res.Dual, DualBound: res.LogBound, Divergence: div, DualityGap: gap,
-			NN: nn, Seconds: secs,
+			NN: nn, Seconds: secs, W: res.W, Duals: duals, DualSeconds: times,
 		}
 		say("definiteboost %v: %d iterations (%d eigendecompositions), converged %v, dual %s%s",
 			p, run.Iterations, run.Eigs, run.Converged, progress.Number("%.6g", run.Dual, "n/a"), progress.Number(", 1-NN error %.4f", run.NN.Mean, ""))

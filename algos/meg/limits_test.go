@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestMemoryLimit is issue 21 item 5 at the library level: 2·10⁹ distance
+// TestMemoryLimit is the memory limit at the library level: 2·10⁹ distance
 // examples allocated 16 bytes each up front and the process died out of
 // memory in 0.02 s. The sequence, the RBF kernel and the learner now check
 // their size first.

@@ -18,7 +18,7 @@ const DefaultTargetTol = 1e-8
 
 // KernelTargetOptions configures NewKernelTarget and NewObjectTarget.
 type KernelTargetOptions struct {
-	// Splits is the number of random 50/50 divisions of the 1-NN error (0: 10).
+	// Splits is the number of random 50/50 divisions of the 1-NN error (0: DefaultSplits).
 	Splits int
 	// Seed fixes the 1-NN divisions.
 	Seed uint64
@@ -137,7 +137,7 @@ func NewObjectTarget(n int, y []int, opt KernelTargetOptions) (*Target, error) {
 	}
 	splits := opt.Splits
 	if splits == 0 {
-		splits = 10
+		splits = DefaultSplits
 	}
 	classes := map[int]bool{}
 	for _, c := range y {

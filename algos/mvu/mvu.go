@@ -14,9 +14,18 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// The defaults of Options, each defined once.
+const (
+	// DefaultK is the number of nearest neighbours whose distances are
+	// preserved.
+	DefaultK = 6
+	// DefaultDims is the embedding dimension.
+	DefaultDims = 2
+)
+
 // Options configures MVU.
 type Options struct {
-	// K is the number of nearest neighbours whose distances are preserved; zero selects 6.
+	// K is the number of nearest neighbours whose distances are preserved (0: DefaultK).
 	K int
 	// Sigma is σ of the Frobenius perturbation −(1/2σ)‖X‖²_F of the MVU
 	// objective; larger is closer to exact MVU. MVU solves the problem for
@@ -30,7 +39,7 @@ type Options struct {
 	// the neighbourhood graph): the paper's 1e5 up to about 1,800 Swiss-roll
 	// points and more beyond. Embedding.Sigma reports the value used.
 	Sigma float64
-	// Dims is the embedding dimension; zero selects 2.
+	// Dims is the embedding dimension (0: DefaultDims).
 	Dims int
 	// Equalities keeps every neighbour distance exactly, the original MVU
 	// of Weinberger and Saul: X_aa + X_bb − 2X_ab = ‖x_a − x_b‖². By default
@@ -152,7 +161,7 @@ func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 		return nil, err
 	}
 	n, _ := x.Dims()
-	k := cmp.Or(opt.K, 6)
+	k := cmp.Or(opt.K, DefaultK)
 	if k < 1 || k >= n {
 		return nil, fmt.Errorf("%w: k = %d neighbours for %d points", ErrInput, k, n)
 	}
@@ -172,7 +181,7 @@ func Embed(ctx context.Context, x *mat.Dense, opt Options) (*Embedding, error) {
 
 // checkOptions validates the options that do not depend on the graph.
 func checkOptions(n int, opt Options) error {
-	dims := cmp.Or(opt.Dims, 2)
+	dims := cmp.Or(opt.Dims, DefaultDims)
 	if dims < 1 || dims > n {
 		return fmt.Errorf("%w: %d embedding dimensions for %d points", ErrInput, dims, n)
 	}
@@ -193,7 +202,7 @@ const MaxSigma = 1e100
 // EmbedGraph is Embed on a neighbourhood graph given by its edges: the
 // distinct undirected pairs (A < B, sorted by A then B) of points
 // 0 … n−1, with their squared distances, such as the k-nearest-neighbour
-// edges Embed computes itself (package dist builds them on sharded rows).
+// edges Embed computes itself (package distributed builds them on sharded rows).
 // Options.K is not used. The graph must be connected.
 func EmbedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64, opt Options) (*Embedding, error) {
 	if err := checkOptions(n, opt); err != nil {
@@ -216,7 +225,7 @@ func EmbedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64
 
 // embedGraph is EmbedGraph on validated input.
 func embedGraph(ctx context.Context, n int, edges []engine.Pair, dist2 []float64, opt Options) (*Embedding, error) {
-	dims := cmp.Or(opt.Dims, 2)
+	dims := cmp.Or(opt.Dims, DefaultDims)
 	sigma := opt.Sigma
 	// Scale-free formulation: squared distances in units of their mean.
 	unit, scale2 := unitDistances(dist2)
@@ -316,7 +325,7 @@ func toDataUnits(s *sdp.Solution, scale2 float64) {
 // (nil if none) and the final one; if ctx is cancelled during the
 // relaxation both are the relaxation's best iterate.
 func solveMVU(ctx context.Context, p *sdp.Problem, sopt sdp.Options, opt Options) (relaxed, sol *sdp.Solution, err error) {
-	total := cmp.Or(sopt.MaxIter, 20000)
+	total := cmp.Or(sopt.MaxIter, sdp.DefaultMaxIter)
 	relaxIter := opt.RelaxIter
 	if relaxIter == 0 {
 		relaxIter = total / 2

@@ -128,7 +128,7 @@ func edgeDistortion(emb *Embedding) (median, aggregate float64) {
 // both backends: the embeddings must agree and be straight. (The sparse
 // method with the Block eigensolver reaches the same embedding but needs
 // about 30 times the operator products here; see TestSDPBlockEigensolver
-// and docs/eigen-sequences.md.)
+// and docs/algorithms/sdp-mvu.md.)
 func TestMVUMethodsAgree(t *testing.T) {
 	const n = 80
 	x := mat.NewDense(n, 3, nil)

@@ -87,7 +87,7 @@ func TestIPMReference(t *testing.T) {
 	// the dense path stops just short (violation 2e-6: "abnormal line
 	// search"), and at the paper's 1e5 no path certifies on this roll
 	// (violations 4e-6 to 1.5e-5): the dual's conditioning worsens with σ
-	// (docs/eigen-sequences.md).
+	// (docs/algorithms/sdp-mvu.md).
 	for _, tc := range []struct {
 		sigma   float64
 		certify bool

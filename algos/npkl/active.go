@@ -45,7 +45,7 @@ func Margins(res *Result, pairs *constraints.Pairs) []float64 {
 // kernel learned on the points the constraints index (typically the
 // linear-loss kernel from all constraints).
 func SelectActive(res *Result, pairs *constraints.Pairs, target int) (*constraints.Pairs, error) {
-	if res == nil || res.Kernel == nil {
+	if res == nil || res.V == nil {
 		return nil, fmt.Errorf("npkl: SelectActive: no kernel")
 	}
 	if err := checkPairs(res.N(), pairs); err != nil {

@@ -31,7 +31,9 @@
 //
 // K is always kept as a low-rank factorisation V diag(λ) Vᵀ: no N×N matrix is
 // formed, memory is O(N·(k + r)) for a kNN graph with k neighbours and rank r.
-// Active constraint selection (the margin criterion of the paper's §3.2.4),
-// random selection, and the paper's clustering protocol (kernel k-means on
-// the learned kernel, pairwise accuracy over repetitions) complete the package.
+// Active constraint selection (the margin criterion of the paper's §3.2.4)
+// and random selection complete the package. The paper's clustering
+// protocol (kernel k-means on the learned kernel, pairwise accuracy over
+// repetitions) and the kernel's model file live above the algorithms, in
+// the root package (psdlearn.Cluster).
 package npkl

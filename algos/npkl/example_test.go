@@ -31,7 +31,7 @@ func ExampleLearn() {
 	if err != nil {
 		panic(err)
 	}
-	km, err := eval.KernelKMeans(ctx, res.Kernel, 3, eval.KMeansOptions{Seed: 1})
+	km, err := eval.KMeans(ctx, res.Factor(), 3, eval.KMeansOptions{Seed: 1})
 	if err != nil {
 		panic(err)
 	}
@@ -40,22 +40,4 @@ func ExampleLearn() {
 	// Output:
 	// 138 constraints, rank 7 (positive spectrum covered: true)
 	// pairwise accuracy 97.4%
-}
-
-// Run the paper's clustering protocol: 20 repetitions with fresh constraints.
-func ExampleCluster() {
-	ds, err := datasets.Open("iris")
-	if err != nil {
-		panic(err)
-	}
-	rep, err := npkl.Cluster(context.Background(), ds.X, ds.Y, npkl.ClusterOptions{
-		Neighbors: 5, Ratio: 0.7, Runs: 20, Seed: 1,
-		Learn: npkl.Options{Loss: npkl.SquaredHinge, B: 1, C: 0.5},
-	})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("accuracy %.1f ± %.1f %%\n", 100*rep.AccuracyMean, 100*rep.AccuracySD)
-	// Output:
-	// accuracy 97.7 ± 0.8 %
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // TestScaleLettersSolvers compares the squared-hinge eigensolver variants on
-// letters (issue 24): products and time per iteration, final objective and
+// letters: products and time per iteration, final objective and
 // clustering accuracy. NPKL_VARIANTS lists them, comma separated, from
 // auto (the default: Krylov–Schur with its filter here; NPKL_BLOCK,
 // NPKL_DEGREE and NPKL_CUT tune it), ksplain (Krylov–Schur without the
@@ -100,7 +100,7 @@ func TestScaleLettersSolvers(t *testing.T) {
 		if ref == 0 {
 			ref = obj
 		}
-		km, err := eval.KernelKMeans(context.Background(), res.Kernel, numClasses(ds.Y), eval.KMeansOptions{Restarts: 3, Seed: 1})
+		km, err := eval.KMeans(context.Background(), res.Factor(), numClasses(ds.Y), eval.KMeansOptions{Restarts: 3, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
-	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
@@ -55,9 +54,9 @@ const (
 	// AutoKrylovSchurDim and Lanczos below. On the first 1,000, 2,000,
 	// 5,000 and 10,000 letters (100 eigenpairs, 10 squared-hinge
 	// iterations) Krylov–Schur with its filter took 0.4, 0.6, 0.4 and 0.26
-	// of ARPACK's time (docs/eigen-sequences.md, ninth round); at 500
+	// of ARPACK's time (docs/algorithms/simplenpkl.md); at 500
 	// points the two were even. Below the threshold ARPACK stays: it is
-	// the solver the distributed one (package dist) matches bit for bit.
+	// the solver the distributed one (package distributed) matches bit for bit.
 	Auto Eigensolver = iota
 	// Lanczos is the backend's implicitly restarted Lanczos (ARPACK on the
 	// native backend), from a random start at every iteration.
@@ -72,7 +71,7 @@ const (
 	// there). Each Lanczos step then costs 8 products but one
 	// reorthogonalisation, which dominates ARPACK's cost on large problems;
 	// the gain did not outweigh the products on letters
-	// (docs/eigen-sequences.md, third round). Experimental.
+	// (docs/algorithms/simplenpkl.md). Experimental.
 	Filtered
 	// KrylovSchur is engine.KrylovSchur, the block Krylov–Schur method
 	// with block operator products and BLAS-3 orthogonalisation and
@@ -91,8 +90,7 @@ const (
 	// pass the test on A itself (residuals recomputed); a filtered solve
 	// that fails it, or does not converge in 30 restarts, is redone plain.
 	// On letters (100 eigenpairs, ten squared-hinge iterations) the filter
-	// takes 0.7 of the plain solves' time (docs/eigen-sequences.md, ninth
-	// round).
+	// takes 0.7 of the plain solves' time (docs/algorithms/simplenpkl.md).
 	KrylovSchur
 )
 
@@ -133,14 +131,26 @@ var (
 	filterCut    = 0.5
 )
 
+// The defaults of Options, each defined once.
+const (
+	// DefaultB bounds the capacity tr(K²) (the paper's setting for the UCI sets).
+	DefaultB = 1.0
+	// DefaultC weighs the loss.
+	DefaultC = 1.0
+	// DefaultIters is the number of squared-hinge iterations.
+	DefaultIters = 10
+	// DefaultAlpha0 is the squared hinge's initial α (the paper's).
+	DefaultAlpha0 = 1.0
+)
+
 // Options configures Learn. Zero values select the documented defaults.
 type Options struct {
 	Loss Loss
-	// B bounds the capacity tr(K²) ≤ B. Default 1 (the paper's setting for the UCI sets).
+	// B bounds the capacity tr(K²) ≤ B (0: DefaultB).
 	B float64
-	// C weighs the loss. Default 1.
+	// C weighs the loss (0: DefaultC).
 	C float64
-	// Iters is the number of squared-hinge iterations. Default 10.
+	// Iters is the number of squared-hinge iterations (0: DefaultIters).
 	Iters int
 	// Eta scales the squared-hinge step η_t = 2·Eta/(t+2), t = 1, 2, …
 	// Default C, which makes α_t a weighted average of α⁰ and the best
@@ -148,7 +158,7 @@ type Options struct {
 	// O(1/t) step as the paper asks, that forgets α⁰ = 1 within a few
 	// iterations when C ≠ 1 (α⁰ keeps weight 2/((t+1)(t+2))).
 	Eta float64
-	// Alpha0 is the initial α of the squared-hinge algorithm. Default 1 (the paper).
+	// Alpha0 is the initial α of the squared-hinge algorithm (0: DefaultAlpha0).
 	Alpha0 float64
 	// Tol stops the squared-hinge iterations early when
 	// ‖α_t − α_{t−1}‖∞ ≤ Tol·max(1, ‖α_t‖∞). Default 0: run Iters iterations.
@@ -208,10 +218,14 @@ type Iteration struct {
 	Seconds float64
 }
 
-// Result is a learned kernel K = V diag(λ) Vᵀ (the embedded model.Kernel,
-// eigenvalues λ positive and descending, V orthonormal) and a record of the run.
+// Result is a learned kernel K = V diag(λ) Vᵀ (eigenvalues λ positive and
+// descending, V orthonormal) and a record of the run. The kernel model of a
+// model file (model.Kernel) is made from V and Lambda above this package.
 type Result struct {
-	*model.Kernel
+	// V is the n×r factor of K (orthonormal columns), Lambda its r
+	// eigenvalues, positive and descending.
+	V      *mat.Dense
+	Lambda []float64
 	// Spectrum holds the eigenvalues of the last A computed by the eigensolver, descending;
 	// when Covered it ends with the first non-positive one.
 	Spectrum []float64
@@ -230,6 +244,36 @@ type Result struct {
 	Eigensolver Eigensolver
 	// Seconds is the wall time of Learn.
 	Seconds float64
+}
+
+// N returns the number of points of the kernel.
+func (r *Result) N() int { n, _ := r.V.Dims(); return n }
+
+// Rank returns r, the number of eigenpairs of K.
+func (r *Result) Rank() int { return len(r.Lambda) }
+
+// At returns K_ij = Σ_c λ_c V_ic V_jc.
+func (r *Result) At(i, j int) float64 {
+	vi, vj := r.V.RawRowView(i), r.V.RawRowView(j)
+	var s float64
+	for c, l := range r.Lambda {
+		s += l * vi[c] * vj[c]
+	}
+	return s
+}
+
+// Factor returns F = V diag(√λ) (n×r), so K = F Fᵀ: the rows of F are the
+// points in the kernel's feature space (kernel k-means is k-means on them).
+func (r *Result) Factor() *mat.Dense {
+	n, k := r.V.Dims()
+	f := mat.NewDense(n, k, nil)
+	for i := 0; i < n; i++ {
+		src, dst := r.V.RawRowView(i), f.RawRowView(i)
+		for c, l := range r.Lambda {
+			dst[c] = math.Sqrt(l) * src[c]
+		}
+	}
+	return f
 }
 
 // Entries writes K_ab for every constraint into dst (len(dst) == pairs.Len()).
@@ -305,13 +349,13 @@ func Learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt O
 		pp.List[c] = constraints.LabelledPair{A: inv[q.A], B: inv[q.B], Same: q.Same}
 	}
 	res, err := learn(ctx, plap, pp, o, start)
-	if res != nil && res.Kernel != nil {
-		v := res.Kernel.V
+	if res != nil && res.V != nil {
+		v := res.V
 		back := mat.NewDense(v.RawMatrix().Rows, v.RawMatrix().Cols, nil)
 		for k, i := range perm {
 			back.SetRow(i, v.RawRowView(k))
 		}
-		res.Kernel.V = back
+		res.V = back
 	}
 	return res, err
 }
@@ -341,7 +385,7 @@ func learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, o Opt
 	}
 	// cancelled returns the iterations completed so far with err.
 	cancelled := func(err error) (*Result, error) {
-		if res.Kernel == nil {
+		if res.V == nil {
 			return nil, err
 		}
 		res.Iterations = len(res.History)
@@ -370,9 +414,10 @@ func learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, o Opt
 			}
 			return nil, err
 		}
-		if res.Kernel, err = model.NewKernel(sol.vectors, sol.values); err != nil {
+		if err := checkFactor(sol.vectors, sol.values); err != nil {
 			return nil, fmt.Errorf("npkl: iteration %d: %w", t, err)
 		}
+		res.V, res.Lambda = sol.vectors, sol.values
 		res.Spectrum, res.Covered = sol.spectrum, sol.covered
 		res.EigIterations += sol.eigIters
 		res.OpApplies += sol.applies
@@ -424,6 +469,30 @@ func learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, o Opt
 	return res, nil
 }
 
+// checkFactor refuses a kernel factor with a non-finite entry or
+// eigenvalue (an eigensolver that broke down) or eigenvalues that do not
+// match its columns.
+func checkFactor(v *mat.Dense, lambda []float64) error {
+	n, r := v.Dims()
+	if len(lambda) != r {
+		return fmt.Errorf("kernel factor is %d×%d with %d eigenvalues", n, r, len(lambda))
+	}
+	for _, l := range lambda {
+		if !(l > 0) || math.IsInf(l, 0) {
+			return fmt.Errorf("kernel eigenvalue %v, want positive and finite", l)
+		}
+	}
+	raw := v.RawMatrix()
+	for i := 0; i < n; i++ {
+		for j, x := range raw.Data[i*raw.Stride : i*raw.Stride+r] {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("kernel factor entry (%d,%d) = %v", i, j, x)
+			}
+		}
+	}
+	return nil
+}
+
 func maxAbs(x []float64) float64 {
 	var m float64
 	for _, v := range x {
@@ -434,29 +503,29 @@ func maxAbs(x []float64) float64 {
 
 // WithDefaults returns the options with every zero value replaced by its
 // documented default for n points and m constraints, or an error when one
-// is invalid: the options Learn runs with (package dist's distributed
+// is invalid: the options Learn runs with (package distributed's
 // solver takes them from here too).
 func (o Options) WithDefaults(n, m int) (Options, error) {
 	if o.Loss != Linear && o.Loss != SquaredHinge {
 		return o, fmt.Errorf("npkl: unknown loss %v", o.Loss)
 	}
 	if o.B == 0 {
-		o.B = 1
+		o.B = DefaultB
 	}
 	if o.C == 0 {
-		o.C = 1
+		o.C = DefaultC
 	}
 	if !(o.B > 0) || math.IsInf(o.B, 0) || !(o.C > 0) || math.IsInf(o.C, 0) {
 		return o, errs.Option(fmt.Errorf("npkl: B = %v and C = %v must be positive and finite", o.B, o.C))
 	}
 	if o.Iters == 0 {
-		o.Iters = 10
+		o.Iters = DefaultIters
 	}
 	if o.Eta == 0 {
 		o.Eta = o.C
 	}
 	if o.Alpha0 == 0 {
-		o.Alpha0 = 1
+		o.Alpha0 = DefaultAlpha0
 	}
 	switch o.Eigensolver {
 	case Auto:
@@ -600,7 +669,7 @@ func (s *solver) fill(out *closedForm, r engine.EigsResult) {
 // ascending order (as the eigensolvers return them): it returns the
 // spectrum in descending order, the eigenvalues of K (the positive ones,
 // scaled so that tr(K²) = B; none when no eigenvalue exceeds 10⁻¹⁰) and
-// tr(A K) = √(B Σσ₊²). The distributed solver (package dist) shares it.
+// tr(A K) = √(B Σσ₊²). The distributed solver (package distributed) shares it.
 func ClosedForm(ascending []float64, b float64) (spectrum, values []float64, trAK float64) {
 	k := len(ascending)
 	spectrum = make([]float64, k)

@@ -16,7 +16,7 @@ import (
 // one CSR matrix: the Laplacian's entries and the constraints' merged, so
 // that a product is one parallel pass over the rows instead of a pass over
 // L followed by a serial scatter over the m constraints. Operator uses it
-// for all the rows, and a distributed solver (package dist) for the rows a
+// for all the rows, and a distributed solver (package distributed) for the rows a
 // process owns: both build the rows with the same code, so their products
 // agree to the last bit. The values follow the weights (SetWeights); the
 // pattern is fixed.

@@ -83,7 +83,7 @@ func scaleRun(t *testing.T, name string, x *mat.Dense, y []int, k, iters, maxRan
 			t.Fatal(err)
 		}
 		t1 := time.Now()
-		km, err := eval.KernelKMeans(ctx, res.Kernel, numClasses(y), eval.KMeansOptions{Restarts: 3, Seed: 1})
+		km, err := eval.KMeans(ctx, res.Factor(), numClasses(y), eval.KMeansOptions{Restarts: 3, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

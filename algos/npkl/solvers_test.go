@@ -166,7 +166,7 @@ func TestLearnConcurrentRace(t *testing.T) {
 		if errs[g] != nil {
 			t.Fatalf("goroutine %d: %v", g, errs[g])
 		}
-		if !mat.Equal(r.Kernel.V, want.Kernel.V) || !slices.Equal(r.Alpha, want.Alpha) {
+		if !mat.Equal(r.V, want.V) || !slices.Equal(r.Alpha, want.Alpha) {
 			t.Errorf("goroutine %d differs from the sequential run", g)
 		}
 	}

@@ -735,8 +735,8 @@ func npklResult(m mode, p *probe, v any) error {
 	if err := iterations(p, r.Iterations); err != nil {
 		return err
 	}
-	if len(r.History) != r.Iterations || r.Kernel == nil || r.Rank() == 0 {
-		return fmt.Errorf("result has %d iterations, %d history entries, kernel %v", r.Iterations, len(r.History), r.Kernel != nil)
+	if len(r.History) != r.Iterations || r.V == nil || r.Rank() == 0 {
+		return fmt.Errorf("result has %d iterations, %d history entries, kernel %v", r.Iterations, len(r.History), r.V != nil)
 	}
 	for _, l := range r.Lambda {
 		if !(l > 0) || math.IsInf(l, 0) {
@@ -789,14 +789,14 @@ func npklCases(t *testing.T, b engine.Backend, iris *data.Dataset) []cancelCase 
 			result: npklResult,
 		},
 		{
-			name: "npkl.Cluster", hookAt: 2, pollAt: 2,
+			name: "psdlearn.Cluster", hookAt: 2, pollAt: 2,
 			run: func(ctx context.Context, p *probe) (any, error) {
-				return npkl.Cluster(ctx, iris.X, iris.Y, npkl.ClusterOptions{Runs: 6, Restarts: 2, Seed: 1,
+				return psdlearn.Cluster(ctx, iris.X, iris.Y, psdlearn.ClusterOptions{Runs: 6, Restarts: 2, Seed: 1,
 					Learn:    npkl.Options{Loss: npkl.SquaredHinge, C: 0.5, Iters: 3, Backend: b},
 					Progress: func(progress.Event) { p.tick() }})
 			},
 			result: func(m mode, p *probe, v any) error {
-				r, _ := v.(*npkl.ClusterReport)
+				r, _ := v.(*psdlearn.ClusterReport)
 				if r == nil {
 					if needResult(m, p) {
 						return fmt.Errorf("nil report after %d completed runs", p.atCancel)
@@ -821,9 +821,9 @@ func npklCases(t *testing.T, b engine.Backend, iris *data.Dataset) []cancelCase 
 		},
 		{
 			// No callback: poll mode cancels inside a later run's k-means.
-			name: "npkl.KMeansBaseline", pollAt: 40,
+			name: "psdlearn.KMeansBaseline", pollAt: 40,
 			run: func(ctx context.Context, p *probe) (any, error) {
-				mean, sd, err := npkl.KMeansBaseline(ctx, iris.X, iris.Y, 3, kmRuns, 2, kmSeed)
+				mean, sd, err := psdlearn.KMeansBaseline(ctx, iris.X, iris.Y, 3, kmRuns, 2, kmSeed)
 				return [2]float64{mean, sd}, err
 			},
 			result: func(m mode, p *probe, v any) error {

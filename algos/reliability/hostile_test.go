@@ -23,7 +23,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// adversarial holds the hostile numbers of issue 21: every one of them,
+// adversarial holds the hostile numbers: every one of them,
 // given where a positive finite number of ordinary size is expected, must
 // give an error.
 var adversarial = []struct {
@@ -55,7 +55,7 @@ type hostileCase struct {
 
 // TestHostileInputs calls the exported entry points of the algorithm and
 // data packages with NaN, ±Inf, zero, negative, huge, empty and mismatched
-// values where each is invalid (issue 21), on every backend, and requires
+// values where each is invalid, on every backend, and requires
 // an error — never a panic, never a silent result. It runs under a memory
 // limit of 1 GiB so that a size check that is missing fails fast instead of
 // exhausting the machine.

@@ -163,16 +163,16 @@ func TestBadInputs(t *testing.T) {
 				_, err := meg.DefiniteBoost(ctx, nil, meg.BoostOptions{Backend: b})
 				return 0, err
 			}},
-			{"npkl.Cluster NaN", wantError, func() (float64, error) {
-				_, err := npkl.Cluster(ctx, withValue(x, 2, 2, math.NaN()), y, npkl.ClusterOptions{Runs: 1, Learn: npkl.Options{Backend: b}})
+			{"psdlearn.Cluster NaN", wantError, func() (float64, error) {
+				_, err := psdlearn.Cluster(ctx, withValue(x, 2, 2, math.NaN()), y, psdlearn.ClusterOptions{Runs: 1, Learn: npkl.Options{Backend: b}})
 				return 0, err
 			}},
-			{"npkl.Cluster single class", wantError, func() (float64, error) {
-				_, err := npkl.Cluster(ctx, x, ones, npkl.ClusterOptions{Runs: 1, Learn: npkl.Options{Backend: b}})
+			{"psdlearn.Cluster single class", wantError, func() (float64, error) {
+				_, err := psdlearn.Cluster(ctx, x, ones, psdlearn.ClusterOptions{Runs: 1, Learn: npkl.Options{Backend: b}})
 				return 0, err
 			}},
-			{"npkl.Cluster k ≥ n", wantError, func() (float64, error) {
-				_, err := npkl.Cluster(ctx, x, y, npkl.ClusterOptions{Neighbors: 40, Runs: 1, Learn: npkl.Options{Backend: b}})
+			{"psdlearn.Cluster k ≥ n", wantError, func() (float64, error) {
+				_, err := psdlearn.Cluster(ctx, x, y, psdlearn.ClusterOptions{Neighbors: 40, Runs: 1, Learn: npkl.Options{Backend: b}})
 				return 0, err
 			}},
 			{"LMNN rank -1", wantError, lmnnRank(-1)},

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/algos/itml"
@@ -276,9 +277,9 @@ func TestScaleInvarianceKernels(t *testing.T) {
 	for _, bname := range engine.Names() {
 		b, _ := engine.Get(bname)
 		for _, w := range []sparse.Weighting{sparse.Binary, sparse.Heat} {
-			run := func(x *mat.Dense) *npkl.ClusterReport {
+			run := func(x *mat.Dense) *psdlearn.ClusterReport {
 				t.Helper()
-				rep, err := npkl.Cluster(context.Background(), x, d.Y, npkl.ClusterOptions{
+				rep, err := psdlearn.Cluster(context.Background(), x, d.Y, psdlearn.ClusterOptions{
 					Neighbors: 5, Graph: sparse.GraphOptions{Weight: w}, Runs: 3, Seed: 3,
 					Learn: npkl.Options{Backend: b},
 				})

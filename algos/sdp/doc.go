@@ -27,9 +27,17 @@ package sdp
 
 import "github.com/psdlearn/psdlearn/errs"
 
-// DefaultGapTol is the default relative duality gap at which Solve stops:
-// one order of magnitude inside the 1e-6 certificate asked of it.
-const DefaultGapTol = 1e-7
+// The defaults of Options, each defined once.
+const (
+	// DefaultGapTol is the default relative duality gap at which Solve
+	// stops: one order of magnitude inside the 1e-6 certificate asked of it.
+	DefaultGapTol = 1e-7
+	// DefaultFeasTol is the default largest relative violation of the hard
+	// constraints at which Solve stops.
+	DefaultFeasTol = 1e-6
+	// DefaultMaxIter bounds the L-BFGS-B iterations of a solve.
+	DefaultMaxIter = 20000
+)
 
 // ErrInput is wrapped by the errors about invalid problems and options; it
 // matches errs.ErrInvalid.

@@ -331,7 +331,7 @@ func quadForm(z *mat.Dense, a SymMatrix) float64 {
 	return s
 }
 
-// The inexact evaluations of the sparse path (issue 24): far from the
+// The inexact evaluations of the sparse path: far from the
 // optimum the dual's value and gradient need not carry 12 digits, and the
 // eigensolver tolerance follows the progress of the solve.
 

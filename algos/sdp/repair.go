@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Primal repair (issue 24). Near the optimum of a degenerate dual such as
+// Primal repair. Near the optimum of a degenerate dual such as
 // MVU's, the primal X(u) = σ(C + Â)₋ recovered from the dual point has an
 // objective within a few 1e-6 of the dual's long before its constraints
 // hold: on the certified 2,000-point Swiss roll the relative gap is below

@@ -128,9 +128,10 @@ type Options struct {
 	Method Method
 	// GapTol is the relative duality gap |primal − dual|/max(1, |primal|)
 	// and FeasTol the relative violation max_i viol_i/(1 + |b_i|) of the hard
-	// constraints at which the solve stops. Zero selects DefaultGapTol and 1e-6.
+	// constraints at which the solve stops. Zero selects DefaultGapTol and
+	// DefaultFeasTol.
 	GapTol, FeasTol float64
-	// MaxIter bounds the L-BFGS-B iterations. Zero selects 20000.
+	// MaxIter bounds the L-BFGS-B iterations. Zero selects DefaultMaxIter.
 	MaxIter int
 	// NewtonSteps bounds the semismooth Newton-CG steps that follow
 	// L-BFGS-B when it stops short of the tolerances (problems with
@@ -175,7 +176,8 @@ type Options struct {
 	// that factorization is affordable (at most 4e9 flops) and C + Â + sI
 	// is positive definite: the wanted eigenvalues then stand apart from
 	// the rest of the spectrum, and Lanczos needs about 20 times fewer
-	// operator applications (docs/eigen-sequences.md).
+	// operator applications (docs/algorithms/sdp-mvu.md, "The eigensolver:
+	// choices and trade-offs").
 	NoShiftInvert bool
 	// NoRepair turns off the primal repair. By default, when every hard
 	// constraint is a rank-one form ⟨w·a·aᵀ, X⟩ with w > 0 (MVU's squared
@@ -185,12 +187,12 @@ type Options struct {
 	// scale it along each violated a until it holds (SHAKE); X̃ is kept
 	// when its exact gap and violation are the better. On degenerate duals
 	// such as MVU's the violation lags the gap by more than a thousand
-	// iterations (docs/eigen-sequences.md).
+	// iterations (docs/algorithms/sdp-mvu.md, "Certificate").
 	NoRepair bool
 	// Eigs, if non-nil, replaces the backend's sparse eigensolver on the
 	// Lanczos path. The operators C + Â it is given implement
 	// engine.RowApplier, so that a solver whose processes own blocks of
-	// rows (dist.Eigs: PARPACK over an MPI job) applies them without any
+	// rows (distributed.Eigs: PARPACK over an MPI job) applies them without any
 	// process forming the whole product; the shift-and-invert operator
 	// does not (its envelope factorization is sequential: every process
 	// factors and solves the whole system, and only the Lanczos basis is
@@ -294,7 +296,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 			u0[i] = math.Min(math.Max(v, lower[i]), upper[i])
 		}
 	}
-	feasTol := cmp.Or(opt.FeasTol, 1e-6)
+	feasTol := cmp.Or(opt.FeasTol, DefaultFeasTol)
 	gapTol := cmp.Or(opt.GapTol, DefaultGapTol)
 	ev.gapTol, ev.feasTol = gapTol, feasTol
 	if !opt.NoRepair {
@@ -302,7 +304,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	}
 	cfg := dualsolve.Config{
 		GapTol:   gapTol,
-		MaxIter:  cmp.Or(opt.MaxIter, 20000),
+		MaxIter:  cmp.Or(opt.MaxIter, DefaultMaxIter),
 		Memory:   cmp.Or(opt.Memory, 10),
 		Restarts: cmp.Or(opt.Restarts, 5),
 		Progress: opt.Progress,
@@ -347,7 +349,7 @@ func Solve(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	)
 	// L-BFGS-B first (up to LBFGSIter iterations when a Newton phase
 	// follows), then semismooth Newton-CG; up to three such cycles.
-	total := cmp.Or(opt.MaxIter, 20000)
+	total := cmp.Or(opt.MaxIter, DefaultMaxIter)
 	for cycle := 0; cycle < 3 && iters < total; cycle++ {
 		cfg.MaxIter = total - iters
 		if newtonOK && opt.LBFGSIter > 0 {

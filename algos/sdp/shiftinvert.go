@@ -11,13 +11,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Shift-and-invert for the sparse path (issue 24). The wanted eigenvalues
+// Shift-and-invert for the sparse path. The wanted eigenvalues
 // of C + Â (the negative ones, and the first few above zero that prove the
 // negative part complete) sit next to a cluster at zero, while the rest of
 // the spectrum of the Laplacian-like operator reaches hundreds of times
 // further: Lanczos on C + Â itself separates them at the rate
 // √(gap/spread) and spends about a thousand products per evaluation,
-// whatever its tolerance or start vector (docs/eigen-sequences.md). On
+// whatever its tolerance or start vector (docs/algorithms/sdp-mvu.md). On
 // (C + Â + sI)⁻¹ with s above −λ_min the wanted eigenvalues become the
 // largest, 1/(λ + s), and their separation is measured against s instead of
 // the spread. The inverse is applied with an LDLᵀ factorization of the sparse

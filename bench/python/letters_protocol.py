@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The letters protocol of psdlearn, as a numpy/scipy + scikit-learn user writes it.
 
-Issue 20 item 6: the baseline `psdlearn train` is compared with. Same data and
+The baseline `psdlearn train` is compared with. Same data and
 protocol as `psdlearn train --data builtin:letters --split rows:10500,4500,5000
 --standardize` (k = 3): standardise on the training rows, LMNN triplets (each
 training point's 3 nearest same-class targets x its 3 nearest other-class
@@ -13,7 +13,8 @@ impostors), then
       max_{0 <= u <= C/m} sum(u) - 1/2 ||(sum_r u_r A_r)_+||_F^2 by L-BFGS-B,
 
 each evaluated by 3-NN (KNeighborsClassifier) in the learned metric. Prints
-per-phase seconds and errors as one JSON line. Run: see docs/python-baseline.md.
+per-phase seconds and errors as one JSON line. Run: see docs/howto-real-data.md,
+"A Python baseline".
 """
 import argparse
 import json

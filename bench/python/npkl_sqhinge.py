@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """SimpleNPKL, squared hinge, on all 20,000 letters, as a numpy/scipy + scikit-learn user writes it.
 
-Issue 24's letters case (`psdlearn bench --suite algos --case "simplenpkl
-sqhinge"`): standardise all 20,000 letters; the kNN graph (k = 50, union,
+The letters case of `psdlearn bench --suite algos --case "simplenpkl
+sqhinge"`: standardise all 20,000 letters; the kNN graph (k = 50, union,
 binary weights) and its normalised Laplacian L = I - D^-1/2 S D^-1/2;
 pairwise constraints sampled as constraints.XingPairs does (random pairs
 until the must-links leave 0.7 n components; T = +1 within a class, -1
@@ -14,7 +14,7 @@ finally k-means (26 clusters, 3 restarts) on the kernel's features V
 sqrt(lambda) and the pairwise accuracy. Prints per-phase seconds, products
 (ARPACK's operator applications) and the accuracy as one JSON line.
 
-Run (see docs/eigen-sequences.md, seventh round):
+Run (see docs/howto-real-data.md, "A Python baseline"):
     OPENBLAS_NUM_THREADS=2 python3 bench/python/npkl_sqhinge.py
 """
 import argparse

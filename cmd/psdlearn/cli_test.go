@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// Tests of issue 23, "The command-line tool, complete": CSV headers,
+// Tests of the command-line tool as a whole: CSV headers,
 // standard input and output, unlabelled data, help, version, exit codes,
 // flags that do not apply to the chosen algorithm.
 
@@ -68,7 +68,7 @@ func decodeJSON(t *testing.T, out string) map[string]any {
 }
 
 // TestCSVHeaderFlags: a headerless CSV keeps its first row (it lost it
-// before issue 23), a header is detected, --header/--no-header force it,
+// once), a header is detected, --header/--no-header force it,
 // giving both is a usage error, and an undecidable file asks for one.
 func TestCSVHeaderFlags(t *testing.T) {
 	dir := t.TempDir()

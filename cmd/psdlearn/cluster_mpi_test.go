@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/model"
@@ -22,7 +23,7 @@ import (
 // with the linear loss, with 3 squared-hinge iterations, and with iris in
 // one file per rank (--data part-{rank}.csv, 100 and 50 rows): rank 0 must
 // print one JSON summary (psdlearn/cluster-mpi/v1) whose pairwise accuracy
-// equals run 1 of the one-process npkl.Cluster with the command's defaults
+// equals run 1 of the one-process psdlearn.Cluster with the command's defaults
 // and whose eigenvalues and objective agree to 1e-9 relative, and write a
 // kernel model; an unsupported flag (--standardize, --runs 2) must fail
 // the job. Skipped without -tags mpi or mpirun.
@@ -88,7 +89,7 @@ func TestClusterMPI(t *testing.T) {
 			if sum.Schema != "psdlearn/cluster-mpi/v1" || sum.Loss != tc.loss.String() || sum.Ranks != 2 || sum.N != 150 || sum.Out != path || sum.Phases["learn"] <= 0 {
 				t.Errorf("summary %+v", sum)
 			}
-			rep, err := npkl.Cluster(context.Background(), ds.X, ds.Y, npkl.ClusterOptions{
+			rep, err := psdlearn.Cluster(context.Background(), ds.X, ds.Y, psdlearn.ClusterOptions{
 				Neighbors: 5, Graph: g, Ratio: 0.7, Runs: 1, Restarts: 10, CGrid: []float64{0.5}, Seed: 1,
 				Learn: npkl.Options{Loss: tc.loss, B: 1, Iters: 3},
 			})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/engine"
@@ -44,7 +45,7 @@ func TestClusterJSON(t *testing.T) {
 		loss, _ := npkl.ParseLoss(tc.loss)
 		sel, _ := npkl.ParseSelection(tc.sel)
 		b, _ := engine.Get("go")
-		rep, err := npkl.Cluster(context.Background(), ds.X, ds.Y, npkl.ClusterOptions{
+		rep, err := psdlearn.Cluster(context.Background(), ds.X, ds.Y, psdlearn.ClusterOptions{
 			Neighbors: 5, Ratio: 0.7, Runs: 4, Restarts: 10, Seed: 3, Selection: sel, Fraction: 0.5,
 			Learn: npkl.Options{Loss: loss, B: 1, C: 0.5, Backend: b},
 		})
@@ -54,17 +55,17 @@ func TestClusterJSON(t *testing.T) {
 		if sum.Algo != "simplenpkl" || sum.Loss != tc.loss || sum.Backend != "go" || sum.N != 150 || sum.Dim != 4 || sum.Clusters != 3 || sum.Runs != 4 {
 			t.Errorf("%v: summary header %+v", tc, sum)
 		}
-		if sum.Accuracy != rep.AccuracyMean || sum.AccuracySD != rep.AccuracySD || len(sum.Accuracies) != 4 {
+		if float64(sum.Accuracy) != rep.AccuracyMean || float64(sum.AccuracySD) != rep.AccuracySD || len(sum.Accuracies) != 4 {
 			t.Errorf("%v: CLI accuracy %v ± %v, library %v ± %v", tc, sum.Accuracy, sum.AccuracySD, rep.AccuracyMean, rep.AccuracySD)
 		}
-		if sum.Rank != rep.RankMean || sum.Constraints != rep.ConstraintsMean || sum.Used != rep.UsedMean {
+		if float64(sum.Rank) != rep.RankMean || float64(sum.Constraints) != rep.ConstraintsMean || float64(sum.Used) != rep.UsedMean {
 			t.Errorf("%v: rank/constraints %v/%v/%v, library %v/%v/%v", tc, sum.Rank, sum.Constraints, sum.Used, rep.RankMean, rep.ConstraintsMean, rep.UsedMean)
 		}
 		wantIters := 1
 		if tc.loss == "sqhinge" {
 			wantIters = 10
 		}
-		if len(sum.Objective) != wantIters || sum.Iterations != float64(wantIters) {
+		if len(sum.Objective) != wantIters || sum.Iterations != jsonFloat(wantIters) {
 			t.Errorf("%v: %v iterations, objective %v", tc, sum.Iterations, sum.Objective)
 		}
 		if sum.KMeans == nil || !(*sum.KMeans < sum.Accuracy) {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -61,12 +60,19 @@ func schemaOf(command string) string {
 	return fmt.Sprintf("psdlearn/%s/v%d", command, schemaVersion)
 }
 
-// emitJSON writes v to stdout as one JSON object on one line. NaN and ±Inf
-// (which JSON cannot represent) are written as null. The object starts with
-// "schema": "psdlearn/<command>/v1" naming its layout (docs/json-schema.md).
-// The warnings of the command line (warnUser) are in its "warnings" array:
-// v's own field of that name, else one added after "schema".
+// emitJSON writes v, a typed output struct, to stdout as one JSON object on
+// one line. Its floats that may be NaN or ±Inf are jsonFloat (written as
+// null). The object starts with "schema": "psdlearn/<command>/v1" naming
+// its layout (docs/json-schema.md). The warnings of the command line
+// (warnUser) are in its "warnings" array: v's own field of that name, else
+// one added after "schema".
 func emitJSON(env *cmdEnv, v any) error {
+	return emitJSONAs(env, env.command, v)
+}
+
+// emitJSONAs is emitJSON with the schema of command (the distributed runs
+// have their own: "train-mpi", "cluster-mpi").
+func emitJSONAs(env *cmdEnv, command string, v any) error {
 	inject := false
 	if len(cur.warnings) > 0 {
 		var had bool
@@ -75,16 +81,10 @@ func emitJSON(env *cmdEnv, v any) error {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		var uv *json.UnsupportedValueError
-		if !errors.As(err, &uv) {
-			return fmt.Errorf("encoding JSON output: %w", err)
-		}
-		if b, err = json.Marshal(jsonSafe(reflect.ValueOf(v))); err != nil {
-			return fmt.Errorf("encoding JSON output: %w", err)
-		}
+		return fmt.Errorf("encoding JSON output: %w", err)
 	}
-	if env.command != "" && len(b) >= 2 && b[0] == '{' {
-		head := []byte(`{"schema":` + strconv.Quote(schemaOf(env.command)))
+	if command != "" && len(b) >= 2 && b[0] == '{' {
+		head := []byte(`{"schema":` + strconv.Quote(schemaOf(command)))
 		if inject {
 			head = append(append(head, ','), warningsJSON(cur.warnings)...)
 		}
@@ -96,118 +96,6 @@ func emitJSON(env *cmdEnv, v any) error {
 	b = append(b, '\n')
 	_, err = env.stdout.Write(b)
 	return err
-}
-
-// jsonSafe converts v into plain JSON values (maps, slices, numbers, strings)
-// with non-finite floats replaced by nil. It follows encoding/json's field
-// naming: json tags, "-", omitempty, embedded structs flattened.
-func jsonSafe(v reflect.Value) any {
-	if !v.IsValid() {
-		return nil
-	}
-	if v.Kind() != reflect.Pointer && v.Kind() != reflect.Interface && v.CanInterface() {
-		if m, ok := v.Interface().(json.Marshaler); ok {
-			return marshalerValue(m)
-		}
-	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			return nil
-		}
-		if v.CanInterface() {
-			if m, ok := v.Interface().(json.Marshaler); ok {
-				return marshalerValue(m)
-			}
-		}
-		return jsonSafe(v.Elem())
-	case reflect.Float32, reflect.Float64:
-		f := v.Float()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil
-		}
-		return f
-	case reflect.Slice:
-		if v.IsNil() {
-			return nil
-		}
-		fallthrough
-	case reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return v.Interface()
-		}
-		out := make([]any, v.Len())
-		for i := range out {
-			out[i] = jsonSafe(v.Index(i))
-		}
-		return out
-	case reflect.Map:
-		if v.IsNil() {
-			return nil
-		}
-		out := make(map[string]any, v.Len())
-		it := v.MapRange()
-		for it.Next() {
-			out[fmt.Sprint(it.Key().Interface())] = jsonSafe(it.Value())
-		}
-		return out
-	case reflect.Struct:
-		out := map[string]any{}
-		structFields(v, out)
-		return out
-	default:
-		if v.CanInterface() {
-			return v.Interface()
-		}
-		return nil
-	}
-}
-
-func marshalerValue(m json.Marshaler) any {
-	b, err := m.MarshalJSON()
-	if err != nil {
-		return nil
-	}
-	var out any
-	if json.Unmarshal(b, &out) != nil {
-		return nil
-	}
-	return out
-}
-
-func structFields(v reflect.Value, out map[string]any) {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		fv := v.Field(i)
-		if f.Anonymous && name == "" {
-			if fv.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					continue
-				}
-				fv = fv.Elem()
-			}
-			if fv.Kind() == reflect.Struct {
-				structFields(fv, out)
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if strings.Contains(opts, "omitempty") && fv.IsZero() {
-			continue
-		}
-		out[name] = jsonSafe(fv)
-	}
 }
 
 // loadData loads a data SPEC: a .csv, .libsvm/.svm/.txt file,
@@ -359,12 +247,32 @@ func parseNumberList(flagName, s string) ([]float64, error) {
 	return out, nil
 }
 
-// finiteOrNil returns v, or nil for NaN and ±Inf, for JSON output.
-func finiteOrNil(v float64) any {
+// jsonFloats returns v as JSON numbers (null for NaN and ±Inf).
+func jsonFloats(v []float64) []jsonFloat {
+	if v == nil {
+		return nil
+	}
+	out := make([]jsonFloat, len(v))
+	for i, x := range v {
+		out[i] = jsonFloat(x)
+	}
+	return out
+}
+
+// ptrFloat returns a pointer to v: a field that is written whenever it is
+// set, as null when v is NaN or infinite.
+func ptrFloat(v float64) *jsonFloat {
+	f := jsonFloat(v)
+	return &f
+}
+
+// optFloat returns a pointer to v, or nil for NaN and ±Inf: an omitempty
+// field that is left out when there is nothing to report.
+func optFloat(v float64) *jsonFloat {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
 	}
-	return v
+	return ptrFloat(v)
 }
 
 // jsonFloat is a float64 written as a JSON number, or as null when it is

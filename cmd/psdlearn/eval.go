@@ -4,9 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math"
+	"strconv"
 	"strings"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
@@ -45,149 +48,166 @@ type evalSummary struct {
 	// before the split), "test" (its separate test set), "none" (neither)
 	// or "unknown" (the model records none, e.g. a version 1 file). Empty
 	// when not checked (--split, --ref, --loo, kernel models).
-	DataMatch          string `json:"data_match,omitempty"`
-	K                  int    `json:"k,omitempty"`
-	NRef               int    `json:"n_ref,omitempty"`
-	NTest              int    `json:"n_test"`
-	Dim                int    `json:"dim,omitempty"`
-	Rank               int    `json:"rank"`
-	ValError           any    `json:"val_error,omitempty"`
-	TestError          any    `json:"test_error,omitempty"`
-	EuclideanTestError any    `json:"euclidean_test_error,omitempty"`
-	Clusters           int    `json:"clusters,omitempty"`
-	ClusterAccuracy    any    `json:"cluster_accuracy,omitempty"`
-	KMeansAccuracy     any    `json:"kmeans_accuracy,omitempty"`
+	DataMatch          string     `json:"data_match,omitempty"`
+	K                  int        `json:"k,omitempty"`
+	NRef               int        `json:"n_ref,omitempty"`
+	NTest              int        `json:"n_test"`
+	Dim                int        `json:"dim,omitempty"`
+	Rank               int        `json:"rank"`
+	ValError           *jsonFloat `json:"val_error,omitempty"`
+	TestError          *jsonFloat `json:"test_error,omitempty"`
+	EuclideanTestError *jsonFloat `json:"euclidean_test_error,omitempty"`
+	Clusters           int        `json:"clusters,omitempty"`
+	ClusterAccuracy    *jsonFloat `json:"cluster_accuracy,omitempty"`
+	KMeansAccuracy     *jsonFloat `json:"kmeans_accuracy,omitempty"`
 	// Retrieval (--precision-at K): PrecisionK is K, PrecisionAtK the mean
 	// over the scored rows of the fraction of their K nearest reference
 	// rows in the learned metric (kernel models: the kernel's feature
 	// space, leave-one-out) that share their label, and
 	// EuclideanPrecisionAtK the same in the Euclidean distance of the
 	// preprocessed features.
-	PrecisionK            int `json:"precision_k,omitempty"`
-	PrecisionAtK          any `json:"precision_at_k,omitempty"`
-	EuclideanPrecisionAtK any `json:"euclidean_precision_at_k,omitempty"`
+	PrecisionK            int        `json:"precision_k,omitempty"`
+	PrecisionAtK          *jsonFloat `json:"precision_at_k,omitempty"`
+	EuclideanPrecisionAtK *jsonFloat `json:"euclidean_precision_at_k,omitempty"`
 	// Pair verification (--pairs): the ROC AUC of the model's distances
 	// on the labelled pairs of Pairs (rows of --data), the Euclidean AUC
 	// of the preprocessed features (metric models), and with --threshold
 	// or --val-pairs the threshold, where it came from ("flag" or
 	// "val-pairs", then ValPairAccuracy is its accuracy on those pairs)
 	// and PairAccuracy, the accuracy of its decisions on Pairs.
-	Pairs           string  `json:"pairs,omitempty"`
-	NPairs          int     `json:"n_pairs,omitempty"`
-	AUC             any     `json:"auc,omitempty"`
-	EuclideanAUC    any     `json:"euclidean_auc,omitempty"`
-	Threshold       any     `json:"threshold,omitempty"`
-	ThresholdFrom   string  `json:"threshold_from,omitempty"`
-	ValPairs        string  `json:"val_pairs,omitempty"`
-	NValPairs       int     `json:"n_val_pairs,omitempty"`
-	ValPairAccuracy any     `json:"val_pair_accuracy,omitempty"`
-	PairAccuracy    any     `json:"pair_accuracy,omitempty"`
-	PeakRSSMB       float64 `json:"peak_rss_mb"`
+	Pairs           string     `json:"pairs,omitempty"`
+	NPairs          int        `json:"n_pairs,omitempty"`
+	AUC             *jsonFloat `json:"auc,omitempty"`
+	EuclideanAUC    *jsonFloat `json:"euclidean_auc,omitempty"`
+	Threshold       *jsonFloat `json:"threshold,omitempty"`
+	ThresholdFrom   string     `json:"threshold_from,omitempty"`
+	ValPairs        string     `json:"val_pairs,omitempty"`
+	NValPairs       int        `json:"n_val_pairs,omitempty"`
+	ValPairAccuracy *jsonFloat `json:"val_pair_accuracy,omitempty"`
+	PairAccuracy    *jsonFloat `json:"pair_accuracy,omitempty"`
+	PeakRSSMB       jsonFloat  `json:"peak_rss_mb"`
+}
+
+// evalFlags are the options of psdlearn eval.
+type evalFlags struct {
+	modelPath, spec, labelCol, split, ref, backend, pairs, threshold, valPairs string
+	k, precK, clusters, runs                                                   int
+	loo                                                                        bool
+	seed                                                                       uint64
 }
 
 func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "eval")
-	modelPath := fs.String("model", "", "model file written by psdlearn train (or another learner)")
-	spec := fs.String("data", "", "data SPEC to evaluate on (raw features: the model's preprocessing is applied)")
-	var labelCol string
-	labelColFlag(fs, &labelCol)
-	k := fs.Int("k", 3, "k of the k-NN classifier")
-	split := fs.String("split", "", "split --data as train did: the first part is the k-NN reference, the last the test set, a middle part the validation set (default: the split recorded in the model, when --data is the data it was trained on)")
-	ref := fs.String("ref", "", "k-NN reference (training) data SPEC; --data is then the test set")
-	loo := fs.Bool("loo", false, "leave-one-out k-NN error over all rows of --data, ignoring the split recorded in the model")
-	seed := fs.Uint64("seed", 1, "random seed of --split fractions and of k-means (default: the seed recorded in the model, else 1)")
-	backend := fs.String("backend", "", "numerical backend: "+strings.Join(engine.Names(), "|"))
-	precK := fs.Int("precision-at", 0, "also score retrieval: precision@K of the scored rows against the reference rows (kernel models: leave-one-out over the kernel's points); 0: off")
-	pairsPath := fs.String("pairs", "", "also score pair verification: CSV i,j,y of labelled pairs of rows of --data (y = +1 similar, -1 dissimilar): ROC AUC of the distances")
-	thresholdFlag := fs.String("threshold", "", "accuracy of deciding the --pairs similar when their distance is ≤ this")
-	valPairs := fs.String("val-pairs", "", "CSV i,j,y of validation pairs of --data: the accuracy on --pairs is at the threshold most accurate on these")
-	rules := []flagRule{
-		{"threshold", "--pairs", func() bool { return *pairsPath != "" }},
-		{"val-pairs", "--pairs", func() bool { return *pairsPath != "" }},
-	}
-	annotateFlagRules(fs, rules)
-	clusters := fs.Int("clusters", 0, "kernel models: number of clusters (default: the model's, from cluster --out, else the number of classes)")
-	runs := fs.Int("runs", 10, "kernel models: k-means restarts (default: the model's, from cluster --out, else 10)")
+	var f evalFlags
+	rules := defineEvalFlags(fs, &f)
 	if err := parseFlags(fs, "eval", args); err != nil {
 		return err
 	}
-	if err := checkFlagRules(fs, "eval", "evaluation without --pairs", rules); err != nil {
-		return err
-	}
-	if *precK < 0 {
-		return usagef("eval: --precision-at %d: want K ≥ 1, or 0 for none", *precK)
-	}
-	threshold := math.NaN()
-	if *thresholdFlag != "" && *valPairs != "" {
-		return usagef("eval: give --threshold or --val-pairs, not both")
-	}
-	if *thresholdFlag != "" {
-		v, err := parseThreshold(*thresholdFlag)
-		if err != nil {
-			return err
-		}
-		threshold = v
-	}
-	if err := requireFlags("eval", "", []string{"model", "data"}, *modelPath, *spec); err != nil {
-		return err
-	}
-	if *split != "" && *ref != "" {
-		return usagef("eval: give --split or --ref, not both")
-	}
-	if *loo && (*split != "" || *ref != "") {
-		return usagef("eval: --loo scores every row of --data: give it without --split and --ref")
-	}
-	seedGiven := false
-	fs.Visit(func(fl *flag.Flag) { seedGiven = seedGiven || fl.Name == "seed" })
-	if *k < 1 || *runs < 1 || *clusters < 0 {
-		return usagef("eval: --k %d, --runs %d, --clusters %d: want --k and --runs ≥ 1 and --clusters ≥ 0 (0: the number of classes)", *k, *runs, *clusters)
-	}
-	b, err := resolveBackend(*backend)
+	threshold, err := checkEvalFlags(fs, f, rules)
 	if err != nil {
 		return err
 	}
-	m, err := model.LoadFile(*modelPath)
+	b, err := resolveBackend(f.backend)
+	if err != nil {
+		return err
+	}
+	m, err := model.LoadFile(f.modelPath)
 	if err != nil {
 		return err
 	}
 	warnUser(modelWarning(m))
-	d, err := loadDataFeatures(*spec, labelCol, m.InputDim(), "the input dimension of the model")
+	d, err := loadDataFeatures(f.spec, f.labelCol, m.InputDim(), "the input dimension of the model")
 	if err != nil {
 		return err
 	}
-	sum := evalSummary{Model: *modelPath, Kind: m.Kind, Algo: m.Algo, Backend: b.Name(), Data: *spec}
+	sum := evalSummary{Model: f.modelPath, Kind: m.Kind, Algo: m.Algo, Backend: b.Name(), Data: f.spec}
 	if m.Kind == model.KindKernel {
-		kseed, kruns, kclusters := kernelEvalDefaults(fs, m, *seed, *runs, *clusters)
-		if err := evalKernel(ctx, &sum, b, m, d, kclusters, kruns, kseed, *precK); err != nil {
-			return err
-		}
+		kseed, kruns, kclusters := kernelEvalDefaults(fs, m, f.seed, f.runs, f.clusters)
+		err = evalKernel(ctx, &sum, b, m, d, kclusters, kruns, kseed, f.precK)
 	} else {
-		rows, err := evalRows(&sum, m, d, *split, *ref, *loo, *seed, seedGiven)
-		if err != nil {
-			return err
-		}
-		if err := evalMetric(&sum, b, m, d, *k, rows, *ref, labelCol, *precK); err != nil {
-			return err
+		var rows evalPlan
+		if rows, err = evalRows(&sum, m, d, f.split, f.ref, f.loo, f.seed, flagGiven(fs, "seed")); err == nil {
+			err = evalMetric(&sum, b, m, d, f.k, rows, f.ref, f.labelCol, f.precK)
 		}
 	}
-	if *pairsPath != "" {
-		if err := evalPairs(&sum, m, d, *pairsPath, *valPairs, threshold); err != nil {
-			return err
-		}
+	if err == nil && f.pairs != "" {
+		err = evalPairs(&sum, m, d, f.pairs, f.valPairs, threshold)
 	}
-	sum.PeakRSSMB = peakRSSMB()
+	if err != nil {
+		return err
+	}
+	sum.PeakRSSMB = jsonFloat(peakRSSMB())
 	if env.json {
 		return emitJSON(env, sum)
 	}
-	w := env.stdout
+	printEvalSummary(env.stdout, sum)
+	return nil
+}
+
+// defineEvalFlags defines the flags of eval on fs and returns their
+// scope rules.
+func defineEvalFlags(fs *flag.FlagSet, f *evalFlags) []flagRule {
+	fs.StringVar(&f.modelPath, "model", "", "model file written by psdlearn train (or another learner)")
+	fs.StringVar(&f.spec, "data", "", "data SPEC to evaluate on (raw features: the model's preprocessing is applied)")
+	labelColFlag(fs, &f.labelCol)
+	fs.IntVar(&f.k, "k", psdlearn.DefaultK, "k of the k-NN classifier")
+	fs.StringVar(&f.split, "split", "", "split --data as train did: the first part is the k-NN reference, the last the test set, a middle part the validation set (default: the split recorded in the model, when --data is the data it was trained on)")
+	fs.StringVar(&f.ref, "ref", "", "k-NN reference (training) data SPEC; --data is then the test set")
+	fs.BoolVar(&f.loo, "loo", false, "leave-one-out k-NN error over all rows of --data, ignoring the split recorded in the model")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed of --split fractions and of k-means (default: the seed recorded in the model, else 1)")
+	fs.StringVar(&f.backend, "backend", "", "numerical backend: "+strings.Join(engine.Names(), "|"))
+	fs.IntVar(&f.precK, "precision-at", 0, "also score retrieval: precision@K of the scored rows against the reference rows (kernel models: leave-one-out over the kernel's points); 0: off")
+	fs.StringVar(&f.pairs, "pairs", "", "also score pair verification: CSV i,j,y of labelled pairs of rows of --data (y = +1 similar, -1 dissimilar): ROC AUC of the distances")
+	fs.StringVar(&f.threshold, "threshold", "", "accuracy of deciding the --pairs similar when their distance is ≤ this")
+	fs.StringVar(&f.valPairs, "val-pairs", "", "CSV i,j,y of validation pairs of --data: the accuracy on --pairs is at the threshold most accurate on these")
+	rules := []flagRule{
+		{"threshold", "--pairs", func() bool { return f.pairs != "" }},
+		{"val-pairs", "--pairs", func() bool { return f.pairs != "" }},
+	}
+	annotateFlagRules(fs, rules)
+	fs.IntVar(&f.clusters, "clusters", 0, "kernel models: number of clusters (default: the model's, from cluster --out, else the number of classes)")
+	fs.IntVar(&f.runs, "runs", eval.DefaultRestarts, "kernel models: k-means restarts (default: the model's, from cluster --out, else "+strconv.Itoa(eval.DefaultRestarts)+")")
+	return rules
+}
+
+// checkEvalFlags checks the flags of eval against one another and returns
+// --threshold (NaN when not given).
+func checkEvalFlags(fs *flag.FlagSet, f evalFlags, rules []flagRule) (float64, error) {
+	if err := checkFlagRules(fs, "eval", "evaluation without --pairs", rules); err != nil {
+		return 0, err
+	}
+	if f.precK < 0 {
+		return 0, usagef("eval: --precision-at %d: want K ≥ 1, or 0 for none", f.precK)
+	}
+	threshold := math.NaN()
+	if f.threshold != "" && f.valPairs != "" {
+		return 0, usagef("eval: give --threshold or --val-pairs, not both")
+	}
+	if f.threshold != "" {
+		v, err := parseThreshold(f.threshold)
+		if err != nil {
+			return 0, err
+		}
+		threshold = v
+	}
+	if err := requireFlags("eval", "", []string{"model", "data"}, f.modelPath, f.spec); err != nil {
+		return 0, err
+	}
+	switch {
+	case f.split != "" && f.ref != "":
+		return 0, usagef("eval: give --split or --ref, not both")
+	case f.loo && (f.split != "" || f.ref != ""):
+		return 0, usagef("eval: --loo scores every row of --data: give it without --split and --ref")
+	case f.k < 1 || f.runs < 1 || f.clusters < 0:
+		return 0, usagef("eval: --k %d, --runs %d, --clusters %d: want --k and --runs ≥ 1 and --clusters ≥ 0 (0: the number of classes)", f.k, f.runs, f.clusters)
+	}
+	return threshold, nil
+}
+
+// printEvalSummary prints the text summary of an evaluation.
+func printEvalSummary(w io.Writer, sum evalSummary) {
 	fmt.Fprintf(w, "%s %s model %s on %s (backend %s)\n", sum.Algo, sum.Kind, sum.Model, sum.Data, sum.Backend)
 	fmt.Fprintf(w, "  rows: %s\n", sum.Rows)
-	pct := func(v any) string {
-		if f, ok := v.(float64); ok {
-			return fmt.Sprintf("%.2f%%", 100*f)
-		}
-		return "n/a"
-	}
 	switch sum.Mode {
 	case "cluster":
 		fmt.Fprintf(w, "  kernel k-means, %d clusters on %d points: pairwise accuracy %s (k-means on the features: %s)\n", sum.Clusters, sum.NTest, pct(sum.ClusterAccuracy), pct(sum.KMeansAccuracy))
@@ -213,22 +233,29 @@ func runEval(ctx context.Context, env *cmdEnv, args []string) error {
 			fmt.Fprintf(w, " (Euclidean %s)", num4(sum.EuclideanAUC))
 		}
 		if sum.Threshold != nil {
-			fmt.Fprintf(w, "; accuracy %s at threshold %.6g", pct(sum.PairAccuracy), sum.Threshold)
+			fmt.Fprintf(w, "; accuracy %s at threshold %.6g", pct(sum.PairAccuracy), *sum.Threshold)
 			if sum.ThresholdFrom == "val-pairs" {
 				fmt.Fprintf(w, " (calibrated on %d pairs of %s: accuracy %s)", sum.NValPairs, sum.ValPairs, pct(sum.ValPairAccuracy))
 			}
 		}
 		fmt.Fprintln(w)
 	}
-	return nil
+}
+
+// pct formats a fraction as a percentage with 2 decimals, or "n/a".
+func pct(v *jsonFloat) string {
+	if v == nil || !v.ok() {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f%%", 100*float64(*v))
 }
 
 // num4 formats a number with 4 decimals, or "n/a".
-func num4(v any) string {
-	if f, ok := v.(float64); ok {
-		return fmt.Sprintf("%.4f", f)
+func num4(v *jsonFloat) string {
+	if v == nil || !v.ok() {
+		return "n/a"
 	}
-	return "n/a"
+	return fmt.Sprintf("%.4f", float64(*v))
 }
 
 // evalPairs fills sum with the pair-verification scores of the model's
@@ -241,55 +268,55 @@ func evalPairs(sum *evalSummary, m *model.Model, d *data.Dataset, pairsPath, val
 	}
 	ps, err := readPairsFile(pairsPath, n, what, true)
 	if err != nil {
-		return fmt.Errorf("eval: --pairs %w", err)
+		return fmt.Errorf("eval: --pairs: %w", err)
 	}
-	dist, err := modelPairDistances(m, d, ps.ij)
+	dist, err := modelPairDistances(m, d, ps.IJ)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	sum.Pairs, sum.NPairs = pairsPath, len(ps.ij)
-	auc, err := eval.PairAUC(dist, ps.y)
+	sum.Pairs, sum.NPairs = pairsPath, len(ps.IJ)
+	auc, err := eval.PairAUC(dist, ps.Y)
 	if err != nil {
 		return fmt.Errorf("eval: --pairs %s: %w", pairsPath, err)
 	}
-	sum.AUC = auc
+	sum.AUC = ptrFloat(auc)
 	if m.Kind != model.KindKernel {
 		x, err := m.Prepare(d.X)
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
-		eu := make([]float64, len(ps.ij))
-		for r, p := range ps.ij {
+		eu := make([]float64, len(ps.IJ))
+		for r, p := range ps.IJ {
 			eu[r] = rowDistance(x, p[0], p[1])
 		}
-		if a, err := eval.PairAUC(eu, ps.y); err == nil {
-			sum.EuclideanAUC = a
+		if a, err := eval.PairAUC(eu, ps.Y); err == nil {
+			sum.EuclideanAUC = ptrFloat(a)
 		}
 	}
 	if valPath != "" {
 		vs, err := readPairsFile(valPath, n, what, true)
 		if err != nil {
-			return fmt.Errorf("eval: --val-pairs %w", err)
+			return fmt.Errorf("eval: --val-pairs: %w", err)
 		}
-		vd, err := modelPairDistances(m, d, vs.ij)
+		vd, err := modelPairDistances(m, d, vs.IJ)
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
-		t, acc, err := eval.CalibrateThreshold(vd, vs.y)
+		t, acc, err := eval.CalibrateThreshold(vd, vs.Y)
 		if err != nil {
 			return fmt.Errorf("eval: --val-pairs %s: %w", valPath, err)
 		}
 		threshold = t
-		sum.ValPairs, sum.NValPairs, sum.ValPairAccuracy, sum.ThresholdFrom = valPath, len(vs.ij), acc, "val-pairs"
+		sum.ValPairs, sum.NValPairs, sum.ValPairAccuracy, sum.ThresholdFrom = valPath, len(vs.IJ), ptrFloat(acc), "val-pairs"
 	} else if !math.IsNaN(threshold) {
 		sum.ThresholdFrom = "flag"
 	}
 	if !math.IsNaN(threshold) {
-		acc, err := eval.PairAccuracy(dist, ps.y, threshold)
+		acc, err := eval.PairAccuracy(dist, ps.Y, threshold)
 		if err != nil {
 			return fmt.Errorf("eval: --pairs %s: %w", pairsPath, err)
 		}
-		sum.Threshold, sum.PairAccuracy = threshold, acc
+		sum.Threshold, sum.PairAccuracy = ptrFloat(threshold), ptrFloat(acc)
 	}
 	return nil
 }
@@ -429,16 +456,7 @@ func (p evalPlan) scored() int {
 // of plan.
 func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Dataset, k int, plan evalPlan, refSpec, labelCol string, precK int) error {
 	sum.K, sum.Dim, sum.Rank = k, m.Metric.Dim(), m.Metric.Rank()
-	prep := func(ds *data.Dataset) (*data.Dataset, error) {
-		if want := m.InputDim(); ds.Dim() != want {
-			return nil, fmt.Errorf("eval: %q has %d features, the model expects %d", ds.Name, ds.Dim(), want)
-		}
-		x, err := m.Prepare(ds.X)
-		if err != nil {
-			return nil, err
-		}
-		return ds.WithX(x), nil
-	}
+	prep := func(ds *data.Dataset) (*data.Dataset, error) { return evalPrepare(m, ds) }
 	var refDS, testDS, valDS *data.Dataset
 	switch {
 	case plan.parts != nil:
@@ -459,35 +477,7 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 		}
 		refDS, testDS = r, d
 	default:
-		x, err := prep(d)
-		if err != nil {
-			return err
-		}
-		z, err := m.Metric.TransformBLAS(b.BLAS(), x.X)
-		if err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-		e, err := eval.LOOKNNError(b, z, x.Y, k)
-		if err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-		eu, err := eval.LOOKNNError(b, x.X, x.Y, k)
-		if err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-		sum.NTest, sum.TestError, sum.EuclideanTestError = x.Len(), e, eu
-		if precK > 0 {
-			p, err := eval.LOOPrecisionAtK(b, z, x.Y, precK)
-			if err != nil {
-				return fmt.Errorf("eval: --precision-at: %w", err)
-			}
-			pe, err := eval.LOOPrecisionAtK(b, x.X, x.Y, precK)
-			if err != nil {
-				return fmt.Errorf("eval: --precision-at: %w", err)
-			}
-			sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, p, pe
-		}
-		return nil
+		return evalMetricLOO(sum, b, m, d, k, precK)
 	}
 	for _, p := range []struct {
 		name string
@@ -516,7 +506,7 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
-		sum.NTest, sum.TestError, sum.EuclideanTestError = testDS.Len(), e, eu
+		sum.NTest, sum.TestError, sum.EuclideanTestError = testDS.Len(), ptrFloat(e), ptrFloat(eu)
 	}
 	if valDS != nil {
 		if valDS, err = prep(valDS); err != nil {
@@ -526,7 +516,7 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
-		sum.ValError = v
+		sum.ValError = ptrFloat(v)
 	}
 	// The rows scored: the test rows, else the validation rows.
 	q := testDS
@@ -542,9 +532,56 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 		if err != nil {
 			return fmt.Errorf("eval: --precision-at: %w", err)
 		}
-		sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, p, pe
+		sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, ptrFloat(p), ptrFloat(pe)
 	}
 	return nil
+}
+
+// evalMetricLOO fills sum with the leave-one-out k-NN errors of a metric
+// model on the rows of d (and the precision@precK).
+func evalMetricLOO(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Dataset, k, precK int) error {
+	x, err := evalPrepare(m, d)
+	if err != nil {
+		return err
+	}
+	z, err := m.Metric.TransformBLAS(b.BLAS(), x.X)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	e, err := eval.LOOKNNError(b, z, x.Y, k)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	eu, err := eval.LOOKNNError(b, x.X, x.Y, k)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	sum.NTest, sum.TestError, sum.EuclideanTestError = x.Len(), ptrFloat(e), ptrFloat(eu)
+	if precK > 0 {
+		p, err := eval.LOOPrecisionAtK(b, z, x.Y, precK)
+		if err != nil {
+			return fmt.Errorf("eval: --precision-at: %w", err)
+		}
+		pe, err := eval.LOOPrecisionAtK(b, x.X, x.Y, precK)
+		if err != nil {
+			return fmt.Errorf("eval: --precision-at: %w", err)
+		}
+		sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, ptrFloat(p), ptrFloat(pe)
+	}
+	return nil
+}
+
+// evalPrepare applies the preprocessing of metric model m to the rows of
+// ds.
+func evalPrepare(m *model.Model, ds *data.Dataset) (*data.Dataset, error) {
+	if want := m.InputDim(); ds.Dim() != want {
+		return nil, fmt.Errorf("eval: %q has %d features, the model expects %d", ds.Name, ds.Dim(), want)
+	}
+	x, err := m.Prepare(ds.X)
+	if err != nil {
+		return nil, err
+	}
+	return ds.WithX(x), nil
 }
 
 // evalKernel clusters the kernel's points with kernel k-means and scores the
@@ -570,12 +607,7 @@ func evalKernel(ctx context.Context, sum *evalSummary, b engine.Backend, m *mode
 	acc, bacc := eval.PairwiseAccuracy(d.Y, res.Assign), eval.PairwiseAccuracy(d.Y, base.Assign)
 	sum.Mode, sum.NTest, sum.Rank, sum.Clusters = "cluster", n, m.Kernel.Rank(), clusters
 	sum.Rows = rows
-	if !math.IsNaN(acc) {
-		sum.ClusterAccuracy = acc
-	}
-	if !math.IsNaN(bacc) {
-		sum.KMeansAccuracy = bacc
-	}
+	sum.ClusterAccuracy, sum.KMeansAccuracy = optFloat(acc), optFloat(bacc)
 	if precK > 0 {
 		// Retrieval among the kernel's points: leave-one-out in its feature
 		// space (the rows of V·diag(√λ)), and in the features of --data.
@@ -587,7 +619,7 @@ func evalKernel(ctx context.Context, sum *evalSummary, b engine.Backend, m *mode
 		if err != nil {
 			return fmt.Errorf("eval: --precision-at: %w", err)
 		}
-		sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, p, pe
+		sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, ptrFloat(p), ptrFloat(pe)
 	}
 	return nil
 }

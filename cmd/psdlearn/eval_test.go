@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestEvalRecordedSplit is issue 23's eval: by default eval scores the test
+// TestEvalRecordedSplit: by default eval scores the test
 // rows of the split recorded in the model when --data is the data the model
 // was trained on (same SHA-256), says which rows it scored, and explicit
 // --split, --seed, --ref and --loo override the recorded split.

@@ -16,11 +16,11 @@ import (
 	"github.com/psdlearn/psdlearn/progress"
 )
 
-// TestIssue44Reproducers runs the listed reproducers of issue 44 in-process
+// TestHostileReproducers runs the reproducers of hostile input in-process
 // (the generator, TestAdversarial, runs the classes on the built binaries):
 // each is a one-line error of the right status or a warning, never a
 // crash, a silent answer or an error found after the run.
-func TestIssue44Reproducers(t *testing.T) {
+func TestHostileReproducers(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)
@@ -166,7 +166,7 @@ func TestCheckWritable(t *testing.T) {
 	}
 }
 
-// TestProgressTruth checks the progress lines of issue 44: a cap shows its
+// TestProgressTruth checks that progress lines are truthful: a cap shows its
 // share and the rate but no time left, a line never shows NaN or Inf, and
 // a run that printed lines ends with one marked done.
 func TestProgressTruth(t *testing.T) {

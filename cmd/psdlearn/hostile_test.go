@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// hostileCase is a command line of issue 21 that must fail with a one-line
+// hostileCase is a hostile command line that must fail with a one-line
 // error containing want, within a few seconds, without a panic.
 type hostileCase struct {
 	name string
@@ -48,7 +48,7 @@ func runHostile(t *testing.T, cases []hostileCase) {
 	}
 }
 
-// TestHostileLimits runs issue 21 item 7: negative or zero limits that were
+// TestHostileLimits: negative or zero limits that were
 // silently replaced by defaults (or reported as success) are usage errors.
 func TestHostileLimits(t *testing.T) {
 	runHostile(t, []hostileCase{
@@ -77,7 +77,7 @@ func TestHostileLimits(t *testing.T) {
 	})
 }
 
-// TestHostileCLP runs issue 21 item 1 through the CLI: C = 1e25 aborted the
+// TestHostileCLP runs a huge C through the CLI: C = 1e25 aborted the
 // process inside CLP.
 func TestHostileCLP(t *testing.T) {
 	for _, backend := range []string{"native", "go"} {
@@ -118,8 +118,8 @@ func gzipRepeat(t *testing.T, head, line string, size int) []byte {
 	return b.Bytes()
 }
 
-// TestHostileResources runs the resource reproducers of issue 21 items 2, 4,
-// 5 and 6 through the CLI: each is refused quickly with a one-line error
+// TestHostileResources runs the resource reproducers (memory, decompression,
+// allocation, overflow) through the CLI: each is refused quickly with a one-line error
 // naming the limit or the overflow.
 func TestHostileResources(t *testing.T) {
 	// A fixed memory limit (the default is half of this machine's memory):

@@ -2,17 +2,20 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/internal/input"
 	"github.com/psdlearn/psdlearn/internal/npy"
+	"github.com/psdlearn/psdlearn/internal/plots"
 	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/warn"
@@ -74,29 +77,7 @@ type kernelSetup struct {
 func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "kernel")
 	var f kernelFlags
-	fs.StringVar(&f.algo, "algo", "", "algorithm: meg (online) | definiteboost (batch)")
-	fs.StringVar(&f.data, "data", "builtin:wine", "data SPEC whose points are the objects of the target kernel (- : CSV on standard input); not with --target")
-	labelColFlag(fs, &f.labelCol)
-	fs.StringVar(&f.backend, "backend", "", "numerical backend: "+strings.Join(engine.Names(), "|")+" (default: "+engine.Default().Name()+")")
-	fs.IntVar(&f.objects, "objects", -1, "number of objects d, a class-stratified seeded sample of --data (0: all; default 52 for meg as in the paper, all for definiteboost); with --distances or --pairs and neither --target nor --data: the number of objects (default: the lines of --labels, else the largest index + 1)")
-	fs.BoolVar(&f.standardize, "standardize", true, "standardise the features of the objects before the RBF kernel")
-	fs.Float64Var(&f.gamma, "gamma", 0, "RBF kernel exp(-gamma |a-b|^2) of the target (0: gamma-scale / median squared distance)")
-	fs.Float64Var(&f.gammaScale, "gamma-scale", 1, "multiplier of the median heuristic when --gamma is 0")
-	fs.Uint64Var(&f.seed, "seed", 1, "random seed (object sample, distance examples, noise, 1-NN splits)")
-	fs.IntVar(&f.splits, "splits", 10, "random 50/50 train/test divisions for the 1-NN error")
-	fs.IntVar(&f.steps, "steps", 200000, "meg: number of online distance examples")
-	fs.Float64Var(&f.noise, "noise", 0, "meg: standard deviation of Gaussian noise on the distance labels")
-	fs.StringVar(&f.c, "c", "auto", "meg: constant c of Lemma 3.2, eta = 2c/(r^2(2+c)): a number, inf, or auto (inf without noise, else r*sqrt(2*Delta/L_U) in hindsight)")
-	fs.Float64Var(&f.eta, "eta", 0, "meg: learning rate (0: from --c); the bound is reported when eta*r^2 <= 2")
-	fs.IntVar(&f.checkpoints, "checkpoints", 1, "meg: record loss, bound and 1-NN error at steps 1,2,5×10^k (0: only the end)")
-	fs.Float64Var(&f.epsScale, "eps", 0.2, "definiteboost: epsilon*d, the constraints are ½|x_a-x_b|^2 <= epsilon for the pairs closer than epsilon under the target")
-	fs.StringVar(&f.projection, "projection", "both", "definiteboost: approx | exact | both")
-	fs.Float64Var(&f.tol, "tol", 1e-6, "definiteboost: stop when every tr(W C_j) <= tol*epsilon")
-	fs.IntVar(&f.maxIter, "max-iter", 100000, "definiteboost: iteration limit")
-	fs.StringVar(&f.plot, "plot", "", "write PNG charts into this directory: heat maps of the target (and of the DefiniteBoost kernel) for at most 500 objects, DefiniteBoost's convergence")
-	fs.StringVar(&f.out, "out", "", "save the learned kernel on the objects: FILE.npy writes the d×d matrix, any other name a kernel model file (JSON, reloads in eval and transform)")
-	fs.IntVar(&f.saveRun, "save-run", 1, "definiteboost with --out: the run whose kernel is saved, in --projection order (both: 1 approx, 2 exact)")
-	inputFlags(fs, &f)
+	defineKernelFlags(fs, &f)
 	isMEG := func() bool { return f.algo == "meg" }
 	isBoost := func() bool { return f.algo == "definiteboost" }
 	rules := []flagRule{
@@ -108,28 +89,8 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := parseFlags(fs, "kernel", args); err != nil {
 		return err
 	}
-	f.dataSet = flagGiven(fs, "data")
-	f.algo = strings.ToLower(f.algo)
-	if f.algo != "meg" && f.algo != "definiteboost" {
-		return usagef("kernel: --algo must be meg or definiteboost (got %q)", f.algo)
-	}
-	if err := checkFlagRules(fs, "kernel", "--algo "+f.algo, rules); err != nil {
+	if err := checkKernelFlags(fs, &f, rules); err != nil {
 		return err
-	}
-	if err := checkInputFlags(fs, f); err != nil {
-		return err
-	}
-	if f.objects == -1 && f.source() == sourceData {
-		f.objects = 0
-		if f.algo == "meg" {
-			f.objects = 52
-		}
-	}
-	if f.objects < -1 || f.objects == 1 || f.splits <= 0 {
-		return usagef("kernel: --objects must be 0 or at least 2 and --splits positive")
-	}
-	if f.out == stdoutName {
-		return usagef("kernel: --out - is not supported: give --out a file name")
 	}
 	b, err := resolveBackend(f.backend)
 	if err != nil {
@@ -158,6 +119,61 @@ func runKernel(ctx context.Context, env *cmdEnv, args []string) error {
 		return runMEG(ctx, env, f, setup, progress)
 	}
 	return runDefiniteBoost(ctx, env, f, setup, progress)
+}
+
+// defineKernelFlags defines the flags of kernel on fs.
+func defineKernelFlags(fs *flag.FlagSet, f *kernelFlags) {
+	fs.StringVar(&f.algo, "algo", "", "algorithm: meg (online) | definiteboost (batch)")
+	fs.StringVar(&f.data, "data", "builtin:wine", "data SPEC whose points are the objects of the target kernel (- : CSV on standard input); not with --target")
+	labelColFlag(fs, &f.labelCol)
+	fs.StringVar(&f.backend, "backend", "", "numerical backend: "+strings.Join(engine.Names(), "|")+" (default: "+engine.Default().Name()+")")
+	fs.IntVar(&f.objects, "objects", -1, "number of objects d, a class-stratified seeded sample of --data (0: all; default 52 for meg as in the paper, all for definiteboost); with --distances or --pairs and neither --target nor --data: the number of objects (default: the lines of --labels, else the largest index + 1)")
+	fs.BoolVar(&f.standardize, "standardize", true, "standardise the features of the objects before the RBF kernel")
+	fs.Float64Var(&f.gamma, "gamma", 0, "RBF kernel exp(-gamma |a-b|^2) of the target (0: gamma-scale / median squared distance)")
+	fs.Float64Var(&f.gammaScale, "gamma-scale", 1, "multiplier of the median heuristic when --gamma is 0")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed (object sample, distance examples, noise, 1-NN splits)")
+	fs.IntVar(&f.splits, "splits", meg.DefaultSplits, "random 50/50 train/test divisions for the 1-NN error")
+	fs.IntVar(&f.steps, "steps", 200000, "meg: number of online distance examples")
+	fs.Float64Var(&f.noise, "noise", 0, "meg: standard deviation of Gaussian noise on the distance labels")
+	fs.StringVar(&f.c, "c", "auto", "meg: constant c of Lemma 3.2, eta = 2c/(r^2(2+c)): a number, inf, or auto (inf without noise, else r*sqrt(2*Delta/L_U) in hindsight)")
+	fs.Float64Var(&f.eta, "eta", 0, "meg: learning rate (0: from --c); the bound is reported when eta*r^2 <= 2")
+	fs.IntVar(&f.checkpoints, "checkpoints", 1, "meg: record loss, bound and 1-NN error at steps 1,2,5×10^k (0: only the end)")
+	fs.Float64Var(&f.epsScale, "eps", psdlearn.DefaultNear, "definiteboost: epsilon*d, the constraints are ½|x_a-x_b|^2 <= epsilon for the pairs closer than epsilon under the target")
+	fs.StringVar(&f.projection, "projection", "both", "definiteboost: approx | exact | both")
+	fs.Float64Var(&f.tol, "tol", psdlearn.DefaultDefiniteBoostTol, "definiteboost: stop when every tr(W C_j) <= tol*epsilon")
+	fs.IntVar(&f.maxIter, "max-iter", meg.DefaultMaxIter, "definiteboost: iteration limit")
+	fs.StringVar(&f.plot, "plot", "", "write PNG charts into this directory: heat maps of the target (and of the DefiniteBoost kernel) for at most "+strconv.Itoa(plots.MaxHeatmap)+" objects, DefiniteBoost's convergence")
+	fs.StringVar(&f.out, "out", "", "save the learned kernel on the objects: FILE.npy writes the d×d matrix, any other name a kernel model file (JSON, reloads in eval and transform)")
+	fs.IntVar(&f.saveRun, "save-run", 1, "definiteboost with --out: the run whose kernel is saved, in --projection order (both: 1 approx, 2 exact)")
+	inputFlags(fs, f)
+}
+
+// checkKernelFlags checks the flags of kernel against one another.
+func checkKernelFlags(fs *flag.FlagSet, f *kernelFlags, rules []flagRule) error {
+	f.dataSet = flagGiven(fs, "data")
+	f.algo = strings.ToLower(f.algo)
+	if f.algo != "meg" && f.algo != "definiteboost" {
+		return usagef("kernel: --algo must be meg or definiteboost (got %q)", f.algo)
+	}
+	if err := checkFlagRules(fs, "kernel", "--algo "+f.algo, rules); err != nil {
+		return err
+	}
+	if err := checkInputFlags(fs, *f); err != nil {
+		return err
+	}
+	if f.objects == -1 && f.source() == sourceData {
+		f.objects = 0
+		if f.algo == "meg" {
+			f.objects = 52
+		}
+	}
+	if f.objects < -1 || f.objects == 1 || f.splits <= 0 {
+		return usagef("kernel: --objects must be 0 or at least 2 and --splits positive")
+	}
+	if f.out == stdoutName {
+		return usagef("kernel: --out - is not supported: give --out a file name")
+	}
+	return nil
 }
 
 // kernelTarget loads the data and builds the target (meg.NewTarget).
@@ -191,11 +207,11 @@ func kernelTarget(f kernelFlags, b engine.Backend) (*kernelSetup, error) {
 
 // megCheckpoint records the online run at one step.
 type megCheckpoint struct {
-	Step       int      `json:"step"`
-	TotalLoss  float64  `json:"total_loss"`
-	LossBound  *float64 `json:"loss_bound"`
-	Divergence float64  `json:"divergence"`
-	NNError    float64  `json:"nn_error"`
+	Step       int        `json:"step"`
+	TotalLoss  jsonFloat  `json:"total_loss"`
+	LossBound  *jsonFloat `json:"loss_bound"`
+	Divergence jsonFloat  `json:"divergence"`
+	NNError    jsonFloat  `json:"nn_error"`
 }
 
 // megSummary is the JSON summary of `kernel --algo meg`.
@@ -205,28 +221,28 @@ type megSummary struct {
 	Data            string          `json:"data"`
 	Objects         int             `json:"objects"`
 	Dim             int             `json:"dim"`
-	Gamma           float64         `json:"gamma"`
+	Gamma           jsonFloat       `json:"gamma"`
 	Steps           int             `json:"steps"`
 	Iterations      int             `json:"iterations"`
-	Noise           float64         `json:"noise"`
-	R               float64         `json:"r"`
-	C               *float64        `json:"c"` // null: c = +Inf (or no bound)
-	Eta             float64         `json:"eta"`
-	TotalLoss       float64         `json:"total_loss"`
-	Objective       float64         `json:"objective"`
-	LossBound       *float64        `json:"loss_bound"`
-	ComparatorLoss  float64         `json:"comparator_loss"`
-	Divergence0     float64         `json:"divergence_initial"`
-	DivergenceFinal float64         `json:"divergence_final"`
-	NNError         float64         `json:"nn_error"`
-	NNErrorSD       float64         `json:"nn_error_sd"`
-	NNErrorLOO      float64         `json:"nn_error_loo"`
-	TargetNNError   float64         `json:"target_nn_error"`
-	TargetNNErrorSD float64         `json:"target_nn_error_sd"`
-	TargetNNLOO     float64         `json:"target_nn_error_loo"`
+	Noise           jsonFloat       `json:"noise"`
+	R               jsonFloat       `json:"r"`
+	C               *jsonFloat      `json:"c"` // null: c = +Inf (or no bound)
+	Eta             jsonFloat       `json:"eta"`
+	TotalLoss       jsonFloat       `json:"total_loss"`
+	Objective       jsonFloat       `json:"objective"`
+	LossBound       *jsonFloat      `json:"loss_bound"`
+	ComparatorLoss  jsonFloat       `json:"comparator_loss"`
+	Divergence0     jsonFloat       `json:"divergence_initial"`
+	DivergenceFinal jsonFloat       `json:"divergence_final"`
+	NNError         jsonFloat       `json:"nn_error"`
+	NNErrorSD       jsonFloat       `json:"nn_error_sd"`
+	NNErrorLOO      jsonFloat       `json:"nn_error_loo"`
+	TargetNNError   jsonFloat       `json:"target_nn_error"`
+	TargetNNErrorSD jsonFloat       `json:"target_nn_error_sd"`
+	TargetNNLOO     jsonFloat       `json:"target_nn_error_loo"`
 	NNProtocol      string          `json:"nn_protocol"`
-	TrainSeconds    float64         `json:"train_seconds"`
-	PeakRSSMB       float64         `json:"peak_rss_mb"`
+	TrainSeconds    jsonFloat       `json:"train_seconds"`
+	PeakRSSMB       jsonFloat       `json:"peak_rss_mb"`
 	Checkpoints     []megCheckpoint `json:"checkpoints,omitempty"`
 	Plots           []string        `json:"plots,omitempty"`
 	PlotNotes       []string        `json:"plot_notes,omitempty"`
@@ -278,59 +294,75 @@ func runMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, pro
 	if err != nil {
 		return err
 	}
-	d := s.Objects()
-	sum := megSummary{
-		Algo: "meg", Backend: s.b.Name(), Data: s.dataName(f), Objects: d, Dim: s.dim(), Gamma: s.Gamma,
-		Steps: f.steps, Iterations: rep.Steps, Noise: f.noise, R: rep.R, Eta: rep.Eta, ComparatorLoss: rep.ComparatorLoss,
-		Divergence0: rep.Divergence0, TotalLoss: rep.TotalLoss, Objective: rep.TotalLoss, LossBound: rep.LossBound,
-		DivergenceFinal: rep.DivergenceFinal, NNError: rep.NN.Mean, NNErrorSD: rep.NN.SD, NNErrorLOO: rep.NN.LOO,
-		TargetNNError: s.NN.Mean, TargetNNErrorSD: s.NN.SD, TargetNNLOO: s.NN.LOO, NNProtocol: nnProtocol(f),
-		TrainSeconds: rep.Seconds, inputSummary: s.summary(f),
-	}
-	if rep.Bounded && !math.IsInf(rep.C, 1) {
-		sum.C = ptr(rep.C)
-	}
-	for _, cp := range rep.Checkpoints {
-		sum.Checkpoints = append(sum.Checkpoints, megCheckpoint{Step: cp.Step, TotalLoss: cp.TotalLoss, LossBound: cp.LossBound, Divergence: cp.Divergence, NNError: cp.NNError})
-	}
+	sum := megSummaryOf(f, s, rep)
 	if f.plot != "" {
-		if sum.Plots, sum.PlotNotes, err = kernelPlots(ctx, f.plot, f, s, 0); err != nil {
+		if sum.Plots, sum.PlotNotes, err = kernelPlots(f.plot, f, s, nil); err != nil {
 			return fmt.Errorf("kernel: plot: %w", err)
 		}
 	}
 	if f.out != "" {
-		if err := saveMEG(ctx, env, f, s, rep, progress); err != nil {
+		if err := saveMEG(f, s, rep); err != nil {
 			return err
 		}
 		sum.Out = f.out
 	}
-	sum.PeakRSSMB = peakRSSMB()
+	sum.PeakRSSMB = jsonFloat(peakRSSMB())
 	if env.json {
 		return emitJSON(env, sum)
 	}
-	defer printPlots(env.stdout, sum.Plots, sum.PlotNotes)
-	fmt.Fprintf(env.stdout, "MEG online kernel learning on %d objects of %s (backend %s, %.1f s)\n", d, s.name, sum.Backend, sum.TrainSeconds)
-	fmt.Fprintf(env.stdout, "  steps %d, r %g, eta %.4g, noise %g\n", sum.Steps, rep.R, rep.Eta, f.noise)
-	if s.U == nil {
-		fmt.Fprintf(env.stdout, "  total loss %.6g (no target kernel: no comparator loss, no Lemma 3.2 bound)\n", sum.TotalLoss)
-	} else if sum.LossBound != nil {
-		fmt.Fprintf(env.stdout, "  total loss %.6g <= Lemma 3.2 bound %.6g (L_U %.4g, Δ(U,W1) %.4g)\n", sum.TotalLoss, *sum.LossBound, rep.ComparatorLoss, rep.Divergence0)
-	} else {
-		fmt.Fprintf(env.stdout, "  total loss %.6g (no Lemma 3.2 bound for this learning rate), L_U %.4g\n", sum.TotalLoss, rep.ComparatorLoss)
-	}
-	if sum.NNSkipped != "" {
-		fmt.Fprintf(env.stdout, "  1-NN error: %s\n", sum.NNSkipped)
-	} else {
-		fmt.Fprintf(env.stdout, "  1-NN error: learned %.4f (sd %.4f, LOO %.4f), target %.4f (sd %.4f, LOO %.4f)\n",
-			sum.NNError, sum.NNErrorSD, sum.NNErrorLOO, sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
-	}
-	if sum.Out != "" {
-		fmt.Fprintf(env.stdout, "  kernel written to %s\n", sum.Out)
-	}
+	printMEGSummary(env.stdout, f, s, sum)
 	return nil
 }
 
-func ptr(v float64) *float64 { return &v }
+// megSummaryOf is the summary of an online MEG run.
+func megSummaryOf(f kernelFlags, s *kernelSetup, rep *meg.OnlineReport) megSummary {
+	sum := megSummary{
+		Algo: "meg", Backend: s.b.Name(), Data: s.dataName(f), Objects: s.Objects(), Dim: s.dim(), Gamma: jsonFloat(s.Gamma),
+		Steps: f.steps, Iterations: rep.Steps, Noise: jsonFloat(f.noise), R: jsonFloat(rep.R), Eta: jsonFloat(rep.Eta), ComparatorLoss: jsonFloat(rep.ComparatorLoss),
+		Divergence0: jsonFloat(rep.Divergence0), TotalLoss: jsonFloat(rep.TotalLoss), Objective: jsonFloat(rep.TotalLoss), LossBound: ptrOf(rep.LossBound),
+		DivergenceFinal: jsonFloat(rep.DivergenceFinal), NNError: jsonFloat(rep.NN.Mean), NNErrorSD: jsonFloat(rep.NN.SD), NNErrorLOO: jsonFloat(rep.NN.LOO),
+		TargetNNError: jsonFloat(s.NN.Mean), TargetNNErrorSD: jsonFloat(s.NN.SD), TargetNNLOO: jsonFloat(s.NN.LOO), NNProtocol: nnProtocol(f),
+		TrainSeconds: jsonFloat(rep.Seconds), inputSummary: s.summary(f),
+	}
+	if rep.Bounded && !math.IsInf(rep.C, 1) {
+		sum.C = ptrFloat(rep.C)
+	}
+	for _, cp := range rep.Checkpoints {
+		sum.Checkpoints = append(sum.Checkpoints, megCheckpoint{Step: cp.Step, TotalLoss: jsonFloat(cp.TotalLoss), LossBound: ptrOf(cp.LossBound), Divergence: jsonFloat(cp.Divergence), NNError: jsonFloat(cp.NNError)})
+	}
+	return sum
+}
+
+// ptrOf converts an optional figure (nil: none) for JSON.
+func ptrOf(v *float64) *jsonFloat {
+	if v == nil {
+		return nil
+	}
+	return ptrFloat(*v)
+}
+
+// printMEGSummary prints the text summary of an online MEG run.
+func printMEGSummary(w io.Writer, f kernelFlags, s *kernelSetup, sum megSummary) {
+	defer printPlots(w, sum.Plots, sum.PlotNotes)
+	fmt.Fprintf(w, "MEG online kernel learning on %d objects of %s (backend %s, %.1f s)\n", sum.Objects, s.name, sum.Backend, sum.TrainSeconds)
+	fmt.Fprintf(w, "  steps %d, r %g, eta %.4g, noise %g\n", sum.Steps, sum.R, sum.Eta, f.noise)
+	if s.U == nil {
+		fmt.Fprintf(w, "  total loss %.6g (no target kernel: no comparator loss, no Lemma 3.2 bound)\n", sum.TotalLoss)
+	} else if sum.LossBound != nil {
+		fmt.Fprintf(w, "  total loss %.6g <= Lemma 3.2 bound %.6g (L_U %.4g, Δ(U,W1) %.4g)\n", sum.TotalLoss, *sum.LossBound, sum.ComparatorLoss, sum.Divergence0)
+	} else {
+		fmt.Fprintf(w, "  total loss %.6g (no Lemma 3.2 bound for this learning rate), L_U %.4g\n", sum.TotalLoss, sum.ComparatorLoss)
+	}
+	if sum.NNSkipped != "" {
+		fmt.Fprintf(w, "  1-NN error: %s\n", sum.NNSkipped)
+	} else {
+		fmt.Fprintf(w, "  1-NN error: learned %.4f (sd %.4f, LOO %.4f), target %.4f (sd %.4f, LOO %.4f)\n",
+			sum.NNError, sum.NNErrorSD, sum.NNErrorLOO, sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
+	}
+	if sum.Out != "" {
+		fmt.Fprintf(w, "  kernel written to %s\n", sum.Out)
+	}
+}
 
 // boostGapWarning is the warning about a DefiniteBoost run that stopped by
 // its rule — every constraint within the tolerance — with a duality gap
@@ -343,19 +375,19 @@ func boostGapWarning(projection string, converged bool, gap, tol float64) string
 
 // boostRun is the JSON summary of one DefiniteBoost run.
 type boostRun struct {
-	Projection   string  `json:"projection"`
-	Iterations   int     `json:"iterations"`
-	Eigs         int     `json:"eigendecompositions"`
-	Converged    bool    `json:"converged"`
-	MaxViolation float64 `json:"max_violation"`
-	Dual         float64 `json:"dual_objective"`
-	DualBound    float64 `json:"dual_bound"`
-	Divergence   float64 `json:"divergence"`
-	DualityGap   float64 `json:"duality_gap"`
-	NNError      float64 `json:"nn_error"`
-	NNErrorSD    float64 `json:"nn_error_sd"`
-	NNErrorLOO   float64 `json:"nn_error_loo"`
-	Seconds      float64 `json:"train_seconds"`
+	Projection   string    `json:"projection"`
+	Iterations   int       `json:"iterations"`
+	Eigs         int       `json:"eigendecompositions"`
+	Converged    bool      `json:"converged"`
+	MaxViolation jsonFloat `json:"max_violation"`
+	Dual         jsonFloat `json:"dual_objective"`
+	DualBound    jsonFloat `json:"dual_bound"`
+	Divergence   jsonFloat `json:"divergence"`
+	DualityGap   jsonFloat `json:"duality_gap"`
+	NNError      jsonFloat `json:"nn_error"`
+	NNErrorSD    jsonFloat `json:"nn_error_sd"`
+	NNErrorLOO   jsonFloat `json:"nn_error_loo"`
+	Seconds      jsonFloat `json:"train_seconds"`
 }
 
 // boostSummary is the JSON summary of `kernel --algo definiteboost`.
@@ -365,19 +397,19 @@ type boostSummary struct {
 	Data            string     `json:"data"`
 	Objects         int        `json:"objects"`
 	Dim             int        `json:"dim"`
-	Gamma           float64    `json:"gamma"`
+	Gamma           jsonFloat  `json:"gamma"`
 	Constraints     int        `json:"constraints"`
-	Epsilon         float64    `json:"epsilon"`
-	Tol             float64    `json:"tol"`
+	Epsilon         jsonFloat  `json:"epsilon"`
+	Tol             jsonFloat  `json:"tol"`
 	Iterations      int        `json:"iterations"`
-	Objective       float64    `json:"objective"`
-	NNError         float64    `json:"nn_error"`
-	TargetNNError   float64    `json:"target_nn_error"`
-	TargetNNErrorSD float64    `json:"target_nn_error_sd"`
-	TargetNNLOO     float64    `json:"target_nn_error_loo"`
+	Objective       jsonFloat  `json:"objective"`
+	NNError         jsonFloat  `json:"nn_error"`
+	TargetNNError   jsonFloat  `json:"target_nn_error"`
+	TargetNNErrorSD jsonFloat  `json:"target_nn_error_sd"`
+	TargetNNLOO     jsonFloat  `json:"target_nn_error_loo"`
 	NNProtocol      string     `json:"nn_protocol"`
-	TrainSeconds    float64    `json:"train_seconds"`
-	PeakRSSMB       float64    `json:"peak_rss_mb"`
+	TrainSeconds    jsonFloat  `json:"train_seconds"`
+	PeakRSSMB       jsonFloat  `json:"peak_rss_mb"`
 	Runs            []boostRun `json:"runs"`
 	Plots           []string   `json:"plots,omitempty"`
 	PlotNotes       []string   `json:"plot_notes,omitempty"`
@@ -388,28 +420,8 @@ type boostSummary struct {
 }
 
 func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, progress *progressLine) error {
-	var projs []meg.Projection
-	switch strings.ToLower(f.projection) {
-	case "approx", "approximate":
-		projs = []meg.Projection{meg.Approximate}
-	case "exact":
-		projs = []meg.Projection{meg.Exact}
-	case "both":
-		projs = []meg.Projection{meg.Approximate, meg.Exact}
-	default:
-		return usagef("kernel: --projection must be approx, exact or both (got %q)", f.projection)
-	}
-	d := s.Objects()
-	if eps := f.epsScale / float64(d); !(eps > 0 && eps < 1) {
-		return usagef("kernel: --eps must give 0 < epsilon = eps/d < 1")
-	}
-	if !(f.tol > 0) || f.maxIter <= 0 {
-		return usagef("kernel: --tol and --max-iter must be positive")
-	}
-	if f.saveRun < 1 || f.saveRun > len(projs) {
-		return usagef("kernel: --save-run %d: --projection %s makes %d run(s)", f.saveRun, f.projection, len(projs))
-	}
-	if err := s.pairConstraints(f); err != nil {
+	projs, err := checkDefiniteBoostFlags(f, s)
+	if err != nil {
 		return err
 	}
 	rep, err := meg.RunDefiniteBoost(ctx, s.Target, meg.BoostExperimentOptions{
@@ -419,76 +431,113 @@ func runDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernel
 	if err != nil {
 		return err
 	}
-	sum := boostSummary{
-		Algo: "definiteboost", Backend: s.b.Name(), Data: s.dataName(f), Objects: d, Dim: s.dim(), Gamma: s.Gamma,
-		Constraints: rep.Constraints, Epsilon: rep.Epsilon, Tol: rep.Tol,
-		TargetNNError: s.NN.Mean, TargetNNErrorSD: s.NN.SD, TargetNNLOO: s.NN.LOO, NNProtocol: nnProtocol(f),
-		inputSummary: s.summary(f),
-	}
-	if s.in.pairs != nil {
-		sum.EpsilonFar = ptr(f.epsFar / float64(d))
-	}
-	for _, r := range rep.Runs {
-		sum.Runs = append(sum.Runs, boostRun{
-			Projection: r.Projection.String(), Iterations: r.Iterations, Eigs: r.Eigs, Converged: r.Converged,
-			MaxViolation: r.MaxViolation, Dual: r.Dual, DualBound: r.DualBound, Divergence: r.Divergence, DualityGap: r.DualityGap,
-			NNError: r.NN.Mean, NNErrorSD: r.NN.SD, NNErrorLOO: r.NN.LOO, Seconds: r.Seconds,
-		})
-	}
+	sum := boostSummaryOf(f, s, rep)
 	for _, r := range sum.Runs {
-		warnUser(boostGapWarning(r.Projection, r.Converged, r.DualityGap, rep.Tol))
+		warnUser(boostGapWarning(r.Projection, r.Converged, float64(r.DualityGap), rep.Tol))
 	}
-	first := sum.Runs[0]
-	sum.Iterations, sum.Objective, sum.NNError, sum.TrainSeconds = first.Iterations, first.Dual, first.NNError, first.Seconds
 	if f.plot != "" {
-		if sum.Plots, sum.PlotNotes, err = kernelPlots(ctx, f.plot, f, s, projs[0]); err != nil {
+		if sum.Plots, sum.PlotNotes, err = kernelPlots(f.plot, f, s, &rep.Runs[0]); err != nil {
 			return fmt.Errorf("kernel: plot: %w", err)
 		}
 	}
 	if f.out != "" {
-		if err := saveDefiniteBoost(ctx, env, f, s, rep, projs[f.saveRun-1], progress); err != nil {
+		if err := saveDefiniteBoost(f, s, rep, rep.Runs[f.saveRun-1]); err != nil {
 			return err
 		}
 		sum.Out, sum.SavedRun = f.out, f.saveRun
 	}
-	sum.PeakRSSMB = peakRSSMB()
+	sum.PeakRSSMB = jsonFloat(peakRSSMB())
 	if env.json {
 		return emitJSON(env, sum)
 	}
-	defer printPlots(env.stdout, sum.Plots, sum.PlotNotes)
-	fmt.Fprintf(env.stdout, "DefiniteBoost kernel learning on %d objects of %s (backend %s)\n", d, s.name, sum.Backend)
+	printBoostSummary(env.stdout, f, s, sum)
+	return nil
+}
+
+// checkDefiniteBoostFlags checks the flags of DefiniteBoost, makes the
+// constraints of --pairs and returns the projections to run.
+func checkDefiniteBoostFlags(f kernelFlags, s *kernelSetup) ([]meg.Projection, error) {
+	var projs []meg.Projection
+	switch strings.ToLower(f.projection) {
+	case "approx", "approximate":
+		projs = []meg.Projection{meg.Approximate}
+	case "exact":
+		projs = []meg.Projection{meg.Exact}
+	case "both":
+		projs = []meg.Projection{meg.Approximate, meg.Exact}
+	default:
+		return nil, usagef("kernel: --projection must be approx, exact or both (got %q)", f.projection)
+	}
+	if eps := f.epsScale / float64(s.Objects()); !(eps > 0 && eps < 1) {
+		return nil, usagef("kernel: --eps must give 0 < epsilon = eps/d < 1")
+	}
+	if !(f.tol > 0) || f.maxIter <= 0 {
+		return nil, usagef("kernel: --tol and --max-iter must be positive")
+	}
+	if f.saveRun < 1 || f.saveRun > len(projs) {
+		return nil, usagef("kernel: --save-run %d: --projection %s makes %d run(s)", f.saveRun, f.projection, len(projs))
+	}
+	return projs, s.pairConstraints(f)
+}
+
+// boostSummaryOf is the summary of a DefiniteBoost run.
+func boostSummaryOf(f kernelFlags, s *kernelSetup, rep *meg.BoostExperimentReport) boostSummary {
+	d := s.Objects()
+	sum := boostSummary{
+		Algo: "definiteboost", Backend: s.b.Name(), Data: s.dataName(f), Objects: d, Dim: s.dim(), Gamma: jsonFloat(s.Gamma),
+		Constraints: rep.Constraints, Epsilon: jsonFloat(rep.Epsilon), Tol: jsonFloat(rep.Tol),
+		TargetNNError: jsonFloat(s.NN.Mean), TargetNNErrorSD: jsonFloat(s.NN.SD), TargetNNLOO: jsonFloat(s.NN.LOO), NNProtocol: nnProtocol(f),
+		inputSummary: s.summary(f),
+	}
 	if s.in.pairs != nil {
-		fmt.Fprintf(env.stdout, "  %d constraints from %s: %d must-links ½|x_a-x_b|^2 <= epsilon = %.4g, %d cannot-links >= epsilon_far = %.4g, tolerance %.3g\n",
-			rep.Constraints, f.pairs, *sum.MustLinks, rep.Epsilon, *sum.CannotLinks, *sum.EpsilonFar, sum.Tol)
+		sum.EpsilonFar = ptrFloat(f.epsFar / float64(d))
+	}
+	for _, r := range rep.Runs {
+		sum.Runs = append(sum.Runs, boostRun{
+			Projection: r.Projection.String(), Iterations: r.Iterations, Eigs: r.Eigs, Converged: r.Converged,
+			MaxViolation: jsonFloat(r.MaxViolation), Dual: jsonFloat(r.Dual), DualBound: jsonFloat(r.DualBound), Divergence: jsonFloat(r.Divergence),
+			DualityGap: jsonFloat(r.DualityGap), NNError: jsonFloat(r.NN.Mean), NNErrorSD: jsonFloat(r.NN.SD), NNErrorLOO: jsonFloat(r.NN.LOO), Seconds: jsonFloat(r.Seconds),
+		})
+	}
+	first := sum.Runs[0]
+	sum.Iterations, sum.Objective, sum.NNError, sum.TrainSeconds = first.Iterations, first.Dual, first.NNError, first.Seconds
+	return sum
+}
+
+// printBoostSummary prints the text summary of a DefiniteBoost run.
+func printBoostSummary(w io.Writer, f kernelFlags, s *kernelSetup, sum boostSummary) {
+	defer printPlots(w, sum.Plots, sum.PlotNotes)
+	fmt.Fprintf(w, "DefiniteBoost kernel learning on %d objects of %s (backend %s)\n", sum.Objects, s.name, sum.Backend)
+	if s.in.pairs != nil {
+		fmt.Fprintf(w, "  %d constraints from %s: %d must-links ½|x_a-x_b|^2 <= epsilon = %.4g, %d cannot-links >= epsilon_far = %.4g, tolerance %.3g\n",
+			sum.Constraints, f.pairs, *sum.MustLinks, sum.Epsilon, *sum.CannotLinks, *sum.EpsilonFar, sum.Tol)
 	} else {
-		fmt.Fprintf(env.stdout, "  %d constraints ½|x_a-x_b|^2 <= epsilon = %.4g, tolerance %.3g\n", rep.Constraints, rep.Epsilon, sum.Tol)
+		fmt.Fprintf(w, "  %d constraints ½|x_a-x_b|^2 <= epsilon = %.4g, tolerance %.3g\n", sum.Constraints, sum.Epsilon, sum.Tol)
 	}
 	for _, r := range sum.Runs {
-		fmt.Fprintf(env.stdout, "  %-6s iterations %d, eigendecompositions %d, converged %v, max violation %.3g, dual %.6g (Theorem 4.1 bound %.6g), gap %.4g, %.2f s\n",
+		fmt.Fprintf(w, "  %-6s iterations %d, eigendecompositions %d, converged %v, max violation %.3g, dual %.6g (Theorem 4.1 bound %.6g), gap %.4g, %.2f s\n",
 			r.Projection, r.Iterations, r.Eigs, r.Converged, r.MaxViolation, r.Dual, r.DualBound, r.DualityGap, r.Seconds)
 		if sum.NNSkipped == "" {
-			fmt.Fprintf(env.stdout, "         1-NN error %.4f (sd %.4f, LOO %.4f)\n", r.NNError, r.NNErrorSD, r.NNErrorLOO)
+			fmt.Fprintf(w, "         1-NN error %.4f (sd %.4f, LOO %.4f)\n", r.NNError, r.NNErrorSD, r.NNErrorLOO)
 		}
 	}
 	if sum.NNSkipped != "" {
-		fmt.Fprintf(env.stdout, "  1-NN error: %s\n", sum.NNSkipped)
+		fmt.Fprintf(w, "  1-NN error: %s\n", sum.NNSkipped)
 	} else if s.U != nil {
-		fmt.Fprintf(env.stdout, "  target kernel 1-NN error %.4f (sd %.4f, LOO %.4f)\n", sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
+		fmt.Fprintf(w, "  target kernel 1-NN error %.4f (sd %.4f, LOO %.4f)\n", sum.TargetNNError, sum.TargetNNErrorSD, sum.TargetNNLOO)
 	}
 	if sum.Out != "" {
-		fmt.Fprintf(env.stdout, "  kernel of run %d (%s) written to %s\n", sum.SavedRun, sum.Runs[sum.SavedRun-1].Projection, sum.Out)
+		fmt.Fprintf(w, "  kernel of run %d (%s) written to %s\n", sum.SavedRun, sum.Runs[sum.SavedRun-1].Projection, sum.Out)
 	}
-	return nil
 }
 
 // The learned kernels of psdlearn kernel and cluster are saved by --out:
 // a name ending in .npy gets the n×n matrix as a NumPy array, any other a
 // kernel model file (model.KindKernel) that eval and transform read.
 //
-// meg.RunOnline, meg.RunDefiniteBoost and npkl.Cluster report figures, not
-// the learned matrices, so --out re-learns the saved run with the same
-// seed and settings (for MEG: the sampled distances and the learning rate
-// η the run used) and checks that the result scores as the run did.
+// The reports of meg.RunOnline and meg.RunDefiniteBoost and the runs that
+// psdlearn.Cluster keeps hold the learned kernels themselves: --out saves
+// the kernel of the run reported, nothing is learned again.
 
 // checkKernelOut refuses, before anything is learned, an .npy --out whose
 // dense n×n matrix would not fit the memory limit.
@@ -529,38 +578,10 @@ func kernelGram(k *model.Kernel) *mat.SymDense {
 	return &g
 }
 
-// kernelOfMatrix returns the kernel model form V·diag(λ)·Vᵀ of a dense PSD
-// matrix w, eigenvalues descending (so the first columns of transform's
-// V·diag(√λ) carry the most variance).
-func kernelOfMatrix(w mat.Symmetric) (*model.Kernel, error) {
-	var eig mat.EigenSym
-	if !eig.Factorize(w, true) {
-		return nil, fmt.Errorf("eigendecomposition of the learned kernel failed")
-	}
-	vals := eig.Values(nil)
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	n := len(vals)
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return vals[order[a]] > vals[order[b]] })
-	v := mat.NewDense(n, n, nil)
-	lam := make([]float64, n)
-	for c, o := range order {
-		lam[c] = vals[o]
-		for i := 0; i < n; i++ {
-			v.Set(i, c, vecs.At(i, o))
-		}
-	}
-	return model.NewKernel(v, lam)
-}
-
 // kernelModel wraps the learned matrix w of psdlearn kernel as a kernel
 // model with the experiment's settings and provenance.
 func kernelModel(f kernelFlags, s *kernelSetup, algo string, w mat.Symmetric, cert *model.Certificate, info map[string]any) (*model.Model, error) {
-	k, err := kernelOfMatrix(w)
+	k, err := psdlearn.KernelOfMatrix(w)
 	if err != nil {
 		return nil, fmt.Errorf("kernel: --out: %w", err)
 	}
@@ -588,104 +609,44 @@ func kernelModel(f kernelFlags, s *kernelSetup, algo string, w mat.Symmetric, ce
 	return &model.Model{Kind: model.KindKernel, Algo: algo, Kernel: k, Classes: s.classes, Info: base, Certificate: cert, Provenance: prov}, nil
 }
 
-// checkRelearned warns when the re-learned kernel's 1-NN error differs from
-// the reported run's (the saved kernel is then not bit-identical to it).
-func checkRelearned(env *cmdEnv, cert *model.Certificate, got, want float64) {
-	if got == want || math.IsNaN(got) && math.IsNaN(want) {
-		return
-	}
-	w := fmt.Sprintf("re-learning the kernel for --out gave a 1-NN error %.6g, the reported run %.6g (the saved kernel is the re-learned one)", got, want)
-	cert.Warnings = append(cert.Warnings, w)
-	fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", w)
-}
-
-// saveMEG re-learns the MEG run of rep (the same distance sequence and η)
-// and writes its kernel W to --out.
-func saveMEG(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, rep *meg.OnlineReport, progress *progressLine) error {
-	progress.printf("kernel: re-learning the MEG kernel for --out %s", f.out)
-	seq := s.in.examples
-	if seq == nil {
-		var err error
-		if seq, err = meg.SampleDistances(s.U, f.steps, f.noise, f.seed); err != nil {
-			return fmt.Errorf("kernel: --out: %w", err)
-		}
-	}
-	learner, err := meg.NewLearner(s.Objects(), meg.LearnerOptions{Eta: rep.Eta, R: rep.R, Backend: s.b})
-	if err != nil {
-		return fmt.Errorf("kernel: --out: %w", err)
-	}
-	if _, err := learner.Run(ctx, seq, nil); err != nil {
-		return fmt.Errorf("kernel: --out: %w", err)
-	}
-	w, err := learner.W()
-	if err != nil {
-		return fmt.Errorf("kernel: --out: %w", err)
-	}
-	nn, err := s.NNErrorOf(w)
-	if err != nil {
-		return fmt.Errorf("kernel: --out: %w", err)
-	}
+// saveMEG writes the kernel W the MEG run of rep learned to --out.
+func saveMEG(f kernelFlags, s *kernelSetup, rep *meg.OnlineReport) error {
 	cert := &model.Certificate{Gap: math.NaN(), Tolerance: math.NaN(),
 		Reason: fmt.Sprintf("online MEG after %d examples: no convergence certificate (Lemma 3.2 bounds the total loss)", f.steps)}
-	checkRelearned(env, cert, nn.Mean, rep.NN.Mean)
-	m, err := kernelModel(f, s, "meg", w, cert, map[string]any{
-		"steps": f.steps, "noise": f.noise, "eta": rep.Eta, "r": rep.R, "c": rep.C, "total_loss": learner.TotalLoss(),
-		"nn_error": nn.Mean, "nn_error_sd": nn.SD, "nn_error_loo": nn.LOO,
+	m, err := kernelModel(f, s, "meg", rep.W, cert, map[string]any{
+		"steps": f.steps, "noise": f.noise, "eta": rep.Eta, "r": rep.R, "c": rep.C, "total_loss": rep.TotalLoss,
+		"nn_error": rep.NN.Mean, "nn_error_sd": rep.NN.SD, "nn_error_loo": rep.NN.LOO,
 	})
 	if err != nil {
 		return err
 	}
-	if err := writeKernelOut(f.out, m, w); err != nil {
+	if err := writeKernelOut(f.out, m, rep.W); err != nil {
 		return fmt.Errorf("kernel: %w", err)
 	}
 	return nil
 }
 
-// saveDefiniteBoost re-learns the DefiniteBoost run with projection p and
-// writes its kernel W to --out.
-func saveDefiniteBoost(ctx context.Context, env *cmdEnv, f kernelFlags, s *kernelSetup, rep *meg.BoostExperimentReport, p meg.Projection, progress *progressLine) error {
-	progress.printf("kernel: re-learning the DefiniteBoost (%v) kernel for --out %s", p, f.out)
-	cons := append([]meg.Sym(nil), s.in.cons...)
-	if cons == nil {
-		var err error
-		if cons, _, err = meg.CloseConstraints(s.U, rep.Epsilon); err != nil {
-			return fmt.Errorf("kernel: --out: %w", err)
-		}
+// saveDefiniteBoost writes the kernel W of the DefiniteBoost run r of rep
+// (the run --save-run chose) to --out.
+func saveDefiniteBoost(f kernelFlags, s *kernelSetup, rep *meg.BoostExperimentReport, r meg.BoostRun) error {
+	// The gap is −Σ α_j tr(W C_j), the run's DualityGap.
+	cert := &model.Certificate{Converged: r.Converged, Gap: r.DualityGap, Tolerance: rep.Tol,
+		Reason: fmt.Sprintf("DefiniteBoost (%v projection): %d iterations, max violation %.3g, tolerance %.3g", r.Projection, r.Iterations, r.MaxViolation, rep.Tol)}
+	if !r.Converged {
+		cert.Warnings = append(cert.Warnings, fmt.Sprintf("DefiniteBoost stopped at --max-iter %d with max violation %.3g > tolerance %.3g", f.maxIter, r.MaxViolation, rep.Tol))
 	}
-	res, err := meg.DefiniteBoost(ctx, cons, meg.BoostOptions{Projection: p, Tol: rep.Tol, MaxIter: f.maxIter, Backend: s.b})
-	if err != nil {
-		return fmt.Errorf("kernel: --out: %w", err)
-	}
-	nn, err := s.NNErrorOf(res.W)
-	if err != nil {
-		return fmt.Errorf("kernel: --out: %w", err)
-	}
-	gap := 0.0
-	for j, a := range res.Alpha {
-		gap -= a * res.Violations[j]
-	}
-	cert := &model.Certificate{Converged: res.Converged, Gap: gap, Tolerance: rep.Tol,
-		Reason: fmt.Sprintf("DefiniteBoost (%v projection): %d iterations, max violation %.3g, tolerance %.3g", p, res.Iterations, res.MaxViolation, rep.Tol)}
-	if !res.Converged {
-		cert.Warnings = append(cert.Warnings, fmt.Sprintf("DefiniteBoost stopped at --max-iter %d with max violation %.3g > tolerance %.3g", f.maxIter, res.MaxViolation, rep.Tol))
-	}
-	if w := boostGapWarning(p.String(), res.Converged, gap, rep.Tol); w != "" {
+	if w := boostGapWarning(r.Projection.String(), r.Converged, r.DualityGap, rep.Tol); w != "" {
 		cert.Warnings = append(cert.Warnings, w)
 	}
-	for _, r := range rep.Runs {
-		if r.Projection == p {
-			checkRelearned(env, cert, nn.Mean, r.NN.Mean)
-		}
-	}
-	m, err := kernelModel(f, s, "definiteboost", res.W, cert, map[string]any{
-		"projection": p.String(), "run": f.saveRun, "eps": f.epsScale, "epsilon": rep.Epsilon, "tol": f.tol, "max_iter": f.maxIter,
-		"constraints": rep.Constraints, "iterations": res.Iterations, "dual_objective": res.Dual, "max_violation": res.MaxViolation,
-		"nn_error": nn.Mean, "nn_error_sd": nn.SD, "nn_error_loo": nn.LOO,
+	m, err := kernelModel(f, s, "definiteboost", r.W, cert, map[string]any{
+		"projection": r.Projection.String(), "run": f.saveRun, "eps": f.epsScale, "epsilon": rep.Epsilon, "tol": f.tol, "max_iter": f.maxIter,
+		"constraints": rep.Constraints, "iterations": r.Iterations, "dual_objective": r.Dual, "max_violation": r.MaxViolation,
+		"nn_error": r.NN.Mean, "nn_error_sd": r.NN.SD, "nn_error_loo": r.NN.LOO,
 	})
 	if err != nil {
 		return err
 	}
-	if err := writeKernelOut(f.out, m, res.W); err != nil {
+	if err := writeKernelOut(f.out, m, r.W); err != nil {
 		return fmt.Errorf("kernel: %w", err)
 	}
 	return nil

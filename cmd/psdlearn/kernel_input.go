@@ -2,29 +2,26 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
-	"github.com/psdlearn/psdlearn/internal/input"
 	"github.com/psdlearn/psdlearn/internal/npy"
 	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/model"
 	"gonum.org/v1/gonum/mat"
 )
 
-// The user's inputs of `psdlearn kernel` (issue 23): a target kernel
+// The user's inputs of `psdlearn kernel`: a target kernel
 // (--target) instead of the RBF kernel of --data, the labels of its objects
 // (--labels), MEG's online distance examples (--distances) instead of
 // --steps sampled from the target, and DefiniteBoost's must-link and
@@ -59,7 +56,7 @@ func inputFlags(fs *flag.FlagSet, f *kernelFlags) {
 	fs.StringVar(&f.distances, "distances", "", "meg: the online examples, a CSV FILE with header i,j,d (0-based objects i != j, d = K_ii + K_jj - 2K_ij >= 0 of the target) used in file order instead of --steps sampled from the target")
 	fs.StringVar(&f.pairs, "pairs", "", "definiteboost: the constraints, a CSV FILE with header i,j,y: y = +1 must-link ½|x_i-x_j|^2 <= epsilon, y = -1 cannot-link ½|x_i-x_j|^2 >= epsilon_far, instead of the target's close pairs")
 	fs.IntVar(&f.passes, "passes", 1, "meg with --distances: passes over the file's examples, the first in file order, each further one in an order shuffled by --seed")
-	fs.Float64Var(&f.epsFar, "eps-far", 1, "definiteboost with --pairs: epsilon_far*d of the cannot-links (the initial kernel I/d gives every pair ½|x_a-x_b|^2 = 1/d)")
+	fs.Float64Var(&f.epsFar, "eps-far", psdlearn.DefaultFar, "definiteboost with --pairs: epsilon_far*d of the cannot-links (the initial kernel I/d gives every pair ½|x_a-x_b|^2 = 1/d)")
 }
 
 // inputRules are the flag-scope rules of the user's inputs.
@@ -112,16 +109,16 @@ type userInput struct {
 
 // inputSummary is the part of the JSON summaries about the user's inputs.
 type inputSummary struct {
-	Target        string   `json:"target,omitempty"`
-	TargetTrace   *float64 `json:"target_trace,omitempty"`
-	Labels        string   `json:"labels,omitempty"`
-	Distances     string   `json:"distances,omitempty"`
-	DistanceScale *float64 `json:"distance_scale,omitempty"` // d of --distances is multiplied by it
-	Passes        int      `json:"passes,omitempty"`         // over --distances
-	Pairs         string   `json:"pairs,omitempty"`
-	MustLinks     *int     `json:"must_links,omitempty"`
-	CannotLinks   *int     `json:"cannot_links,omitempty"`
-	EpsilonFar    *float64 `json:"epsilon_far,omitempty"`
+	Target        string     `json:"target,omitempty"`
+	TargetTrace   *jsonFloat `json:"target_trace,omitempty"`
+	Labels        string     `json:"labels,omitempty"`
+	Distances     string     `json:"distances,omitempty"`
+	DistanceScale *jsonFloat `json:"distance_scale,omitempty"` // d of --distances is multiplied by it
+	Passes        int        `json:"passes,omitempty"`         // over --distances
+	Pairs         string     `json:"pairs,omitempty"`
+	MustLinks     *int       `json:"must_links,omitempty"`
+	CannotLinks   *int       `json:"cannot_links,omitempty"`
+	EpsilonFar    *jsonFloat `json:"epsilon_far,omitempty"`
 	// NNSkipped says why the 1-NN errors (null) were not computed.
 	NNSkipped string `json:"nn_evaluation_skipped,omitempty"`
 }
@@ -129,14 +126,14 @@ type inputSummary struct {
 func (s *kernelSetup) summary(f kernelFlags) inputSummary {
 	sum := inputSummary{Target: f.target, Labels: f.labels, Distances: f.distances, Pairs: f.pairs}
 	if f.target != "" {
-		sum.TargetTrace = ptr(s.in.trace)
+		sum.TargetTrace = ptrFloat(s.in.trace)
 	}
 	if s.in.examples != nil {
 		scale := 1.0
 		if s.in.trace > 0 {
 			scale = 1 / s.in.trace
 		}
-		sum.DistanceScale = ptr(scale)
+		sum.DistanceScale = ptrFloat(scale)
 		sum.Passes = f.passes
 	}
 	if s.in.pairs != nil {
@@ -422,148 +419,66 @@ func (s *kernelSetup) pairConstraints(f kernelFlags) error {
 }
 
 // readTargetFile reads the --target matrix: .npy, or CSV without header,
-// one row per line. The matrix checks (symmetric, PSD) are
-// meg.NewKernelTarget's.
+// one row per line (data.ParseCSV, within the data limits). The matrix
+// checks (symmetric, PSD) are meg.NewKernelTarget's.
 func readTargetFile(path string) (*mat.Dense, error) {
+	var m *mat.Dense
 	if npy.IsNPY(path) {
-		m, err := npy.ReadFile(path)
-		if err != nil {
+		var err error
+		if m, err = npy.ReadFile(path); err != nil {
 			return nil, fmt.Errorf("kernel: --target: %w", err)
 		}
-		r, c := m.Dims()
-		if r != c {
-			return nil, fmt.Errorf("kernel: --target %s: a %d×%d array, want a square matrix", path, r, c)
+	} else {
+		d, err := readUserFile(path, func(r io.Reader, opt data.LoadOptions) (*data.Dataset, error) {
+			opt.Header, opt.NoLabels = data.HeaderAbsent, true
+			return data.ParseCSV(r, path, opt)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("kernel: --target (a CSV matrix without header): %w", err)
 		}
-		return m, nil
+		m = d.X
 	}
-	fh, err := openText(path)
-	if err != nil {
-		return nil, fmt.Errorf("kernel: --target: %w", err)
+	if r, c := m.Dims(); r != c {
+		return nil, fmt.Errorf("kernel: --target %s: a %d×%d matrix, want a square matrix", path, r, c)
 	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 0, 1<<16), lineCap()+64) // openText caps the line
-	var vals []float64
-	cols, rows, line := 0, 0, 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if line == 1 {
-			b = bytes.TrimPrefix(b, []byte("\ufeff"))
-		}
-		if len(b) == 0 {
-			continue
-		}
-		fields := bytes.Split(b, []byte(","))
-		if rows == 0 {
-			cols = len(fields)
-			if err := limits.Check(fmt.Sprintf("kernel: the %d×%d --target %s", cols, cols, path), limits.Words(3, cols, cols)); err != nil {
-				return nil, err
-			}
-		}
-		if len(fields) != cols {
-			return nil, fmt.Errorf("kernel: --target %s: line %d: %d values, want %d as on the first row", path, line, len(fields), cols)
-		}
-		if rows == cols {
-			return nil, fmt.Errorf("kernel: --target %s: line %d: more than %d rows of %d values, want a square matrix", path, line, cols, cols)
-		}
-		for c, fb := range fields {
-			v, err := strconv.ParseFloat(string(bytes.TrimSpace(fb)), 64)
-			if err != nil {
-				return nil, fmt.Errorf("kernel: --target %s: line %d, column %d: %q is not a number (the CSV has no header)", path, line, c+1, clipField(fb))
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("kernel: --target %s: line %d, column %d: %v is not finite", path, line, c+1, v)
-			}
-			vals = append(vals, v)
-		}
-		rows++
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("kernel: --target %s: %w", path, lineErr(err, line+1))
-	}
-	if rows == 0 {
-		return nil, fmt.Errorf("kernel: --target %s: no rows", path)
-	}
-	if rows != cols {
-		return nil, fmt.Errorf("kernel: --target %s: %d rows of %d values, want a square matrix", path, rows, cols)
-	}
-	return mat.NewDense(rows, cols, vals), nil
+	return m, nil
 }
 
-// lineErr is a read error of a line-based file: the error of package
-// input names its line; another is prefixed with line.
-func lineErr(err error, line int) error {
-	var ie *input.Error
-	if errors.As(err, &ie) {
-		return err
-	}
-	return fmt.Errorf("line %d: %w", line, err)
-}
-
-func clipField(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if len(b) > 40 {
-		return string(b[:40]) + "…"
-	}
-	return string(b)
-}
-
-// readLabelFile reads --labels: one class label per line (surrounding
-// spaces trimmed; blank lines at the end ignored). The classes are the
-// distinct labels, sorted; y holds their indices.
+// readLabelFile reads --labels: one class label per line
+// (data.ParseLabels); y holds the indices of the classes.
 func readLabelFile(path string) ([]int, []string, error) {
-	fh, err := openText(path)
+	type labels struct {
+		y       []int
+		classes []string
+	}
+	l, err := readUserFile(path, func(r io.Reader, opt data.LoadOptions) (labels, error) {
+		y, classes, err := data.ParseLabels(r, path, opt)
+		return labels{y, classes}, err
+	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("kernel: --labels: %w", err)
 	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 0, 1<<12), lineCap()+64) // openText caps the line
-	var names []string
-	blank, line := 0, 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if line == 1 {
-			b = bytes.TrimPrefix(b, []byte("\ufeff"))
-		}
-		if len(b) == 0 {
-			if blank == 0 {
-				blank = line
-			}
-			continue
-		}
-		if blank != 0 {
-			return nil, nil, fmt.Errorf("kernel: --labels %s: line %d: empty label (one label per line, one line per object)", path, blank)
-		}
-		if err := data.CheckLabel(string(b)); err != nil {
-			return nil, nil, fmt.Errorf("kernel: --labels %s: line %d: %w", path, line, err)
-		}
-		names = append(names, string(b))
+	return l.y, l.classes, nil
+}
+
+// readUserFile opens path and parses it with parse, within the data limits
+// of the command line (--max-memory, --max-input, --max-line): the parser
+// reads a bounded text input (openTextReader) that names path in its
+// errors.
+func readUserFile[T any](path string, parse func(io.Reader, data.LoadOptions) (T, error)) (T, error) {
+	var zero T
+	opt, err := loadOptions("")
+	if err != nil {
+		return zero, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("kernel: --labels %s: %w", path, lineErr(err, line+1))
+	r, closer, err := openTextReader(path)
+	if err != nil {
+		return zero, err
 	}
-	if len(names) == 0 {
-		return nil, nil, fmt.Errorf("kernel: --labels %s: no labels", path)
+	defer closer.Close()
+	v, err := parse(r, opt)
+	if err != nil {
+		return zero, limitHint(err, "")
 	}
-	seen := map[string]bool{}
-	var classes []string
-	for _, nm := range names {
-		if !seen[nm] {
-			seen[nm] = true
-			classes = append(classes, nm)
-		}
-	}
-	sort.Strings(classes)
-	index := make(map[string]int, len(classes))
-	for i, c := range classes {
-		index[c] = i
-	}
-	y := make([]int, len(names))
-	for i, nm := range names {
-		y[i] = index[nm]
-	}
-	return y, classes, nil
+	return v, nil
 }

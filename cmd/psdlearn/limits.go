@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -44,7 +46,29 @@ var (
 // binary data, UTF-16 and CR-only line endings refused (package
 // internal/input). Its errors name the line, not the file.
 func openText(path string) (io.ReadCloser, error) {
-	return input.Open(path, input.Options{MaxBytes: maxInput, MaxLine: lineCap(), BytesOption: "raise it with --max-input", LineOption: "raise it with --max-line"})
+	return input.Open(path, textOptions(""))
+}
+
+// openTextReader is openText returning the *input.Reader itself (which the
+// parsers of package data read as it is) and the file to close; its errors
+// name path.
+func openTextReader(path string) (*input.Reader, io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := input.NewReader(bufio.NewReaderSize(f, 1<<16), textOptions(path))
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return r, f, nil
+}
+
+// textOptions are the bounds of a text input of the command line named
+// name ("": the caller names it).
+func textOptions(name string) input.Options {
+	return input.Options{Name: name, MaxBytes: maxInput, MaxLine: lineCap(), BytesOption: "raise it with --max-input", LineOption: "raise it with --max-line"}
 }
 
 // lineCap is the line cap of the command line: --max-line, else the
@@ -166,6 +190,8 @@ func limitHint(err error, why string) error {
 		return err
 	}
 	switch msg := err.Error(); {
+	case strings.Contains(msg, "--max-input") || strings.Contains(msg, "--max-line"):
+		return err // an input of the command line (textOptions) names its flag
 	case strings.Contains(msg, "MaxInputBytes"):
 		return fmt.Errorf("%w; raise it with --max-input", err)
 	case strings.Contains(msg, "MaxLineBytes"):

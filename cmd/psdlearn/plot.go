@@ -1,18 +1,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"time"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/meg"
 	"github.com/psdlearn/psdlearn/algos/npkl"
-	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/internal/plots"
 	"github.com/psdlearn/psdlearn/model"
@@ -58,52 +56,40 @@ func plotDirFile(dir, name string) (string, error) {
 	return filepath.Join(dir, name), nil
 }
 
-// clusterPlots writes the charts of `cluster --plot DIR` and returns the
-// files written and notes on the charts left out. SimpleNPKL's report
-// keeps neither the kernel nor the per-iteration primal values and times,
-// so the first run is repeated here exactly (same Laplacian, constraint
-// sample, seed, C and selection): its kernel is drawn as a heat map (N ≤
+// clusterPlots writes the charts of `cluster --plot DIR` for run 1 of the
+// protocol (whose kernel the report keeps) and returns the files written
+// and notes on the charts left out: the kernel as a heat map (N ≤
 // plots.MaxHeatmap) and, for the squared hinge loss, its relative duality
 // gap against iterations and time. With the linear loss the kernel is one
 // closed-form solve and there is no convergence to draw.
-func clusterPlots(ctx context.Context, dir string, x *mat.Dense, ds *data.Dataset, opt npkl.ClusterOptions, rep *npkl.ClusterReport) (files, notes []string, err error) {
-	if len(rep.Runs) == 0 {
-		return nil, nil, nil
+func clusterPlots(dir string, ds *data.Dataset, loss npkl.Loss, run psdlearn.ClusterRun) (files, notes []string, err error) {
+	if run.Model == nil || run.Model.Kernel == nil {
+		return nil, nil, fmt.Errorf("run %d: the report kept no kernel", run.Run)
 	}
-	run := rep.Runs[0]
-	if rep.N > plots.MaxHeatmap && opt.Learn.Loss == npkl.Linear {
-		// Neither chart would be drawn: do not repeat the run for nothing.
-		return nil, []string{fmt.Sprintf("no kernel heat map: N = %d > %d", rep.N, plots.MaxHeatmap),
-			"no convergence chart: the linear loss is one closed-form solve"}, nil
-	}
-	res, lo, err := rerunCluster(ctx, x, ds.Y, opt, run.C)
-	if err != nil {
-		return nil, nil, err
-	}
-	what := fmt.Sprintf("SimpleNPKL (%v loss, C = %g) on %s, run 1", lo.Loss, run.C, ds.Name)
-	if n := res.Kernel.N(); n <= plots.MaxHeatmap {
+	what := fmt.Sprintf("SimpleNPKL (%v loss, C = %g) on %s, run %d", loss, run.C, ds.Name, run.Run)
+	if k := run.Model.Kernel; k.N() <= plots.MaxHeatmap {
 		path, err := plotDirFile(dir, "cluster_kernel.png")
 		if err != nil {
 			return files, notes, err
 		}
-		err = plots.Heatmap(path, plots.Kernel{Title: fmt.Sprintf("%s: learned kernel (rank %d)", what, res.Kernel.Rank()),
-			K: kernelMatrix(res.Kernel), Labels: ds.Y, Classes: ds.Classes})
+		err = plots.Heatmap(path, plots.Kernel{Title: fmt.Sprintf("%s: learned kernel (rank %d)", what, k.Rank()),
+			K: kernelMatrix(k), Labels: ds.Y, Classes: ds.Classes})
 		if err != nil {
 			return files, notes, err
 		}
 		files = append(files, path)
 	} else {
-		notes = append(notes, fmt.Sprintf("no kernel heat map: N = %d > %d", n, plots.MaxHeatmap))
+		notes = append(notes, fmt.Sprintf("no kernel heat map: N = %d > %d", k.N(), plots.MaxHeatmap))
 	}
 	var s plots.Series
 	var elapsed float64
-	for _, it := range res.History {
+	for _, it := range run.History {
 		elapsed += it.Seconds
 		s.Values = append(s.Values, it.Objective)
 		s.Seconds = append(s.Seconds, elapsed)
 		s.Gap = append(s.Gap, (it.Primal-it.Objective)/max(math.Abs(it.Primal), math.Abs(it.Objective), 1e-300))
 	}
-	s.Name = "run 1"
+	s.Name = fmt.Sprintf("run %d", run.Run)
 	path, err := plotDirFile(dir, "cluster_convergence.png")
 	if err != nil {
 		return files, notes, err
@@ -114,7 +100,7 @@ func clusterPlots(ctx context.Context, dir string, x *mat.Dense, ds *data.Datase
 	})
 	switch {
 	case errors.Is(err, plots.ErrNothingToPlot):
-		notes = append(notes, fmt.Sprintf("no convergence chart: %d closed-form solve(s) (the linear loss is solved in one)", len(res.History)))
+		notes = append(notes, fmt.Sprintf("no convergence chart: %d closed-form solve(s) (the linear loss is solved in one)", len(run.History)))
 	case err != nil:
 		return files, notes, err
 	default:
@@ -123,50 +109,12 @@ func clusterPlots(ctx context.Context, dir string, x *mat.Dense, ds *data.Datase
 	return files, notes, nil
 }
 
-// rerunCluster repeats the kernel learning of npkl.Cluster's first run
-// (same Laplacian, constraint sample, seed and selection) with the C that
-// run used, and returns the result and the options it was learned with.
-func rerunCluster(ctx context.Context, x *mat.Dense, y []int, opt npkl.ClusterOptions, c float64) (*npkl.Result, npkl.Options, error) {
-	lo := opt.Learn
-	lap, err := npkl.Laplacian(x, opt.Neighbors, opt.Graph, opt.Learn.Backend)
-	if err != nil {
-		return nil, lo, err
-	}
-	seed := opt.Seed * 1000003 // run 0's seed, as in npkl.Cluster
-	cons, err := constraints.XingPairs(y, opt.Ratio, seed)
-	if err != nil {
-		return nil, lo, err
-	}
-	lo.Seed, lo.C, lo.Progress = seed, c, nil
-	used := cons
-	if opt.Selection != npkl.AllConstraints {
-		target := max(1, int(math.Round(opt.Fraction*float64(cons.Len()))))
-		if opt.Selection == npkl.ActiveSelection {
-			base := lo
-			base.Loss = npkl.Linear
-			res, err := npkl.Learn(ctx, lap, cons, base)
-			if err != nil {
-				return nil, lo, err
-			}
-			if used, err = npkl.SelectActive(res, cons, target); err != nil {
-				return nil, lo, err
-			}
-		} else if used, err = npkl.SelectRandom(cons, target, seed); err != nil {
-			return nil, lo, err
-		}
-	}
-	res, err := npkl.Learn(ctx, lap, used, lo)
-	return res, lo, err
-}
-
 // kernelPlots writes the charts of `kernel --plot DIR`: heat maps of the
-// target kernel U and, for DefiniteBoost, of the kernel W learned with the
-// first projection, and that run's dual objective as a relative gap
-// against iterations and time. The experiment's report keeps neither W nor
-// the per-iteration duals, so the run is repeated here (it is
-// deterministic). MEG's online run is not repeated: only the target is
-// drawn.
-func kernelPlots(ctx context.Context, dir string, f kernelFlags, s *kernelSetup, proj meg.Projection) (files, notes []string, err error) {
+// target kernel U and, for DefiniteBoost (run, the first run of the
+// experiment; nil for MEG), of the kernel W it learned and its dual
+// objective as a relative gap against iterations and time. MEG's online
+// run draws the target only.
+func kernelPlots(dir string, f kernelFlags, s *kernelSetup, run *meg.BoostRun) (files, notes []string, err error) {
 	d := len(s.Y)
 	if d > plots.MaxHeatmap {
 		notes = append(notes, fmt.Sprintf("no kernel heat maps: %d objects > %d", d, plots.MaxHeatmap))
@@ -181,36 +129,21 @@ func kernelPlots(ctx context.Context, dir string, f kernelFlags, s *kernelSetup,
 		}
 		files = append(files, path)
 	}
-	if f.algo != "definiteboost" {
+	if run == nil {
 		return files, notes, nil
 	}
-	cons, _, err := meg.CloseConstraints(s.U, f.epsScale/float64(d))
-	if err != nil {
-		return files, notes, err
-	}
-	var series plots.Series
-	start := time.Now()
-	res, err := meg.DefiniteBoost(ctx, cons, meg.BoostOptions{Projection: proj, Tol: f.tol * f.epsScale / float64(d), MaxIter: f.maxIter, Backend: s.b,
-		Observe: func(st meg.BoostStep) error {
-			series.Values = append(series.Values, st.Dual)
-			series.Seconds = append(series.Seconds, time.Since(start).Seconds())
-			return nil
-		}})
-	if err != nil {
-		return files, notes, err
-	}
-	what := fmt.Sprintf("DefiniteBoost (%v projection) on %d objects of %s", proj, d, s.name)
+	what := fmt.Sprintf("DefiniteBoost (%v projection) on %d objects of %s", run.Projection, d, s.name)
 	if d <= plots.MaxHeatmap {
 		path, err := plotDirFile(dir, "kernel_learned.png")
 		if err != nil {
 			return files, notes, err
 		}
-		if err := plots.Heatmap(path, plots.Kernel{Title: what + ": learned W", K: res.W, Labels: s.Y, Classes: s.classes}); err != nil {
+		if err := plots.Heatmap(path, plots.Kernel{Title: what + ": learned W", K: run.W, Labels: s.Y, Classes: s.classes}); err != nil {
 			return files, notes, err
 		}
 		files = append(files, path)
 	}
-	series.Name = proj.String()
+	series := plots.Series{Name: run.Projection.String(), Values: run.Duals, Seconds: run.DualSeconds}
 	path, err := plotDirFile(dir, "kernel_convergence.png")
 	if err != nil {
 		return files, notes, err
@@ -218,7 +151,7 @@ func kernelPlots(ctx context.Context, dir string, f kernelFlags, s *kernelSetup,
 	err = plots.Convergence(path, plots.Curves{Title: what, Quantity: "dual log tr exp(log W₁ − Σ α_j C_j), decreasing", Sense: plots.Minimized, Series: []plots.Series{series}})
 	switch {
 	case errors.Is(err, plots.ErrNothingToPlot):
-		notes = append(notes, fmt.Sprintf("no convergence chart: %d iteration(s)", res.Iterations))
+		notes = append(notes, fmt.Sprintf("no convergence chart: %d iteration(s)", run.Iterations))
 	case err != nil:
 		return files, notes, err
 	default:

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/npkl"
-	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/internal/plots"
 )
 
@@ -73,34 +69,6 @@ func TestClusterPlotLinear(t *testing.T) {
 		t.Error("a convergence chart was written for the linear loss")
 	}
 	checkPlotPNG(t, files[0], plots.HeatmapWidth, plots.HeatmapHeight)
-}
-
-// TestRerunClusterMatchesRun1 checks that the plots draw the kernel of the
-// reported run: repeating run 1 gives its objectives exactly.
-func TestRerunClusterMatchesRun1(t *testing.T) {
-	d, err := datasets.Open("iris")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sel := range []npkl.Selection{npkl.AllConstraints, npkl.ActiveSelection, npkl.RandomSelection} {
-		opt := npkl.ClusterOptions{Neighbors: 5, Ratio: 0.7, Runs: 1, Restarts: 2, Selection: sel, Fraction: 0.5, Seed: 3,
-			CGrid: []float64{0.5}, Learn: npkl.Options{Loss: npkl.SquaredHinge, Iters: 4}}
-		rep, err := npkl.Cluster(context.Background(), d.X, d.Y, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, _, err := rerunCluster(context.Background(), d.X, d.Y, opt, rep.Runs[0].C)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []float64
-		for _, it := range res.History {
-			got = append(got, it.Objective)
-		}
-		if !slices.EqualFunc(got, rep.Runs[0].Objectives, func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*max(1, math.Abs(b)) }) {
-			t.Errorf("selection %v: repeated objectives %v, run 1 had %v", sel, got, rep.Runs[0].Objectives)
-		}
-	}
 }
 
 // TestKernelPlotDefiniteBoost: kernel --plot draws the target, the learned

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
@@ -53,21 +55,21 @@ type predictSummary struct {
 	ClassCounts map[string]int `json:"class_counts,omitempty"`
 	// KNNError is the fraction of predicted labels that differ from the
 	// labels of --data, when it has labels (not --no-labels).
-	KNNError any `json:"knn_error,omitempty"`
+	KNNError *jsonFloat `json:"knn_error,omitempty"`
 	// Pair decisions: the pairs file, the threshold and where it came from
 	// ("flag": --threshold; "val-pairs": calibrated on --val-pairs, whose
 	// accuracy at it is ValAccuracy), the number of pairs decided similar,
 	// and, when the pairs file has a y column, the ROC AUC of the distances
 	// and the accuracy of the decisions.
-	Pairs         string `json:"pairs,omitempty"`
-	Threshold     any    `json:"threshold,omitempty"`
-	ThresholdFrom string `json:"threshold_from,omitempty"`
-	ValPairs      string `json:"val_pairs,omitempty"`
-	NValPairs     int    `json:"n_val_pairs,omitempty"`
-	ValAccuracy   any    `json:"val_accuracy,omitempty"`
-	Similar       *int   `json:"similar,omitempty"`
-	AUC           any    `json:"auc,omitempty"`
-	Accuracy      any    `json:"accuracy,omitempty"`
+	Pairs         string     `json:"pairs,omitempty"`
+	Threshold     *jsonFloat `json:"threshold,omitempty"`
+	ThresholdFrom string     `json:"threshold_from,omitempty"`
+	ValPairs      string     `json:"val_pairs,omitempty"`
+	NValPairs     int        `json:"n_val_pairs,omitempty"`
+	ValAccuracy   *jsonFloat `json:"val_accuracy,omitempty"`
+	Similar       *int       `json:"similar,omitempty"`
+	AUC           *jsonFloat `json:"auc,omitempty"`
+	Accuracy      *jsonFloat `json:"accuracy,omitempty"`
 }
 
 const (
@@ -75,92 +77,51 @@ const (
 	predictPairs  = "--pairs"
 )
 
+// predictFlags are the options of psdlearn predict.
+type predictFlags struct {
+	modelPath, spec, labelCol, ref, pairs, threshold, valPairs, out, backend string
+	k                                                                        int
+}
+
 func runPredict(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "predict")
-	modelPath := fs.String("model", "", "model file written by psdlearn train (or kernel)")
-	spec := fs.String("data", "", "data SPEC with raw features (the model's preprocessing is applied); labels are predicted for its rows, and --pairs index them (optional for kernel models, whose pairs index the kernel's points)")
-	var labelCol string
-	labelColFlag(fs, &labelCol)
-	noLabelsFlag(fs, "--ref, and the training data recorded in the model, still need theirs")
-	ref := fs.String("ref", "", "labelled k-NN reference data SPEC (default: the training rows recorded in the model, when the model records its training data and it can be read)")
-	k := fs.Int("k", 3, "k of the k-NN classifier")
-	pairsPath := fs.String("pairs", "", "CSV of pairs to decide: columns i,j (0-based rows of --data) and an optional y (+1 similar, -1 dissimilar), header optional")
-	thresholdFlag := fs.String("threshold", "", "decide a pair similar when its distance is ≤ this")
-	valPairs := fs.String("val-pairs", "", "CSV i,j,y of validation pairs of --data: the threshold is the one most accurate on them")
-	out := fs.String("out", stdoutName, "output CSV (labels: row,label; pairs: i,j,distance,decision); - for standard output")
-	backend := fs.String("backend", "", "numerical backend: "+strings.Join(engine.Names(), "|"))
-	rules := []flagRule{
-		{"k", "label prediction, without --pairs", func() bool { return *pairsPath == "" }},
-		{"ref", "label prediction, without --pairs", func() bool { return *pairsPath == "" }},
-		{"threshold", "--pairs", func() bool { return *pairsPath != "" }},
-		{"val-pairs", "--pairs", func() bool { return *pairsPath != "" }},
-	}
-	annotateFlagRules(fs, rules)
+	var f predictFlags
+	rules := definePredictFlags(fs, &f)
 	if err := parseFlags(fs, "predict", args); err != nil {
 		return err
 	}
-	chosen := predictLabels
-	if *pairsPath != "" {
-		chosen = predictPairs
-	}
-	if err := checkFlagRules(fs, "predict", chosen, rules); err != nil {
-		return err
-	}
-	if *out == "" {
-		*out = stdoutName
-	}
-	if *modelPath == "" {
-		return usagef("predict: --model is required")
-	}
-	if *out == stdoutName && env.json {
-		return usagef("predict: the CSV goes to standard output, where --json writes its summary: give --out a file name")
-	}
-	if *k < 1 {
-		return usagef("predict: --k %d: want k ≥ 1", *k)
-	}
-	threshold := math.NaN()
-	if *pairsPath != "" {
-		switch {
-		case *thresholdFlag != "" && *valPairs != "":
-			return usagef("predict: give --threshold or --val-pairs, not both")
-		case *thresholdFlag == "" && *valPairs == "":
-			return usagef("predict: --pairs needs a threshold: give --threshold T or --val-pairs FILE")
-		case *thresholdFlag != "":
-			v, err := parseThreshold(*thresholdFlag)
-			if err != nil {
-				return err
-			}
-			threshold = v
-		}
-	}
-	b, err := resolveBackend(*backend)
+	threshold, err := checkPredictFlags(env, fs, &f, rules)
 	if err != nil {
 		return err
 	}
-	m, err := model.LoadFile(*modelPath)
+	b, err := resolveBackend(f.backend)
+	if err != nil {
+		return err
+	}
+	m, err := model.LoadFile(f.modelPath)
 	if err != nil {
 		return err
 	}
 	warnUser(modelWarning(m))
-	sum := predictSummary{Model: *modelPath, Kind: m.Kind, Algo: m.Algo, Backend: b.Name(), Data: *spec, Out: *out}
-	if m.Kind == model.KindKernel && *pairsPath == "" {
-		return fmt.Errorf("predict: k-NN label prediction needs a metric model; %s is a kernel model (a learned kernel is transductive): decide pairs of its points with --pairs instead", *modelPath)
+	sum := predictSummary{Model: f.modelPath, Kind: m.Kind, Algo: m.Algo, Backend: b.Name(), Data: f.spec, Out: f.out}
+	if m.Kind == model.KindKernel && f.pairs == "" {
+		return fmt.Errorf("predict: k-NN label prediction needs a metric model; %s is a kernel model (a learned kernel is transductive): decide pairs of its points with --pairs instead", f.modelPath)
 	}
-	if *spec == "" && m.Kind != model.KindKernel {
+	if f.spec == "" && m.Kind != model.KindKernel {
 		return usagef("predict: --data is required")
 	}
 	var d *data.Dataset
-	if *spec != "" {
-		if d, err = loadDataFeatures(*spec, labelCol, m.InputDim(), "the input dimension of the model"); err != nil {
+	if f.spec != "" {
+		if d, err = loadDataFeatures(f.spec, f.labelCol, m.InputDim(), "the input dimension of the model"); err != nil {
 			return err
 		}
 	}
-	if *pairsPath != "" {
+	if f.pairs != "" {
 		sum.Mode = "pairs"
-		err = predictPairDecisions(env, &sum, m, d, *pairsPath, *valPairs, threshold, *out)
+		err = predictPairDecisions(env, &sum, m, d, f.pairs, f.valPairs, threshold, f.out)
 	} else {
 		sum.Mode = "labels"
-		err = predictLabelsKNN(env, &sum, b, m, d, *ref, labelCol, *k, *out)
+		err = predictLabelsKNN(env, &sum, b, m, d, f.ref, f.labelCol, f.k, f.out)
 	}
 	if err != nil {
 		return err
@@ -169,36 +130,97 @@ func runPredict(ctx context.Context, env *cmdEnv, args []string) error {
 		return emitJSON(env, sum)
 	}
 	w := env.stdout
-	if *out == stdoutName {
+	if f.out == stdoutName {
 		if env.quiet {
 			return nil
 		}
 		w = env.stderr // stdout holds the CSV
 	}
+	printPredictSummary(w, sum)
+	return nil
+}
+
+// definePredictFlags defines the flags of predict on fs and returns their
+// scope rules.
+func definePredictFlags(fs *flag.FlagSet, f *predictFlags) []flagRule {
+	fs.StringVar(&f.modelPath, "model", "", "model file written by psdlearn train (or kernel)")
+	fs.StringVar(&f.spec, "data", "", "data SPEC with raw features (the model's preprocessing is applied); labels are predicted for its rows, and --pairs index them (optional for kernel models, whose pairs index the kernel's points)")
+	labelColFlag(fs, &f.labelCol)
+	noLabelsFlag(fs, "--ref, and the training data recorded in the model, still need theirs")
+	fs.StringVar(&f.ref, "ref", "", "labelled k-NN reference data SPEC (default: the training rows recorded in the model, when the model records its training data and it can be read)")
+	fs.IntVar(&f.k, "k", psdlearn.DefaultK, "k of the k-NN classifier")
+	fs.StringVar(&f.pairs, "pairs", "", "CSV of pairs to decide: columns i,j (0-based rows of --data) and an optional y (+1 similar, -1 dissimilar), header optional")
+	fs.StringVar(&f.threshold, "threshold", "", "decide a pair similar when its distance is ≤ this")
+	fs.StringVar(&f.valPairs, "val-pairs", "", "CSV i,j,y of validation pairs of --data: the threshold is the one most accurate on them")
+	fs.StringVar(&f.out, "out", stdoutName, "output CSV (labels: row,label; pairs: i,j,distance,decision); - for standard output")
+	fs.StringVar(&f.backend, "backend", "", "numerical backend: "+strings.Join(engine.Names(), "|"))
+	rules := []flagRule{
+		{"k", "label prediction, without --pairs", func() bool { return f.pairs == "" }},
+		{"ref", "label prediction, without --pairs", func() bool { return f.pairs == "" }},
+		{"threshold", "--pairs", func() bool { return f.pairs != "" }},
+		{"val-pairs", "--pairs", func() bool { return f.pairs != "" }},
+	}
+	annotateFlagRules(fs, rules)
+	return rules
+}
+
+// checkPredictFlags checks the flags of predict against one another and
+// returns --threshold (NaN when not given).
+func checkPredictFlags(env *cmdEnv, fs *flag.FlagSet, f *predictFlags, rules []flagRule) (float64, error) {
+	chosen := predictLabels
+	if f.pairs != "" {
+		chosen = predictPairs
+	}
+	if err := checkFlagRules(fs, "predict", chosen, rules); err != nil {
+		return 0, err
+	}
+	if f.out == "" {
+		f.out = stdoutName
+	}
+	switch {
+	case f.modelPath == "":
+		return 0, usagef("predict: --model is required")
+	case f.out == stdoutName && env.json:
+		return 0, usagef("predict: the CSV goes to standard output, where --json writes its summary: give --out a file name")
+	case f.k < 1:
+		return 0, usagef("predict: --k %d: want k ≥ 1", f.k)
+	case f.pairs == "":
+		return math.NaN(), nil
+	case f.threshold != "" && f.valPairs != "":
+		return 0, usagef("predict: give --threshold or --val-pairs, not both")
+	case f.threshold == "" && f.valPairs == "":
+		return 0, usagef("predict: --pairs needs a threshold: give --threshold T or --val-pairs FILE")
+	case f.threshold != "":
+		return parseThreshold(f.threshold)
+	}
+	return math.NaN(), nil
+}
+
+// printPredictSummary prints the text summary of a prediction.
+func printPredictSummary(w io.Writer, sum predictSummary) {
 	switch sum.Mode {
 	case "labels":
 		fmt.Fprintf(w, "predicted %d labels (%s) by %d-NN against %s", sum.N, sortedCounts(sum.ClassCounts), sum.K, sum.RefRows)
-		if e, ok := sum.KNNError.(float64); ok {
-			fmt.Fprintf(w, "; error against the labels of --data %.2f%%", 100*e)
+		if sum.KNNError != nil {
+			fmt.Fprintf(w, "; error against the labels of --data %.2f%%", 100*float64(*sum.KNNError))
 		}
 	default:
-		fmt.Fprintf(w, "decided %d pairs at threshold %.6g", sum.N, sum.Threshold)
+		fmt.Fprintf(w, "decided %d pairs at threshold %.6g", sum.N, float64(*sum.Threshold))
 		if sum.ThresholdFrom == "val-pairs" {
-			fmt.Fprintf(w, " (calibrated on %d pairs of %s: accuracy %.2f%%)", sum.NValPairs, sum.ValPairs, 100*sum.ValAccuracy.(float64))
+			fmt.Fprintf(w, " (calibrated on %d pairs of %s: accuracy %.2f%%)", sum.NValPairs, sum.ValPairs, 100*float64(*sum.ValAccuracy))
 		}
 		fmt.Fprintf(w, ": %d similar", *sum.Similar)
-		if auc, ok := sum.AUC.(float64); ok {
-			fmt.Fprintf(w, "; ROC AUC %.4f", auc)
+		if sum.AUC != nil {
+			fmt.Fprintf(w, "; ROC AUC %.4f", float64(*sum.AUC))
 		}
-		if acc, ok := sum.Accuracy.(float64); ok {
-			fmt.Fprintf(w, ", accuracy %.2f%%", 100*acc)
+		if sum.Accuracy != nil {
+			fmt.Fprintf(w, ", accuracy %.2f%%", 100*float64(*sum.Accuracy))
 		}
 	}
-	if *out != stdoutName {
-		fmt.Fprintf(w, " → %s", *out)
+	if sum.Out != stdoutName {
+		fmt.Fprintf(w, " → %s", sum.Out)
 	}
 	fmt.Fprintln(w)
-	return nil
 }
 
 // parseThreshold parses a --threshold value: a finite number.
@@ -225,12 +247,8 @@ func predictLabelsKNN(env *cmdEnv, sum *predictSummary, b engine.Backend, m *mod
 		}
 	}
 	prep := func(what string, ds *data.Dataset) (*data.Dataset, error) {
-		if want := m.InputDim(); ds.Dim() != want {
-			hint := ""
-			if what == "--data" && ds.Dim() == want-1 && !cur.noLabels {
-				hint = " (one column is taken as the label: pass --no-labels for unlabelled data)"
-			}
-			return nil, fmt.Errorf("predict: %s %s has %d features, the model expects %d%s", what, ds.Name, ds.Dim(), want, hint)
+		if err := checkModelDim(m, ds, what == "--data"); err != nil {
+			return nil, fmt.Errorf("predict: %s %w", what, err)
 		}
 		x, err := m.Prepare(ds.X)
 		if err != nil {
@@ -263,7 +281,7 @@ func predictLabelsKNN(env *cmdEnv, sum *predictSummary, b engine.Backend, m *mod
 		}
 	}
 	if labelled && len(pred) > 0 {
-		sum.KNNError = float64(wrong) / float64(len(pred))
+		sum.KNNError = ptrFloat(float64(wrong) / float64(len(pred)))
 	}
 	return writeRecords(env, out, []string{"row", "label"}, len(pred), func(i int, rec []string) {
 		rec[0], rec[1] = strconv.Itoa(i), names[i]
@@ -343,32 +361,32 @@ func predictPairDecisions(env *cmdEnv, sum *predictSummary, m *model.Model, d *d
 	}
 	ps, err := readPairsFile(pairsPath, n, what, false)
 	if err != nil {
-		return fmt.Errorf("predict: --pairs %w", err)
+		return fmt.Errorf("predict: --pairs: %w", err)
 	}
-	dist, err := modelPairDistances(m, d, ps.ij)
+	dist, err := modelPairDistances(m, d, ps.IJ)
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
-	sum.Pairs, sum.N = pairsPath, len(ps.ij)
+	sum.Pairs, sum.N = pairsPath, len(ps.IJ)
 	if valPath != "" {
 		vs, err := readPairsFile(valPath, n, what, true)
 		if err != nil {
-			return fmt.Errorf("predict: --val-pairs %w", err)
+			return fmt.Errorf("predict: --val-pairs: %w", err)
 		}
-		vd, err := modelPairDistances(m, d, vs.ij)
+		vd, err := modelPairDistances(m, d, vs.IJ)
 		if err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
-		t, acc, err := eval.CalibrateThreshold(vd, vs.y)
+		t, acc, err := eval.CalibrateThreshold(vd, vs.Y)
 		if err != nil {
 			return fmt.Errorf("predict: --val-pairs %s: %w", valPath, err)
 		}
 		threshold = t
-		sum.ValPairs, sum.NValPairs, sum.ValAccuracy, sum.ThresholdFrom = valPath, len(vs.ij), acc, "val-pairs"
+		sum.ValPairs, sum.NValPairs, sum.ValAccuracy, sum.ThresholdFrom = valPath, len(vs.IJ), ptrFloat(acc), "val-pairs"
 	} else {
 		sum.ThresholdFrom = "flag"
 	}
-	sum.Threshold = threshold
+	sum.Threshold = ptrFloat(threshold)
 	similar := 0
 	for _, v := range dist {
 		if v <= threshold {
@@ -376,16 +394,16 @@ func predictPairDecisions(env *cmdEnv, sum *predictSummary, m *model.Model, d *d
 		}
 	}
 	sum.Similar = &similar
-	if ps.y != nil {
-		if acc, err := eval.PairAccuracy(dist, ps.y, threshold); err == nil {
-			sum.Accuracy = acc
+	if ps.Y != nil {
+		if acc, err := eval.PairAccuracy(dist, ps.Y, threshold); err == nil {
+			sum.Accuracy = ptrFloat(acc)
 		}
-		if auc, err := eval.PairAUC(dist, ps.y); err == nil {
-			sum.AUC = auc
+		if auc, err := eval.PairAUC(dist, ps.Y); err == nil {
+			sum.AUC = ptrFloat(auc)
 		}
 	}
 	return writeRecords(env, out, []string{"i", "j", "distance", "decision"}, len(dist), func(r int, rec []string) {
-		rec[0], rec[1] = strconv.Itoa(ps.ij[r][0]), strconv.Itoa(ps.ij[r][1])
+		rec[0], rec[1] = strconv.Itoa(ps.IJ[r][0]), strconv.Itoa(ps.IJ[r][1])
 		rec[2] = strconv.FormatFloat(dist[r], 'g', -1, 64)
 		rec[3] = "-1"
 		if dist[r] <= threshold {
@@ -419,134 +437,52 @@ func modelPairDistances(m *model.Model, d *data.Dataset, ij [][2]int) ([]float64
 		}
 		return out, nil
 	}
-	if want := m.InputDim(); d.Dim() != want {
-		hint := ""
-		if d.Dim() == want-1 && !cur.noLabels {
-			hint = " (one column is taken as the label: pass --no-labels for unlabelled data)"
-		}
-		return nil, fmt.Errorf("%s has %d features, the model expects %d%s", d.Name, d.Dim(), want, hint)
+	if err := checkModelDim(m, d, true); err != nil {
+		return nil, err
 	}
 	return m.PairDistances(d.X, ij)
 }
 
-// maxPairs caps the pairs read from one file (about 40 bytes each in memory).
-const maxPairs = 10_000_000
-
-// pairsFile is a parsed pairs CSV: index pairs and, when the file has a y
-// column, their labels (+1 similar, −1 dissimilar).
-type pairsFile struct {
-	ij [][2]int
-	y  []int
+// checkModelDim refuses data whose number of features is not the model's
+// input dimension; hint adds that one column was taken as the label when
+// that explains the difference.
+func checkModelDim(m *model.Model, d *data.Dataset, hint bool) error {
+	want := m.InputDim()
+	if d.Dim() == want {
+		return nil
+	}
+	why := ""
+	if hint && d.Dim() == want-1 && !cur.noLabels {
+		why = " (one column is taken as the label: pass --no-labels for unlabelled data)"
+	}
+	return fmt.Errorf("%s has %d features, the model expects %d%s", d.Name, d.Dim(), want, why)
 }
 
 // readPairsFile reads a CSV of pairs i,j[,y] of 0-based indices below n
 // (what names them in errors), with an optional header naming the columns
-// i, j and y. needY requires the y column. Errors start with the file name
-// and the line: "pairs.csv:3: j = 150 outside [0, 150) …".
-func readPairsFile(path string, n int, what string, needY bool) (*pairsFile, error) {
-	f, err := openText(path)
+// i, j and y (data.ParseIndexPairs, within --max-input and --max-line).
+// needY requires the y column. Errors start with the file name and the
+// line: "pairs.csv:3: j = 150 outside [0, 150) …".
+func readPairsFile(path string, n int, what string, needY bool) (*data.IndexPairs, error) {
+	r, closer, err := openTextReader(path)
 	if err != nil {
 		var pe *os.PathError
-		if errors.As(err, &pe) {
+		var ie *input.Error
+		switch {
+		case errors.As(err, &ie):
+			return nil, err // names the file
+		case errors.As(err, &pe):
 			err = pe.Err
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
-	p, err := parsePairs(f, path, n, what, needY)
-	var ie *input.Error
-	if errors.As(err, &ie) {
-		ie.Name = path
-		return nil, ie
+	defer closer.Close()
+	opt, err := loadOptions("")
+	if err != nil {
+		return nil, err
 	}
-	return p, err
-}
-
-// parsePairs is readPairsFile on a reader.
-func parsePairs(r io.Reader, name string, n int, what string, needY bool) (*pairsFile, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	cr.ReuseRecord = true
-	out := &pairsFile{}
-	cols := 0 // 2 or 3, fixed by the header or the first row
-	for rec := 0; ; rec++ {
-		fields, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, fmt.Errorf("%s:%d: %v", name, pe.Line, pe.Err)
-			}
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		for i := range fields {
-			fields[i] = strings.TrimSpace(fields[i])
-		}
-		if rec == 0 {
-			fields[0] = strings.TrimPrefix(fields[0], "\ufeff") // a spreadsheet's byte-order mark
-			if _, err := strconv.Atoi(strings.TrimPrefix(fields[0], "+")); err != nil {
-				// A header: i,j or i,j,y.
-				h := strings.ToLower(strings.Join(fields, ","))
-				switch h {
-				case "i,j":
-					cols = 2
-				case "i,j,y":
-					cols = 3
-				default:
-					return nil, fmt.Errorf("%s:%d: header %s: want i,j or i,j,y (or no header)", name, line, input.Clip(strings.Join(fields, ","), 40))
-				}
-				if needY && cols == 2 {
-					return nil, fmt.Errorf("%s:%d: no y column: want i,j,y (y = +1 similar, -1 dissimilar)", name, line)
-				}
-				continue
-			}
-		}
-		if cols == 0 {
-			cols = len(fields)
-			if cols != 2 && cols != 3 {
-				return nil, fmt.Errorf("%s:%d: %d fields: want i,j or i,j,y", name, line, len(fields))
-			}
-			if needY && cols == 2 {
-				return nil, fmt.Errorf("%s:%d: 2 fields: want i,j,y (y = +1 similar, -1 dissimilar)", name, line)
-			}
-		}
-		if len(fields) != cols {
-			return nil, fmt.Errorf("%s:%d: %d fields, want %d like the first row (i,j%s)", name, line, len(fields), cols, map[bool]string{true: ",y"}[cols == 3])
-		}
-		if len(out.ij) >= maxPairs {
-			return nil, fmt.Errorf("%s:%d: more than %d pairs", name, line, maxPairs)
-		}
-		var p [2]int
-		for c, col := range []string{"i", "j"} {
-			v, err := strconv.Atoi(strings.TrimPrefix(fields[c], "+"))
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %s = %s is not an integer", name, line, col, input.Clip(fields[c], 40))
-			}
-			if v < 0 || v >= n {
-				return nil, fmt.Errorf("%s:%d: %s = %d outside [0, %d): there are %d %s", name, line, col, v, n, n, what)
-			}
-			p[c] = v
-		}
-		out.ij = append(out.ij, p)
-		if cols == 3 {
-			switch fields[2] {
-			case "1", "+1":
-				out.y = append(out.y, 1)
-			case "-1":
-				out.y = append(out.y, -1)
-			default:
-				return nil, fmt.Errorf("%s:%d: y = %s: want 1 (similar) or -1 (dissimilar)", name, line, input.Clip(fields[2], 40))
-			}
-		}
-	}
-	if len(out.ij) == 0 {
-		return nil, fmt.Errorf("%s: no pairs", name)
-	}
-	return out, nil
+	p, err := data.ParseIndexPairs(r, path, n, what, needY, opt)
+	return p, limitHint(err, "")
 }
 
 // writeRecords writes a CSV with the header and rows records filled by

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	npyio "codeberg.org/sbinet/npyio/npy"
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/internal/npy"
 	"github.com/psdlearn/psdlearn/model"
@@ -45,7 +46,7 @@ func sameBits(t *testing.T, what string, a, b mat.Matrix) {
 	}
 }
 
-// TestClusterOutReloads is the acceptance test of issue 23 item 2: a kernel
+// TestClusterOutReloads: a kernel
 // saved by cluster --out reloads in eval and gives the same clustering
 // accuracy, for the linear and squared-hinge losses and a selection, with
 // non-default restarts (which eval takes from the model).
@@ -72,7 +73,7 @@ func TestClusterOutReloads(t *testing.T) {
 		if m.Kind != model.KindKernel || m.Algo != "simplenpkl" || m.Kernel.N() != 150 || m.Certificate == nil || m.Provenance == nil {
 			t.Fatalf("%v: model %+v", extra, m)
 		}
-		if p := m.Provenance; p.Data == nil || p.Data.Name != "builtin:iris" || p.Data.Rows != 150 || p.Data.SHA256 == "" || p.Seed != clusterRunSeed(5, saved-1) {
+		if p := m.Provenance; p.Data == nil || p.Data.Name != "builtin:iris" || p.Data.Rows != 150 || p.Data.SHA256 == "" || p.Seed != psdlearn.ClusterRunSeed(5, saved) {
 			t.Errorf("%v: provenance %+v data %+v", extra, p, p.Data)
 		}
 		if r := m.Info["run"].(float64); int(r) != saved {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/psdlearn/psdlearn/bench"
 )
 
 // TestJSONSchema: every command's --json output, and the error object,
@@ -46,7 +48,11 @@ func TestJSONSchema(t *testing.T) {
 		if args == nil {
 			var buf bytes.Buffer
 			env := &cmdEnv{stdout: &buf, command: name, json: true}
-			if err := emitJSON(env, map[string]any{"results": []float64{math.NaN()}, "total_seconds": 1.0}); err != nil {
+			var v any = benchSummaryOf("kernels", []bench.Result{{Median: math.NaN(), Metrics: map[string]float64{"x": math.NaN()}}}, nil)
+			if name == "demo" {
+				v = demoSummary{Metric: []demoMetricRun{{TestError: jsonFloat(math.NaN())}}, PeakRSSMB: jsonFloat(math.NaN())}
+			}
+			if err := emitJSON(env, v); err != nil {
 				t.Fatal(err)
 			}
 			out = buf.String()

@@ -62,16 +62,16 @@ type trainSummary struct {
 	CPolicy   string    `json:"c_policy,omitempty"`
 	CSearched []float64 `json:"c_searched,omitempty"`
 	Model     string    `json:"model,omitempty"`
-	PeakRSSMB float64   `json:"peak_rss_mb"`
+	PeakRSSMB jsonFloat `json:"peak_rss_mb"`
 	// Converged is the certificate of the returned model; Warnings say why
 	// a solve stopped without one (also printed on stderr).
 	Converged bool     `json:"converged"`
 	Warnings  []string `json:"warnings"`
 	// Interrupted: the run was cancelled (Ctrl-C) and the model is the best
 	// one found before; the test evaluation is skipped (null).
-	Interrupted bool            `json:"interrupted"`
-	Phases      psdlearn.Phases `json:"phases"`
-	Curve       []float64       `json:"-"`
+	Interrupted bool          `json:"interrupted"`
+	Phases      phasesSummary `json:"phases"`
+	Curve       []float64     `json:"-"`
 	// The fields of a run on a constraint file (--triplets, --pairs).
 	*constraintSummary
 }
@@ -197,7 +197,7 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 		sum.Model = f.out
 	}
 	sum.TotalSeconds = time.Since(start).Seconds()
-	sum.PeakRSSMB = peakRSSMB()
+	sum.PeakRSSMB = jsonFloat(peakRSSMB())
 	if err := printTrainSummary(env, f, sum); err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ func defineTrainFlags(fs *flag.FlagSet, f *trainFlags) {
 	fs.StringVar(&f.dataSpec, "data", "", "data SPEC: file.csv, file.libsvm|.svm|.txt, idx:IMAGES:LABELS, builtin:NAME, or - (CSV on standard input)")
 	labelColFlag(fs, &f.labelCol)
 	fs.StringVar(&f.testSpec, "test", "", "test data SPEC; --data is then train (and validation, with a 2-part --split)")
-	fs.StringVar(&f.split, "split", "", "train,val,test fractions (seeded) or rows:TRAIN,VAL,TEST row ranges; 2 parts are train,test (train,val with --test) (default 0.7,0.15,0.15)")
+	fs.StringVar(&f.split, "split", "", "train,val,test fractions (seeded) or rows:TRAIN,VAL,TEST row ranges; 2 parts are train,test (train,val with --test) (default "+data.DefaultSplit+")")
 	fs.BoolVar(&f.standardize, "standardize", false, "standardise features (mean and deviation of the training part)")
 	fs.IntVar(&f.pca, "pca", 0, "project onto the top N principal components of the training part (0: off)")
 	fs.IntVar(&f.k, "k", psdlearn.DefaultK, "k of the triplets (k targets × k impostors per point) and of the k-NN evaluation")
@@ -227,11 +227,11 @@ func defineTrainFlags(fs *flag.FlagSet, f *trainFlags) {
 	fs.IntVar(&f.opts.Iters, "iters", 0, "maximum iterations of every phase of a solve, Newton polish included; LMNN's descent steps (> 0; default: the algorithm's)")
 	fs.Float64Var(&f.opts.Nu, "nu", 0, "BoostMetric ν")
 	fs.StringVar(&f.opts.WorkingSet, "working-set", "", fmt.Sprintf("FrobMetric working set: auto|on|off (default auto: on from %d triplets)", frob.WorkingSetMinTriplets))
-	fs.Float64Var(&f.opts.Mu, "mu", 0, "LMNN push weight μ in (0, 1]: (1−μ)·pull + μ·push (0: the default 0.5)")
+	fs.Float64Var(&f.opts.Mu, "mu", 0, fmt.Sprintf("LMNN push weight μ in (0, 1]: (1−μ)·pull + μ·push (0: the default %g)", lmnn.DefaultMu))
 	fs.IntVar(&f.opts.Rank, "rank", 0, "LMNN low-rank factor: learn M = L Lᵀ with L of this many columns (1 … the dimension after preprocessing), by gradient steps on L started from the top principal axes; 0: the full-rank M")
 	fs.StringVar(&f.triplets, "triplets", "", "learn from the triplets of this CSV file (header i,j,k: 0-based rows of --data, row i closer to j than to k; - : standard input) instead of labels")
 	fs.StringVar(&f.pairs, "pairs", "", "learn from the pairs of this CSV file (header i,j,y: y = 1 similar, -1 dissimilar), turned into triplets (i,j,k) for every similar (i,j) and dissimilar (i,k)")
-	fs.Float64Var(&f.holdout, "holdout", 0.2, "share of the constraints held out to score the metric (and of the rest to choose C from a list); 0: train on all")
+	fs.Float64Var(&f.holdout, "holdout", psdlearn.DefaultHoldOut, "share of the constraints held out to score the metric (and of the rest to choose C from a list); 0: train on all")
 	noLabelsFlag(fs, "implied with --triplets/--pairs unless --label-col is given")
 	fs.StringVar(&f.cList, "C", "", "C: the weight of the average hinge loss (the per-triplet slack weight is C/m for m triplets; psdboost needs C ≥ 1); a comma-separated list is chosen on the validation set (or by cross-validation without one)")
 }
@@ -276,7 +276,7 @@ func checkTrainFlags(fs *flag.FlagSet, f *trainFlags, rules []flagRule) error {
 		return err
 	}
 	if math.IsNaN(f.opts.Mu) || f.opts.Mu < 0 || f.opts.Mu > 1 {
-		return usagef("train: --mu %v: want a push weight in (0, 1] (omit it for the default 0.5)", f.opts.Mu)
+		return usagef("train: --mu %v: want a push weight in (0, 1] (omit it for the default %g)", f.opts.Mu, lmnn.DefaultMu)
 	}
 	if f.constraintMode() {
 		if f.opts.Passes > 1 {
@@ -397,25 +397,21 @@ func loadConstraintJob(env *cmdEnv, f trainFlags, d *data.Dataset, prog *progres
 	if f.pairs != "" {
 		job.kind, job.path = "pairs", f.pairs
 	}
-	r, closeFile, err := openConstraintFile(env, job.path)
-	if err != nil {
-		return nil, fmt.Errorf("train: --%s %s: %w", job.kind, job.path, err)
-	}
 	job.data = psdlearn.Data{X: d.X, HoldOut: f.holdout, Source: &psdlearn.Source{Name: f.dataSpec, Data: d}}
+	var err error
 	if job.kind == "triplets" {
-		job.data.Triplets, err = constraints.ReadTriplets(r, d.Len())
+		job.data.Triplets, err = readConstraintFile(env, "train", job.kind, job.path, func(r io.Reader) (*constraints.TripletSet, error) { return constraints.ReadTriplets(r, d.Len()) })
 		if err == nil {
 			job.count = job.data.Triplets.Len()
 		}
 	} else {
-		job.data.Pairs, err = constraints.ReadPairs(r, d.Len())
+		job.data.Pairs, err = readConstraintFile(env, "train", job.kind, job.path, func(r io.Reader) (*constraints.Pairs, error) { return constraints.ReadPairs(r, d.Len()) })
 		if err == nil {
 			job.count = job.data.Pairs.Len()
 		}
 	}
-	closeFile()
 	if err != nil {
-		return nil, fmt.Errorf("train: --%s %s: %w", job.kind, job.path, err)
+		return nil, err
 	}
 	prog.printf("train: %s: %d points, %d features; %d %s from %s", f.dataSpec, d.Len(), d.Dim(), job.count, job.kind, job.path)
 	return job, nil
@@ -431,7 +427,7 @@ func trainSummaryOf(f trainFlags, job *trainJob, r *psdlearn.Result) trainSummar
 		ValError: jsonFloat(r.Eval.ValError), TestError: jsonFloat(r.Eval.TestError),
 		EuclideanTestError: jsonFloat(r.Eval.EuclideanTestError), EuclideanValError: jsonFloat(r.Eval.EuclideanValError),
 		Curve: r.Curve, Converged: r.Certificate.Converged, Warnings: append([]string{}, r.Warnings...),
-		Interrupted: r.Interrupted, Phases: r.Phases, CPolicy: r.CPolicy, CSearched: r.Searched,
+		Interrupted: r.Interrupted, Phases: phasesOf(r.Phases), CPolicy: r.CPolicy, CSearched: r.Searched,
 	}
 	for _, s := range r.Scores {
 		sum.Candidates = append(sum.Candidates, candidateSummary{C: s.C, ValError: jsonFloat(s.ValError), Iterations: s.Iterations, DualityGap: jsonFloat(s.DualityGap), Converged: s.Converged})
@@ -566,12 +562,44 @@ func printTrainSummary(env *cmdEnv, f trainFlags, sum trainSummary) error {
 	return nil
 }
 
+// phasesSummary is psdlearn.Phases in the JSON output: the wall times of
+// the stages of a run, in seconds, with every solve.
+type phasesSummary struct {
+	Load       float64        `json:"load"`
+	Preprocess float64        `json:"preprocess"`
+	Triplets   float64        `json:"triplets"`
+	Train      float64        `json:"train"`
+	Solves     []solveSummary `json:"solves"`
+	Evaluation float64        `json:"evaluation"`
+}
+
+// solveSummary is one psdlearn.Solve: C is null for an algorithm without C.
+type solveSummary struct {
+	C                jsonFloat `json:"c"`
+	Seconds          float64   `json:"seconds"`
+	Iterations       int       `json:"iterations"`
+	Converged        bool      `json:"converged"`
+	Reason           string    `json:"reason,omitempty"`
+	Fold             int       `json:"fold,omitempty"`
+	SingleIterations int       `json:"single_precision_iterations,omitempty"`
+}
+
+// phasesOf is the summary of the phases of a run.
+func phasesOf(ph psdlearn.Phases) phasesSummary {
+	out := phasesSummary{Load: ph.Load, Preprocess: ph.Preprocess, Triplets: ph.Triplets, Train: ph.Train, Evaluation: ph.Evaluation}
+	for _, s := range ph.Solves {
+		out.Solves = append(out.Solves, solveSummary{C: jsonFloat(s.C), Seconds: s.Seconds, Iterations: s.Iterations, Converged: s.Converged,
+			Reason: s.Reason, Fold: s.Fold, SingleIterations: s.SingleIterations})
+	}
+	return out
+}
+
 // printPhases prints the wall times of a train run.
-func printPhases(w io.Writer, ph psdlearn.Phases) {
+func printPhases(w io.Writer, ph phasesSummary) {
 	fmt.Fprintf(w, "  phases: load %.2f s, preprocess %.2f s, triplets %.2f s, train %.2f s", ph.Load, ph.Preprocess, ph.Triplets, ph.Train)
 	for _, s := range ph.Solves {
 		switch {
-		case math.IsNaN(s.C):
+		case !s.C.ok():
 			fmt.Fprintf(w, " (solve %.2f s)", s.Seconds)
 		case s.Fold > 0:
 			fmt.Fprintf(w, " (fold %d, C = %g: %.2f s)", s.Fold, s.C, s.Seconds)
@@ -644,7 +672,7 @@ func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, de
 	}
 	split := f.split
 	if split == "" {
-		split = "0.7,0.15,0.15"
+		split = data.DefaultSplit
 	}
 	spec, err := data.ParseSplit(split)
 	if err != nil {
@@ -678,6 +706,22 @@ func openConstraintFile(env *cmdEnv, path string) (io.Reader, func(), error) {
 		return nil, nil, err
 	}
 	return fh, func() { fh.Close() }, nil
+}
+
+// readConstraintFile reads the constraint file path (standard input for
+// "-") given to cmd's flag --kind with read.
+func readConstraintFile[T any](env *cmdEnv, cmd, kind, path string, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	r, closeFile, err := openConstraintFile(env, path)
+	if err != nil {
+		return zero, fmt.Errorf("%s: --%s %s: %w", cmd, kind, path, err)
+	}
+	v, err := read(r)
+	closeFile()
+	if err != nil {
+		return zero, fmt.Errorf("%s: --%s %s: %w", cmd, kind, path, err)
+	}
+	return v, nil
 }
 
 // printConstraintSummary prints the text summary of a train run on a

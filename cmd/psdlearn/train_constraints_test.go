@@ -89,7 +89,7 @@ func wineFiles(t *testing.T, m int) (csvPath, tripletPath, pairPath string) {
 	return csvPath, tripletPath, pairPath
 }
 
-// TestTrainTripletsWine is the acceptance test of issue 23, item 1: a metric
+// TestTrainTripletsWine: a metric
 // learned from a triplet file alone (the data file has no labels) satisfies
 // more of the held-out triplets than the Euclidean metric does.
 func TestTrainTripletsWine(t *testing.T) {

@@ -12,16 +12,16 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
-	"github.com/psdlearn/psdlearn/dist"
+	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/mpi"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Distributed training: `mpirun -np P psdlearn train --algo boostmetric
 // --data …` with a binary built with -tags mpi runs stage-wise BoostMetric
-// data-parallel (package dist, docs/mpi.md), and `--algo frobmetric --C c`
+// data-parallel (package distributed, docs/mpi.md), and `--algo frobmetric --C c`
 // FrobMetric with one C (the whole set, certified by its duality gap): rank p keeps the p-th
 // contiguous block of the rows, rank 0 prints the progress and the summary
 // and writes the model. A binary built without the tag refuses to run as one
@@ -52,7 +52,7 @@ type mpiTrainSummary struct {
 	Iterations   int       `json:"iterations"`
 	Stop         string    `json:"stop"`
 	Converged    bool      `json:"converged"`
-	Objective    any       `json:"objective"`
+	Objective    jsonFloat `json:"objective"`
 	Scale        float64   `json:"scale"`
 	LoadSeconds  float64   `json:"load_seconds"`
 	TripletSecs  float64   `json:"triplets_seconds"`
@@ -60,66 +60,20 @@ type mpiTrainSummary struct {
 	TotalSeconds float64   `json:"total_seconds"`
 	Model        string    `json:"model,omitempty"`
 	Warnings     []string  `json:"warnings"`    // one per condition a user must know: a run stopped short of its certificate
-	PeakRSSMB    float64   `json:"peak_rss_mb"` // rank 0's
+	PeakRSSMB    jsonFloat `json:"peak_rss_mb"` // rank 0's
 	Curve        []float64 `json:"-"`
 	// FrobMetric only.
-	C           *float64 `json:"c,omitempty"`
-	RelGap      *float64 `json:"relative_gap,omitempty"`
-	Evaluations *int     `json:"evaluations,omitempty"`
+	C           *jsonFloat `json:"c,omitempty"`
+	RelGap      *jsonFloat `json:"relative_gap,omitempty"`
+	Evaluations *int       `json:"evaluations,omitempty"`
 }
 
 // runTrainMPI is train under an MPI launcher, after runTrain parsed and
 // checked the flags.
 func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlags, b engine.Backend, start time.Time) error {
-	var bad []string
-	fs.Visit(func(fl *flag.Flag) {
-		if !mpiTrainFlags[fl.Name] {
-			bad = append(bad, "--"+fl.Name)
-		}
-	})
-	if len(bad) > 0 {
-		sort.Strings(bad)
-		return usagef("train: under mpirun, train runs distributed BoostMetric on all the rows and does not implement %s (docs/mpi.md)", strings.Join(bad, ", "))
-	}
-	var fopt frob.MetricOptions
-	switch f.algo {
-	case "boostmetric":
-		for _, name := range []string{"C", "working-set"} {
-			if flagGiven(fs, name) {
-				return usagef("train: --%s does not apply to boostmetric", name)
-			}
-		}
-	case "frobmetric":
-		for _, name := range []string{"loss", "mode", "nu"} {
-			if flagGiven(fs, name) {
-				return usagef("train: --%s does not apply to frobmetric", name)
-			}
-		}
-		if len(f.opts.C) != 1 {
-			return usagef("train: under mpirun frobmetric needs a single --C value (choosing C from a list on a validation set is not distributed), got %q", f.cList)
-		}
-		ws, err := frob.ParseWorkingSet(f.opts.WorkingSet)
-		if err != nil {
-			return usagef("train: %v", err)
-		}
-		fopt = frob.MetricOptions{C: f.opts.C[0], MaxIter: f.opts.Iters, WorkingSet: ws, Backend: b}
-	default:
-		return usagef("train: under mpirun only --algo boostmetric and frobmetric are distributed, not %s", f.algo)
-	}
-	opt := boost.Options{Iters: f.opts.Iters, Nu: f.opts.Nu, Backend: b, Seed: f.seed}
-	if f.opts.Loss != "" {
-		l, err := boost.ParseLoss(f.opts.Loss)
-		if err != nil || l == boost.Hinge {
-			return usagef("train: under mpirun --loss must be exp or logistic, not %q", f.opts.Loss)
-		}
-		opt.Loss = l
-	}
-	if f.opts.Mode != "" {
-		md, err := boost.ParseMode(f.opts.Mode)
-		if err != nil {
-			return usagef("train: under mpirun --mode must be stagewise or corrective, not %q", f.opts.Mode)
-		}
-		opt.Mode = md
+	opt, fopt, err := mpiTrainOptions(fs, f, b)
+	if err != nil {
+		return err
 	}
 	comm, err := mpi.Open()
 	if err != nil {
@@ -136,44 +90,18 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 	} else {
 		prog.printf("train: MPI job of %d ranks, distributed BoostMetric (%s)", p, opt.Mode)
 	}
-
 	// With one file per rank ("{rank}" in the spec) every rank reads only
 	// its file; otherwise every rank parses the data and keeps its block.
 	// Either way the class numbering is the same on every rank.
 	tLoad := time.Now()
-	var (
-		x       *mat.Dense
-		y       []int
-		classes []string
-		n, dim  int
-		lo, hi  int
-	)
-	if strings.Contains(f.dataSpec, rankPlaceholder) {
-		sh, err := loadRankShard(comm, "train", f.dataSpec, f.labelCol, loadMetricData)
-		if err != nil {
-			return err
-		}
-		x, y, classes, n, lo = sh.x, sh.y, sh.classes, sh.n, sh.lo
-		_, dim = x.Dims()
-		hi = lo + len(y)
-	} else {
-		d, err := loadMetricData(f.dataSpec, f.labelCol)
-		if err != nil {
-			return err
-		}
-		n, dim = d.X.Dims()
-		lo, hi = r*n/p, (r+1)*n/p
-		if hi > lo {
-			x = mat.DenseCopyOf(d.X.Slice(lo, hi, 0, dim))
-		}
-		y = append([]int(nil), d.Y[lo:hi]...)
-		classes = d.Classes
+	rows, err := distributed.LoadRows(comm, f.dataSpec, func(spec string) (*data.Dataset, error) { return loadMetricData(spec, f.labelCol) }, 0, nil)
+	if err != nil {
+		return mpiDataError("train", err)
 	}
-	loadSeconds := time.Since(tLoad).Seconds()
-	prog.printf("train: %s: %d points, %d features; rank 0 has rows %d–%d", f.dataSpec, n, dim, lo, hi-1)
-
+	sum := mpiTrainSummary{Backend: b.Name(), Data: f.dataSpec, Ranks: p, NTrain: rows.N, Dim: rows.Dim, K: f.k, LoadSeconds: time.Since(tLoad).Seconds()}
+	prog.printf("train: %s: %d points, %d features; rank 0 has rows %d–%d", f.dataSpec, rows.N, rows.Dim, rows.Lo, rows.Lo+len(rows.Y)-1)
 	tTrip := time.Now()
-	sh, err := dist.Triplets(comm, x, y, f.k)
+	sh, err := distributed.Triplets(comm, rows.X, rows.Y, f.k)
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
@@ -181,47 +109,103 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	tripSeconds := time.Since(tTrip).Seconds()
-	prog.printf("train: %d triplets (k = %d) in %.2f s", int(m), f.k, tripSeconds)
+	sum.Triplets, sum.TripletSecs = int(m), time.Since(tTrip).Seconds()
+	prog.printf("train: %d triplets (k = %d) in %.2f s", sum.Triplets, f.k, sum.TripletSecs)
 	if r == 0 {
 		opt.Progress = prog.event
 		fopt.Progress = prog.event
 	}
 	if f.algo == "frobmetric" {
-		return trainFrobMPI(ctx, env, comm, x, sh, fopt, f, b, mpiTrainSummary{
-			Algo: "frobmetric", Backend: b.Name(), Data: f.dataSpec, Ranks: p, NTrain: n, Dim: dim, K: f.k, Triplets: int(m),
-			LoadSeconds: loadSeconds, TripletSecs: tripSeconds,
-		}, classes, start)
+		sum.Algo = "frobmetric"
+		return trainFrobMPI(ctx, env, comm, rows, sh, fopt, f, b, sum, start)
 	}
+	sum.Algo = "boostmetric"
+	return trainBoostMPI(ctx, env, comm, rows, sh, opt, f, b, sum, start)
+}
+
+// mpiTrainOptions checks the flags of a distributed train run and returns
+// the options of the algorithm it runs: BoostMetric's, or FrobMetric's.
+func mpiTrainOptions(fs *flag.FlagSet, f trainFlags, b engine.Backend) (boost.Options, frob.MetricOptions, error) {
+	var (
+		opt  = boost.Options{Iters: f.opts.Iters, Nu: f.opts.Nu, Backend: b, Seed: f.seed}
+		fopt frob.MetricOptions
+		bad  []string
+	)
+	fs.Visit(func(fl *flag.Flag) {
+		if !mpiTrainFlags[fl.Name] {
+			bad = append(bad, "--"+fl.Name)
+		}
+	})
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return opt, fopt, usagef("train: under mpirun, train runs distributed BoostMetric on all the rows and does not implement %s (docs/mpi.md)", strings.Join(bad, ", "))
+	}
+	notFor := map[string][]string{"boostmetric": {"C", "working-set"}, "frobmetric": {"loss", "mode", "nu"}}
+	names, ok := notFor[f.algo]
+	if !ok {
+		return opt, fopt, usagef("train: under mpirun only --algo boostmetric and frobmetric are distributed, not %s", f.algo)
+	}
+	for _, name := range names {
+		if flagGiven(fs, name) {
+			return opt, fopt, usagef("train: --%s does not apply to %s", name, f.algo)
+		}
+	}
+	if f.algo == "frobmetric" {
+		if len(f.opts.C) != 1 {
+			return opt, fopt, usagef("train: under mpirun frobmetric needs a single --C value (choosing C from a list on a validation set is not distributed), got %q", f.cList)
+		}
+		ws, err := frob.ParseWorkingSet(f.opts.WorkingSet)
+		if err != nil {
+			return opt, fopt, usagef("train: %v", err)
+		}
+		fopt = frob.MetricOptions{C: f.opts.C[0], MaxIter: f.opts.Iters, WorkingSet: ws, Backend: b}
+	}
+	if f.opts.Loss != "" {
+		l, err := boost.ParseLoss(f.opts.Loss)
+		if err != nil || l == boost.Hinge {
+			return opt, fopt, usagef("train: under mpirun --loss must be exp or logistic, not %q", f.opts.Loss)
+		}
+		opt.Loss = l
+	}
+	if f.opts.Mode != "" {
+		md, err := boost.ParseMode(f.opts.Mode)
+		if err != nil {
+			return opt, fopt, usagef("train: under mpirun --mode must be stagewise or corrective, not %q", f.opts.Mode)
+		}
+		opt.Mode = md
+	}
+	return opt, fopt, nil
+}
+
+// trainBoostMPI is the BoostMetric part of runTrainMPI, from the shards on:
+// sum holds what the caller knows.
+func trainBoostMPI(ctx context.Context, env *cmdEnv, comm mpi.Comm, rows *distributed.Rows, sh *distributed.Shard, opt boost.Options,
+	f trainFlags, b engine.Backend, sum mpiTrainSummary, start time.Time) error {
 	tTrain := time.Now()
-	res, err := dist.BoostMetric(ctx, comm, x, sh, opt)
+	res, err := distributed.BoostMetric(ctx, comm, rows.X, sh, opt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitStatus{code: exitInterrupted, err: err}
 		}
 		return fmt.Errorf("train: %w", err)
 	}
-	trainSeconds := time.Since(tTrain).Seconds()
-	if r != 0 {
+	sum.TrainSeconds = time.Since(tTrain).Seconds()
+	if comm.Rank() != 0 {
 		return nil
 	}
-	metric, err := model.NewMetric(res.Matrix(dim))
+	metric, err := model.NewMetric(res.Matrix(rows.Dim))
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	sum := mpiTrainSummary{
-		Algo: "boostmetric", Backend: b.Name(), Data: f.dataSpec, Ranks: p, NTrain: n, Dim: dim, Rank: metric.Rank(),
-		K: f.k, Triplets: int(m), Iterations: res.Iterations, Stop: res.Stop.String(),
-		Converged: res.Stop == boost.StopConverged, Objective: finiteOrNil(res.Objective), Scale: res.Scale,
-		LoadSeconds: loadSeconds, TripletSecs: tripSeconds, TrainSeconds: trainSeconds, Curve: res.Curve,
-	}
+	sum.Rank, sum.Iterations, sum.Stop = metric.Rank(), res.Iterations, res.Stop.String()
+	sum.Converged, sum.Objective, sum.Scale, sum.Curve = res.Stop == boost.StopConverged, jsonFloat(res.Objective), res.Scale, res.Curve
 	if f.out != "" {
 		md := &model.Model{
-			Kind: model.KindMetric, Algo: "boostmetric", Metric: metric, Classes: classes,
+			Kind: model.KindMetric, Algo: "boostmetric", Metric: metric, Classes: rows.Classes,
 			Info: map[string]any{
 				"data": f.dataSpec, "k": f.k, "loss": opt.Loss.String(), "mode": opt.Mode.String(), "iters": f.opts.Iters,
 				"nu": f.opts.Nu, "iterations": res.Iterations, "objective": res.Objective, "backend": b.Name(),
-				"triplets": int(m), "mpi_ranks": p, "stop": res.Stop.String(),
+				"triplets": sum.Triplets, "mpi_ranks": sum.Ranks, "stop": res.Stop.String(),
 			},
 			Certificate: &model.Certificate{Converged: sum.Converged, Gap: math.NaN(), Reason: res.Stop.String()},
 		}
@@ -237,14 +221,14 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("boostmetric: not converged (%s) after %d iterations", res.Stop, res.Iterations))
 	}
 	return finishTrainMPI(env, &sum, start, fmt.Sprintf("boostmetric on %d ranks: %d points, %d features, %d triplets; %d iterations (%s), objective %.6g, %.2f s training",
-		p, n, dim, sum.Triplets, sum.Iterations, sum.Stop, res.Objective, trainSeconds))
+		sum.Ranks, sum.NTrain, sum.Dim, sum.Triplets, sum.Iterations, sum.Stop, res.Objective, sum.TrainSeconds))
 }
 
 // finishTrainMPI completes rank 0's summary: warnings on stderr, then the
 // JSON (schema psdlearn/train-mpi/v1) or the text line and the model path.
 func finishTrainMPI(env *cmdEnv, sum *mpiTrainSummary, start time.Time, line string) error {
 	sum.TotalSeconds = time.Since(start).Seconds()
-	sum.PeakRSSMB = peakRSSMB()
+	sum.PeakRSSMB = jsonFloat(peakRSSMB())
 	if sum.Warnings == nil {
 		sum.Warnings = []string{}
 	}
@@ -252,10 +236,7 @@ func finishTrainMPI(env *cmdEnv, sum *mpiTrainSummary, start time.Time, line str
 		fmt.Fprintf(env.stderr, "psdlearn: warning: %s\n", w)
 	}
 	if env.json {
-		saved := env.command
-		env.command = "train-mpi"
-		defer func() { env.command = saved }()
-		return emitJSON(env, sum)
+		return emitJSONAs(env, "train-mpi", sum)
 	}
 	fmt.Fprintln(env.stdout, line)
 	if sum.Model != "" {
@@ -266,10 +247,10 @@ func finishTrainMPI(env *cmdEnv, sum *mpiTrainSummary, start time.Time, line str
 
 // trainFrobMPI is the FrobMetric part of runTrainMPI, from the shards on:
 // sum holds what the caller knows.
-func trainFrobMPI(ctx context.Context, env *cmdEnv, comm mpi.Comm, x *mat.Dense, sh *dist.Shard, opt frob.MetricOptions,
-	f trainFlags, b engine.Backend, sum mpiTrainSummary, classes []string, start time.Time) error {
+func trainFrobMPI(ctx context.Context, env *cmdEnv, comm mpi.Comm, rows *distributed.Rows, sh *distributed.Shard, opt frob.MetricOptions,
+	f trainFlags, b engine.Backend, sum mpiTrainSummary, start time.Time) error {
 	tTrain := time.Now()
-	res, err := dist.FrobMetric(ctx, comm, x, sh, opt)
+	res, err := distributed.FrobMetric(ctx, comm, rows.X, sh, opt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &exitStatus{code: exitInterrupted, err: err}
@@ -286,12 +267,12 @@ func trainFrobMPI(ctx context.Context, env *cmdEnv, comm mpi.Comm, x *mat.Dense,
 	}
 	c, gap, evals := opt.C, res.RelGap, res.Evaluations
 	sum.Rank, sum.Iterations, sum.Stop, sum.Converged = metric.Rank(), res.Iterations, res.Reason, res.Certified
-	sum.Objective, sum.Scale, sum.Curve = finiteOrNil(res.Primal), res.DataScale, res.Curve
-	sum.C, sum.RelGap, sum.Evaluations = &c, &gap, &evals
+	sum.Objective, sum.Scale, sum.Curve = jsonFloat(res.Primal), res.DataScale, res.Curve
+	sum.C, sum.RelGap, sum.Evaluations = ptrFloat(c), ptrFloat(gap), &evals
 	tol := cmp.Or(opt.GapTol, frob.DefaultGapTol)
 	if f.out != "" {
 		md := &model.Model{
-			Kind: model.KindMetric, Algo: "frobmetric", Metric: metric, Classes: classes,
+			Kind: model.KindMetric, Algo: "frobmetric", Metric: metric, Classes: rows.Classes,
 			Info: map[string]any{
 				"data": f.dataSpec, "k": f.k, "C": opt.C, "working_set": cmp.Or(f.opts.WorkingSet, "auto"), "working_set_rounds": res.Rounds, "iters": f.opts.Iters,
 				"iterations": res.Iterations, "evaluations": res.Evaluations, "primal": res.Primal, "dual": res.Dual,

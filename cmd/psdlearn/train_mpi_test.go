@@ -89,7 +89,7 @@ func TestTrainMPI(t *testing.T) {
 		t.Errorf("converged run: warnings %v, want []", sum["warnings"])
 	}
 	// Totally corrective: the one-process objective (the metric itself is
-	// determined only to about 1e-7 by this mode: dist.TestCorrective).
+	// determined only to about 1e-7 by this mode: distributed.TestCorrective).
 	out, err = run("train", "--algo", "boostmetric", "--mode", "corrective", "--iters", "10", "--data", "builtin:iris", "--json", "--quiet")
 	if err != nil {
 		t.Fatalf("mpirun --mode corrective: %v\n%s", err, out)
@@ -146,7 +146,7 @@ func TestTrainMPI(t *testing.T) {
 	}
 
 	// FrobMetric with one C: certified, and within the certificates'
-	// bound of one-process frob.Learn (dist's tests hold it to 1e-9 where
+	// bound of one-process frob.Learn (package distributed's tests hold it to 1e-9 where
 	// the one-process solve is not rounding-sensitive).
 	fpath := filepath.Join(dir, "f.json")
 	out, err = run("train", "--algo", "frobmetric", "--C", "10", "--data", "builtin:iris", "--json", "--quiet", "--out", fpath)

@@ -372,26 +372,36 @@ func TestEvalTransformErrors(t *testing.T) {
 	}
 }
 
+// TestEmitJSONNonFinite: the typed output fields write NaN and ±Inf as
+// null; a raw float64 that is not a number is an error, not a silent
+// rewrite (every command's summary types its floats).
 func TestEmitJSONNonFinite(t *testing.T) {
 	var out bytes.Buffer
 	env := &cmdEnv{stdout: &out, stderr: &out}
 	type inner struct {
-		V float64 `json:"v"`
+		V jsonFloat `json:"v"`
 	}
 	v := struct {
-		A float64            `json:"a"`
-		B []float64          `json:"b"`
-		C map[string]float64 `json:"c"`
-		D *inner             `json:"d"`
-		E string             `json:"e,omitempty"`
-		F int                `json:"-"`
-	}{math.NaN(), []float64{1, math.Inf(1)}, map[string]float64{"x": math.Inf(-1)}, &inner{math.NaN()}, "", 3}
+		A jsonFloat            `json:"a"`
+		B []jsonFloat          `json:"b"`
+		C map[string]jsonFloat `json:"c"`
+		D *inner               `json:"d"`
+		E string               `json:"e,omitempty"`
+		F int                  `json:"-"`
+		G *jsonFloat           `json:"g,omitempty"`
+		H *jsonFloat           `json:"h"`
+		I jsonFloat            `json:"i"`
+	}{jsonFloat(math.NaN()), jsonFloats([]float64{1, math.Inf(1)}), map[string]jsonFloat{"x": jsonFloat(math.Inf(-1))}, &inner{jsonFloat(math.NaN())}, "", 3,
+		optFloat(math.NaN()), ptrFloat(math.NaN()), 0.25}
 	if err := emitJSON(env, v); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"a":null,"b":[1,null],"c":{"x":null},"d":{"v":null}}` + "\n"
+	want := `{"a":null,"b":[1,null],"c":{"x":null},"d":{"v":null},"h":null,"i":0.25}` + "\n"
 	if out.String() != want {
 		t.Errorf("got %s want %s", out.String(), want)
+	}
+	if err := emitJSON(env, struct{ X float64 }{math.NaN()}); err == nil {
+		t.Error("a raw NaN float64 was encoded")
 	}
 }
 

@@ -28,7 +28,7 @@ func decodeOne(t *testing.T, out string) map[string]any {
 	return m
 }
 
-// TestTrainCappedRunWarns is issue 20's acceptance for a deliberately capped
+// TestTrainCappedRunWarns: a deliberately capped
 // run: exit 0, one warning line on stderr per uncertified solve, the same
 // warnings and "converged": false in the JSON, and a model file whose
 // certificate says not converged with the gap and its tolerance. With one
@@ -182,7 +182,7 @@ func TestTrainConvergedNoWarnings(t *testing.T) {
 	}
 }
 
-// TestTrainInterruptWritesBest is issue 21's cancellation acceptance: a
+// TestTrainInterruptWritesBest: a
 // cancellation after the first C of letters has been validated writes a
 // loadable model marked interrupted and not converged — the validated
 // C = 1 model — prints the summary with "interrupted": true and exits 130,

@@ -82,12 +82,8 @@ func runTransform(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		z = m.Kernel.Factor()
 	default:
-		if want := m.InputDim(); d.Dim() != want {
-			hint := ""
-			if d.Dim() == want-1 && !cur.noLabels {
-				hint = " (one column is taken as the label: pass --no-labels for unlabelled data)"
-			}
-			return fmt.Errorf("transform: %s has %d features, the model expects %d%s", *spec, d.Dim(), want, hint)
+		if err := checkModelDim(m, d, true); err != nil {
+			return fmt.Errorf("transform: %w", err)
 		}
 		if z, err = m.Transform(d.X); err != nil {
 			return fmt.Errorf("transform: %w", err)

@@ -1,6 +1,6 @@
 // Package corrective holds what BoostMetric's totally corrective step
 // shares between the one-process learner (algos/boost) and the distributed
-// one (dist), so both run the same re-solves and compute the same bits:
+// one (package distributed), so both run the same re-solves and compute the same bits:
 // the L-BFGS-B settings and cost bounds of a re-solve, the acceptance of
 // its result, and the two loops over the rank-one terms v_j v_jᵀ (the
 // weighted sum X = Σ_j w_j v_j v_jᵀ and the quadratic forms v_jᵀ G v_j).

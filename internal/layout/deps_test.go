@@ -10,11 +10,12 @@ import (
 // TestDependenciesPointDown: the algorithms (algos/...) import nothing of
 // the experiment protocol, the evaluation, the model files, the front door
 // or the distributed mode — only the layers below them (engine, sparse,
-// constraints, data and their helpers) — and the command line reaches the
-// library through the root package.
+// constraints, data and their helpers); the front door (the root package)
+// imports neither the distributed mode nor the command line; and the
+// command line reaches the library through the root package.
 func TestDependenciesPointDown(t *testing.T) {
 	const mod = "github.com/psdlearn/psdlearn"
-	above := []string{"train", "eval", "model", "bench", "distributed", "dist", "cmd"}
+	above := []string{"train", "eval", "model", "bench", "distributed", "cmd"}
 	isAbove := func(imp string) bool {
 		if imp == mod {
 			return true
@@ -42,12 +43,6 @@ func TestDependenciesPointDown(t *testing.T) {
 		}
 		n++
 		for _, imp := range p.Imports {
-			// npkl's clustering protocol (Cluster, KMeansBaseline: k-means
-			// scoring from eval) and its Result (a model.Kernel) are still
-			// to move above it; this is the one exception left.
-			if p.ImportPath == mod+"/algos/npkl" && (imp == mod+"/eval" || imp == mod+"/model") {
-				continue
-			}
 			if isAbove(imp) {
 				t.Errorf("%s imports %s, a layer above the algorithms", p.ImportPath, imp)
 			}
@@ -55,6 +50,19 @@ func TestDependenciesPointDown(t *testing.T) {
 	}
 	if n < 5 {
 		t.Fatalf("go list found %d algorithm packages", n)
+	}
+	// The front door sits below the execution modes and the command line
+	// that use it: the root package imports none of them.
+	root, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", mod).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range strings.Fields(string(root)) {
+		for _, a := range []string{"distributed", "cmd", "bench"} {
+			if p := mod + "/" + a; imp == p || strings.HasPrefix(imp, p+"/") {
+				t.Errorf("the root package imports %s, a layer above it", imp)
+			}
+		}
 	}
 	deps, err := exec.Command("go", "list", "-deps", mod+"/cmd/psdlearn").Output()
 	if err != nil {

@@ -2,11 +2,20 @@
 // stage-wise step: the root of the derivative f = g′ of the convex objective
 // g along the term, given f and its first two derivatives at any weight.
 // One routine serves the one-process learner (algos/boost) and the
-// distributed one (dist), whose derivatives are sums over every rank's
+// distributed one (package distributed), whose derivatives are sums over every rank's
 // triplets, so that both take the same steps.
 package linesearch
 
 import "math"
+
+// MaxSteps bounds the evaluations of Root in BoostMetric's step (the
+// one-process and the distributed learner alike).
+const MaxSteps = 200
+
+// UnboundedMargin is the capped weight of a term that separates every
+// triplet (f has no root): the step takes the weight w with
+// min_r w·H_r = UnboundedMargin.
+const UnboundedMargin = 30
 
 // Deriv returns f(w), f′(w) and f″(w); an error (a failed reduction across
 // processes) ends the search.

@@ -542,7 +542,7 @@ func TestSolver(t *testing.T, s engine.LPSolver) {
 		}
 	})
 
-	// Issue 21 item 1: an objective coefficient of 1e25 made CLP fail an
+	// An objective coefficient of 1e25 made CLP fail an
 	// assertion and abort the process. Every out-of-range number is refused
 	// before it reaches a solver, by NewModel and AddColumns alike, and
 	// values at the limit lp.MaxValue still solve.

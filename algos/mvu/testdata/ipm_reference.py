@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Interior-point reference optimum of a small MVU problem (issue 24, item 4).
+"""Interior-point reference optimum of a small MVU problem.
 
 Solves the maximum variance unfolding SDP of the paper's inequality form,
 

@@ -1,5 +1,6 @@
 // Command mpibench measures the latency and bandwidth of mpi's Allreduce on
-// the world communicator, for docs/mpi.md:
+// the world communicator (on a quiet machine; the figures are not kept in
+// docs/):
 //
 //	go build -tags mpi -o /tmp/mpibench ./mpi/internal/mpibench
 //	mpirun --allow-run-as-root --oversubscribe -np 2 /tmp/mpibench

@@ -1,0 +1,234 @@
+package distributed
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/model"
+	"github.com/psdlearn/psdlearn/mpi"
+	"gonum.org/v1/gonum/mat"
+)
+
+// RankPlaceholder in a data spec names one file per rank: rank r reads the
+// spec with the placeholder replaced by r, and no rank reads another's
+// rows.
+const RankPlaceholder = "{rank}"
+
+// ErrTooFewRows is wrapped by the error of LoadRows and Graph when a rank
+// has fewer rows than the run needs (a layout the caller chose, not bad
+// data).
+var ErrTooFewRows = errs.New("distributed: too few rows per rank", errs.ErrInvalid)
+
+// Rows is one rank's contiguous block of the rows of a data set, with what
+// every rank knows of the whole. The rows are numbered rank by rank: rank
+// 0's first.
+type Rows struct {
+	// X holds this rank's rows (nil when it has none), Y their labels,
+	// indices into Classes.
+	X *mat.Dense
+	Y []int
+	// Classes is the union of every rank's class names, in the order
+	// data.Load gives classes, so that every rank numbers them alike.
+	Classes []string
+	// N is the number of rows over all ranks, Dim the number of features,
+	// Lo the number of this rank's first row.
+	N, Dim, Lo int
+	// Name is the data set's name.
+	Name string
+	// Data describes the whole data for a model file (on rank 0; nil on the
+	// others): its name, shape and hash, or only its shape when no rank
+	// holds all of it (one file per rank).
+	Data *model.DataInfo
+}
+
+// A Loader loads a data set named by spec (the command line's reader, with
+// its header, label and size options).
+type Loader func(spec string) (*data.Dataset, error)
+
+// LoadRows loads this rank's rows of spec with load. With RankPlaceholder in
+// spec, rank r reads only its own file (every file needs at least one row);
+// the ranks then agree, before anything else is exchanged, that every file
+// loaded and that they have the same number of features (a rank whose file
+// fails returns its error, the others an error wrapping ErrRemote), and on
+// one class list: the union of their label names, ordered as data.Load
+// orders classes, so that the rows carry the labels a one-process run on
+// the files concatenated in rank order would give them. Otherwise every
+// rank parses the data and keeps the block r·n/P … (r+1)·n/P − 1.
+//
+// Every rank needs at least minRows rows (an error wrapping ErrTooFewRows).
+// prep, if not nil, transforms the whole data before the split
+// (standardisation, fitted on all the rows as in one process); it needs
+// every rank to read the whole data, so with RankPlaceholder it is an
+// error wrapping ErrInvalid. LoadRows is collective.
+func LoadRows(comm mpi.Comm, spec string, load Loader, minRows int, prep func(*mat.Dense) (*mat.Dense, error)) (*Rows, error) {
+	if comm == nil || load == nil {
+		return nil, fmt.Errorf("%w: nil communicator or loader", ErrInvalid)
+	}
+	p, r := comm.Size(), comm.Rank()
+	if strings.Contains(spec, RankPlaceholder) {
+		if prep != nil {
+			return nil, fmt.Errorf("%w: with one file per rank (%s) the data cannot be standardised across the files: standardise them beforehand", ErrInvalid, RankPlaceholder)
+		}
+		return loadRankFiles(comm, spec, load)
+	}
+	ds, err := load(spec)
+	if err != nil {
+		return nil, err
+	}
+	out := &Rows{Name: ds.Name, Classes: ds.Classes}
+	out.N, out.Dim = ds.X.Dims()
+	if out.N < minRows*p {
+		return nil, fmt.Errorf("%w: %d rows for %d ranks: every rank needs at least %d rows", ErrTooFewRows, out.N, p, minRows)
+	}
+	x := ds.X
+	if prep != nil {
+		if x, err = prep(x); err != nil {
+			return nil, err
+		}
+	}
+	lo, hi := r*out.N/p, (r+1)*out.N/p
+	if hi > lo {
+		out.X = mat.DenseCopyOf(x.Slice(lo, hi, 0, out.Dim))
+	}
+	out.Y = append([]int(nil), ds.Y[lo:hi]...)
+	out.Lo = lo
+	if r == 0 {
+		out.Data = model.DescribeData(ds.Name, ds.X, ds.Y, ds.Classes)
+	}
+	return out, nil
+}
+
+// loadRankFiles is LoadRows with one file per rank.
+func loadRankFiles(comm mpi.Comm, spec string, load Loader) (*Rows, error) {
+	r := comm.Rank()
+	path := strings.ReplaceAll(spec, RankPlaceholder, strconv.Itoa(r))
+	d, lerr := load(path)
+	rows, dim := 0, 0
+	if lerr == nil {
+		rows, dim = d.X.Dims()
+		if rows == 0 {
+			lerr = fmt.Errorf("%w: %s has no rows: every rank needs at least one", ErrTooFewRows, path)
+		}
+	}
+	agree := []float64{0, float64(dim), -float64(dim)}
+	if lerr != nil {
+		agree = []float64{1, 0, 0}
+	}
+	if err := comm.AllreduceMax(agree); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	switch {
+	case lerr != nil:
+		return nil, fmt.Errorf("rank %d: %w", r, lerr)
+	case agree[0] != 0:
+		return nil, fmt.Errorf("%w: another rank could not load its part of %s (rank %d loaded %s)", ErrRemote, spec, r, path)
+	case agree[1] != -agree[2]:
+		return nil, fmt.Errorf("%w: the ranks' files of %s have %g to %g features", ErrInvalid, spec, -agree[2], agree[1])
+	}
+	classes, n, lo, err := unifyRankClasses(comm, d, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := &Rows{X: d.X, Y: d.Y, Classes: classes, N: n, Dim: dim, Lo: lo, Name: spec}
+	if r == 0 {
+		// No rank holds the whole data to hash it: the model records its
+		// shape only.
+		out.Data = &model.DataInfo{Name: spec, Rows: n, Features: dim}
+	}
+	return out, nil
+}
+
+// unifyRankClasses gathers every rank's row count and class names,
+// renumbers d's labels on the union of the class names (data.UnifyClasses)
+// and returns the union, the total number of rows and this rank's first
+// row.
+func unifyRankClasses(comm mpi.Comm, d *data.Dataset, rows int) (classes []string, n, lo int, err error) {
+	p, r := comm.Size(), comm.Rank()
+	// Rows and the length of the class names of every rank.
+	names := strings.Join(d.Classes, "\x00")
+	sizes := make([]float64, 2*p)
+	if err := comm.Allgatherv([]float64{float64(rows), float64(len(names))}, sizes, repeat(p, 2)); err != nil {
+		return nil, 0, 0, fmt.Errorf("distributed: %w", err)
+	}
+	counts := make([]int, p)
+	total := 0
+	for q := 0; q < p; q++ {
+		if q < r {
+			lo += int(sizes[2*q])
+		}
+		n += int(sizes[2*q])
+		counts[q] = int(sizes[2*q+1])
+		total += counts[q]
+	}
+	// Every rank's class names, as bytes.
+	send := make([]float64, len(names))
+	for i := 0; i < len(names); i++ {
+		send[i] = float64(names[i])
+	}
+	recv := make([]float64, total)
+	if err := comm.Allgatherv(send, recv, counts); err != nil {
+		return nil, 0, 0, fmt.Errorf("distributed: %w", err)
+	}
+	others := make([]*data.Dataset, 0, p)
+	off := 0
+	for q := 0; q < p; q++ {
+		b := make([]byte, counts[q])
+		for i := range b {
+			b[i] = byte(recv[off+i])
+		}
+		off += counts[q]
+		if q != r {
+			others = append(others, &data.Dataset{Classes: strings.Split(string(b), "\x00")})
+		}
+	}
+	if err := data.UnifyClasses(append([]*data.Dataset{d}, others...)...); err != nil {
+		return nil, 0, 0, fmt.Errorf("distributed: %w", err)
+	}
+	return d.Classes, n, lo, nil
+}
+
+// repeat returns p copies of v.
+func repeat(p, v int) []int {
+	c := make([]int, p)
+	for i := range c {
+		c[i] = v
+	}
+	return c
+}
+
+// Counts returns every rank's number of rows, in rank order. It is
+// collective.
+func (rw *Rows) Counts(comm mpi.Comm) ([]int, error) {
+	p := comm.Size()
+	all := make([]float64, p)
+	if err := comm.Allgatherv([]float64{float64(len(rw.Y))}, all, repeat(p, 1)); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	counts := make([]int, p)
+	for q, v := range all {
+		counts[q] = int(v)
+	}
+	return counts, nil
+}
+
+// AllLabels gathers every rank's labels on every rank, in row order
+// (counts: every rank's number of rows, as Counts returns). It is
+// collective.
+func (rw *Rows) AllLabels(comm mpi.Comm, counts []int) ([]int, error) {
+	send := make([]float64, len(rw.Y))
+	for i, v := range rw.Y {
+		send[i] = float64(v)
+	}
+	all := make([]float64, rw.N)
+	if err := comm.Allgatherv(send, all, counts); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	y := make([]int, rw.N)
+	for i, v := range all {
+		y[i] = int(v)
+	}
+	return y, nil
+}
