@@ -3,6 +3,8 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -45,6 +47,30 @@ func TestNPKLTable2Small(t *testing.T) {
 	for _, want := range []string{"| iris (n = 150) | linear | 97.4 ± 0.0 |", "| chessboard (n = 100) | sqhinge |", "How the paper's rows were read"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+// TestTable2JSONNull: a report with figures that are not known encodes,
+// with null in their place.
+func TestTable2JSONNull(t *testing.T) {
+	nan := math.NaN()
+	rep := Table2Report{Rows: []Table2Row{{
+		Data:   "chessboard",
+		Paper:  &Table2Paper{KMeans: MeanSD{nan, nan}},
+		KMeans: MeanSD{49.8, 0.2},
+		Raw:    map[string][]Table2Cell{"linear": {{C: 0.1, Accuracy: MeanSD{nan, nan}, LearnSeconds: nan, Bracket: nan, Error: "no kernel"}}},
+	}}, Figure2: &Figure2{All: Figure2Point{Constraints: 565, Accuracy: MeanSD{63.4, 9.2}, Seconds: nan}}}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := json.Marshal(PSDBoostCurve{Paper: []float64{0.1}, Optimum: math.NaN()}); err != nil || !strings.Contains(string(b), `"csdp_optimum":null`) {
+		t.Errorf("PSDBoostCurve without CSDP: %s, %v", b, err)
+	}
+	for _, want := range []string{`"kmeans":{"mean":null,"sd":null}`, `"learn_seconds":null`, `"C":0.1`, `"seconds":null`, `"constraints":565`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON %s lacks %s", b, want)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/psdlearn/psdlearn/internal/jsonnum"
 )
 
 // The suite's JSON writes NaN (an unknown figure, the standard deviation
@@ -13,38 +15,14 @@ import (
 // Encoding shadows each float field of a type by a field of the same JSON
 // name at a shallower depth, which encoding/json prefers.
 
-// number is a float64 that encodes a value that is not finite as null.
-type number float64
-
-// MarshalJSON writes v as encoding/json writes a float64, or null.
-func (v number) MarshalJSON() ([]byte, error) {
-	f := float64(v)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(f)
-}
-
-// numbers converts v for encoding.
-func numbers(v []float64) []number {
-	if v == nil {
-		return nil
-	}
-	out := make([]number, len(v))
-	for i, x := range v {
-		out[i] = number(x)
-	}
-	return out
-}
-
 // MarshalJSON encodes f with numbers that are not finite as null.
 func (f Figure) MarshalJSON() ([]byte, error) {
 	type plain Figure
 	return json.Marshal(struct {
 		plain
-		Mean number `json:"mean"`
-		SD   number `json:"sd"`
-	}{plain(f), number(f.Mean), number(f.SD)})
+		Mean jsonnum.Float `json:"mean"`
+		SD   jsonnum.Float `json:"sd"`
+	}{plain(f), jsonnum.Float(f.Mean), jsonnum.Float(f.SD)})
 }
 
 // MarshalJSON encodes c with numbers that are not finite as null.
@@ -52,15 +30,15 @@ func (c Cell) MarshalJSON() ([]byte, error) {
 	type plain Cell
 	return json.Marshal(struct {
 		plain
-		Values       []number `json:"values"`
-		Mean         number   `json:"mean"`
-		SD           number   `json:"sd"`
-		Tolerance    number   `json:"tolerance"`
-		Diff         number   `json:"diff"`
-		Z            number   `json:"z"`
-		Seconds      number   `json:"seconds"`
-		TrainSeconds number   `json:"train_seconds"`
-	}{plain(c), numbers(c.Values), number(c.Mean), number(c.SD), number(c.Tolerance), number(c.Diff), number(c.Z), number(c.Seconds), number(c.TrainSeconds)})
+		Values       []jsonnum.Float `json:"values"`
+		Mean         jsonnum.Float   `json:"mean"`
+		SD           jsonnum.Float   `json:"sd"`
+		Tolerance    jsonnum.Float   `json:"tolerance"`
+		Diff         jsonnum.Float   `json:"diff"`
+		Z            jsonnum.Float   `json:"z"`
+		Seconds      jsonnum.Float   `json:"seconds"`
+		TrainSeconds jsonnum.Float   `json:"train_seconds"`
+	}{plain(c), jsonnum.Floats(c.Values), jsonnum.Float(c.Mean), jsonnum.Float(c.SD), jsonnum.Float(c.Tolerance), jsonnum.Float(c.Diff), jsonnum.Float(c.Z), jsonnum.Float(c.Seconds), jsonnum.Float(c.TrainSeconds)})
 }
 
 // MarshalJSON encodes d with numbers that are not finite as null.
@@ -68,15 +46,15 @@ func (d RunDetail) MarshalJSON() ([]byte, error) {
 	type plain RunDetail
 	return json.Marshal(struct {
 		plain
-		TestError          number   `json:"test_error"`
-		ValError           number   `json:"val_error"`
-		EuclideanValError  number   `json:"euclidean_val_error"`
-		EuclideanTestError number   `json:"euclidean_test_error"`
-		ChosenC            number   `json:"chosen_c"`
-		Searched           []number `json:"c_searched,omitempty"`
-		Seconds            number   `json:"seconds"`
-		TrainSeconds       number   `json:"train_seconds"`
-	}{plain(d), number(d.TestError), number(d.ValError), number(d.EuclideanValError), number(d.EuclideanTestError), number(d.ChosenC), numbers(d.Searched), number(d.Seconds), number(d.TrainSeconds)})
+		TestError          jsonnum.Float   `json:"test_error"`
+		ValError           jsonnum.Float   `json:"val_error"`
+		EuclideanValError  jsonnum.Float   `json:"euclidean_val_error"`
+		EuclideanTestError jsonnum.Float   `json:"euclidean_test_error"`
+		ChosenC            jsonnum.Float   `json:"chosen_c"`
+		Searched           []jsonnum.Float `json:"c_searched,omitempty"`
+		Seconds            jsonnum.Float   `json:"seconds"`
+		TrainSeconds       jsonnum.Float   `json:"train_seconds"`
+	}{plain(d), jsonnum.Float(d.TestError), jsonnum.Float(d.ValError), jsonnum.Float(d.EuclideanValError), jsonnum.Float(d.EuclideanTestError), jsonnum.Float(d.ChosenC), jsonnum.Floats(d.Searched), jsonnum.Float(d.Seconds), jsonnum.Float(d.TrainSeconds)})
 }
 
 // UnmarshalJSON decodes f with null numbers as NaN.
