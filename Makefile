@@ -92,7 +92,7 @@ test-mpi: deps
 
 # fuzz runs every fuzz target (the data loaders, the model file and the
 # constraint files) for FUZZTIME each (an execution count such as 20000x, or
-# a duration; counts avoid go1.26's fuzz-deadline race, go.dev/issue/75804).
+# a duration; counts avoid a race of go1.26's fuzz coordinator at its deadline).
 FUZZ_PKGS ?= ./data ./model ./constraints
 fuzz:
 	@for p in $(FUZZ_PKGS); do \
