@@ -18,6 +18,7 @@ import (
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
 	"github.com/psdlearn/psdlearn/internal/input"
+	"github.com/psdlearn/psdlearn/internal/jsonnum"
 )
 
 // newFlagSet returns a flag set for a subcommand that returns errors
@@ -248,16 +249,7 @@ func parseNumberList(flagName, s string) ([]float64, error) {
 }
 
 // jsonFloats returns v as JSON numbers (null for NaN and ±Inf).
-func jsonFloats(v []float64) []jsonFloat {
-	if v == nil {
-		return nil
-	}
-	out := make([]jsonFloat, len(v))
-	for i, x := range v {
-		out[i] = jsonFloat(x)
-	}
-	return out
-}
+var jsonFloats = jsonnum.Floats
 
 // ptrFloat returns a pointer to v: a field that is written whenever it is
 // set, as null when v is NaN or infinite.
@@ -277,18 +269,7 @@ func optFloat(v float64) *jsonFloat {
 
 // jsonFloat is a float64 written as a JSON number, or as null when it is
 // NaN or infinite ("not applicable").
-type jsonFloat float64
-
-// MarshalJSON writes v as encoding/json writes a float64, or null.
-func (v jsonFloat) MarshalJSON() ([]byte, error) {
-	if !v.ok() {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(v))
-}
-
-// ok reports whether v is finite.
-func (v jsonFloat) ok() bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
+type jsonFloat = jsonnum.Float
 
 // exitInterrupted is the exit status of a command stopped by Ctrl-C
 // (128 + SIGINT, the shell's convention).

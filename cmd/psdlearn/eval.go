@@ -244,7 +244,7 @@ func printEvalSummary(w io.Writer, sum evalSummary) {
 
 // pct formats a fraction as a percentage with 2 decimals, or "n/a".
 func pct(v *jsonFloat) string {
-	if v == nil || !v.ok() {
+	if v == nil || !v.Finite() {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.2f%%", 100*float64(*v))
@@ -252,7 +252,7 @@ func pct(v *jsonFloat) string {
 
 // num4 formats a number with 4 decimals, or "n/a".
 func num4(v *jsonFloat) string {
-	if v == nil || !v.ok() {
+	if v == nil || !v.Finite() {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.4f", float64(*v))

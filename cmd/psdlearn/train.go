@@ -532,13 +532,13 @@ func printTrainSummary(env *cmdEnv, f trainFlags, sum trainSummary) error {
 		fmt.Fprintf(w, " → %d after PCA", sum.Dim)
 	}
 	fmt.Fprintf(w, "\n  %d triplets (k = %d), %d iterations, %.2f s training", sum.Triplets, sum.K, sum.Iterations, sum.TrainSeconds)
-	if sum.Objective.ok() {
+	if sum.Objective.Finite() {
 		fmt.Fprintf(w, ", objective %.6g", sum.Objective)
 	}
-	if sum.DualityGap.ok() {
+	if sum.DualityGap.Finite() {
 		fmt.Fprintf(w, ", duality gap %.3g", sum.DualityGap)
 	}
-	if sum.ChosenC.ok() {
+	if sum.ChosenC.Finite() {
 		fmt.Fprintf(w, ", C = %g", sum.ChosenC)
 	}
 	if sum.Interrupted {
@@ -546,7 +546,7 @@ func printTrainSummary(env *cmdEnv, f trainFlags, sum trainSummary) error {
 	} else {
 		fmt.Fprintf(w, "\n  %d-NN test error %.2f%% (Euclidean %.2f%%)", f.k, 100*sum.TestError, 100*sum.EuclideanTestError)
 	}
-	if sum.ValError.ok() {
+	if sum.ValError.Finite() {
 		fmt.Fprintf(w, ", validation %.2f%%", 100*sum.ValError)
 	}
 	fmt.Fprintf(w, "; metric rank %d", sum.Rank)
@@ -599,7 +599,7 @@ func printPhases(w io.Writer, ph phasesSummary) {
 	fmt.Fprintf(w, "  phases: load %.2f s, preprocess %.2f s, triplets %.2f s, train %.2f s", ph.Load, ph.Preprocess, ph.Triplets, ph.Train)
 	for _, s := range ph.Solves {
 		switch {
-		case !s.C.ok():
+		case !s.C.Finite():
 			fmt.Fprintf(w, " (solve %.2f s)", s.Seconds)
 		case s.Fold > 0:
 			fmt.Fprintf(w, " (fold %d, C = %g: %.2f s)", s.Fold, s.C, s.Seconds)
@@ -621,7 +621,7 @@ func printCandidates(w io.Writer, title string, cs []candidateSummary) {
 		if i == 0 {
 			sep = ""
 		}
-		if c.ValError.ok() {
+		if c.ValError.Finite() {
 			fmt.Fprintf(w, "%s %g → %.2f%%", sep, c.C, 100*c.ValError)
 		} else {
 			fmt.Fprintf(w, "%s %g → n/a", sep, c.C)
@@ -734,14 +734,14 @@ func printConstraintSummary(w io.Writer, f trainFlags, sum trainSummary) {
 	}
 	fmt.Fprintf(w, "; %d %s from %s\n", cs.ConstraintCount, cs.ConstraintKind, cs.Constraints)
 	fmt.Fprintf(w, "  %d training, %d validation, %d held-out triplets; %d iterations, %.2f s training", sum.Triplets, cs.ValTriplets, cs.HeldOutTriplets, sum.Iterations, sum.TrainSeconds)
-	if sum.ChosenC.ok() {
+	if sum.ChosenC.Finite() {
 		fmt.Fprintf(w, ", C = %g", sum.ChosenC)
 	}
 	fmt.Fprintln(w)
 	switch {
 	case sum.Interrupted:
 		fmt.Fprintf(w, "  interrupted: the model is the best found so far, not converged; held-out evaluation skipped")
-	case !cs.Satisfaction.ok():
+	case !cs.Satisfaction.Finite():
 		fmt.Fprintf(w, "  no held-out triplet (--holdout 0): nothing to score on")
 	default:
 		fmt.Fprintf(w, "  held-out triplets satisfied: %.2f%% (Euclidean %.2f%%)", 100*cs.Satisfaction, 100*cs.EuclideanSatisfaction)

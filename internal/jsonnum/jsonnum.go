@@ -24,12 +24,14 @@ type Float float64
 
 // MarshalJSON writes v as encoding/json writes a float64, or null.
 func (v Float) MarshalJSON() ([]byte, error) {
-	f := float64(v)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	if !v.Finite() {
 		return []byte("null"), nil
 	}
-	return json.Marshal(f)
+	return json.Marshal(float64(v))
 }
+
+// Finite reports whether v is neither NaN nor infinite.
+func (v Float) Finite() bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
 
 // Floats converts v for encoding (nil stays nil).
 func Floats(v []float64) []Float {
