@@ -64,6 +64,7 @@ func TestKNNMatchesBruteForce(t *testing.T) {
 	}{
 		{"self-small", 50, 50, 3, 5, true, false},
 		{"self-blocks", 700, 700, 7, 9, true, false},
+		{"self-panels", 1300, 1300, 5, 4, true, false},
 		{"cross-blocks", 300, 2500, 16, 3, false, false},
 		{"duplicates-ties", 400, 400, 2, 6, true, true},
 	} {

@@ -29,6 +29,10 @@ func TestKNNByClassMatchesBruteForce(t *testing.T) {
 		{"more wanted than there are", []int{2, 1, 3}, 2, 4, 5, true},
 		{"one class", []int{40}, 3, 2, 2, false},
 		{"impostors only", []int{300, 280}, 6, 0, 2, false},
+		// Classes across several blocks and GEMM panels: the symmetric
+		// screen's row and column scans, and its merged worker lists.
+		{"panels", []int{700, 3, 460, 300}, 6, 3, 3, false},
+		{"panels integer ties", []int{530, 520}, 3, 3, 4, true},
 	} {
 		rng := rand.New(rand.NewPCG(uint64(len(tc.sizes)), uint64(tc.d)))
 		start := []int{0}

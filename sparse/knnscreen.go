@@ -243,16 +243,25 @@ func screen64(impl blas.Float64, qr, rr blas64.General, nq, nr, d int, plan *sea
 	gemm := func(m, nc int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 		impl.Dgemm(blas.NoTrans, blas.Trans, m, nc, d, 1, a, lda, b, ldb, 0, c, ldc)
 	}
+	done := func(qi int, same, other candList) {
+		ks, ko := plan.want(qi, nr)
+		if res.same != nil {
+			rerank(qr, rr, d, ks, qi, same, res.id, res.same)
+		}
+		rerank(qr, rr, d, ko, qi, other, res.id, res.other)
+	}
+	if plan.self {
+		same, other := symScreen(gemm, nextBelow[float64], qr.Data, qr.Stride, rnorm, nr, plan)
+		ParallelRows(nq, nq*d*(plan.kSame+plan.kOther+2*knnSlack), func(lo, hi int) {
+			for qi := lo; qi < hi; qi++ {
+				done(qi, same[qi], other[qi])
+			}
+		})
+		return
+	}
 	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
 	ParallelRows(nblocks, nq*nr*d, func(blo, bhi int) {
-		screenPanels(gemm, nextBelow[float64], qr.Data, qr.Stride, rr.Data, rr.Stride, qnorm, rnorm, nq, nr, plan, blo, bhi,
-			func(qi int, same, other candList) {
-				ks, ko := plan.want(qi, nr)
-				if res.same != nil {
-					rerank(qr, rr, d, ks, qi, same, res.id, res.same)
-				}
-				rerank(qr, rr, d, ko, qi, other, res.id, res.other)
-			})
+		screenPanels(gemm, nextBelow[float64], qr.Data, qr.Stride, rr.Data, rr.Stride, qnorm, rnorm, nq, nr, plan, blo, bhi, done)
 	})
 }
 
@@ -305,8 +314,9 @@ func screen32(impl blas.Float64, qr, rr blas64.General, nq, nr, d int, plan *sea
 	gemm := func(m, nc int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 		s32.Sgemm(blas.NoTrans, blas.Trans, m, nc, d, 1, a, lda, b, ldb, 0, c, ldc)
 	}
-	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
-	ParallelRows(nblocks, nq*nr*d/2, func(blo, bhi int) {
+	// newDone returns a goroutine's answer to one query from its
+	// candidates, with its own scratch.
+	newDone := func() func(qi int, same, other candList) {
 		var all candList // scratch of the exact fallback
 		// finish re-ranks one list of query qi, kept from the references
 		// in [lo, hi) (outside it when outside is set), and answers the
@@ -324,22 +334,35 @@ func screen32(impl blas.Float64, qr, rr blas64.General, nq, nr, d int, plan *sea
 			screenFallbacks.Add(1)
 			all = exactKNN(qr, rr, d, k, qi, lo, hi, outside, plan.self, res.id, all, out)
 		}
-		screenPanels(gemm, nextBelow32, q32, d, r32, d, qn32, rn32, nq, nr, plan, blo, bhi,
-			func(qi int, same, other candList) {
-				ks, ko := plan.want(qi, nr)
-				cs, co, as, ao := plan.caps(qi, nr)
-				lo, hi := plan.sameRange(qi)
-				if res.same != nil && ks > 0 {
-					finish(qi, same, ks, cs, as, lo, hi, false, res.same)
-				} else if res.same != nil {
-					writeRow(res.same, qi, 0, nil)
-				}
-				if ko > 0 {
-					finish(qi, other, ko, co, ao, lo, hi, true, res.other)
-				} else {
-					writeRow(res.other, qi, 0, nil)
-				}
-			})
+		return func(qi int, same, other candList) {
+			ks, ko := plan.want(qi, nr)
+			cs, co, as, ao := plan.caps(qi, nr)
+			lo, hi := plan.sameRange(qi)
+			if res.same != nil && ks > 0 {
+				finish(qi, same, ks, cs, as, lo, hi, false, res.same)
+			} else if res.same != nil {
+				writeRow(res.same, qi, 0, nil)
+			}
+			if ko > 0 {
+				finish(qi, other, ko, co, ao, lo, hi, true, res.other)
+			} else {
+				writeRow(res.other, qi, 0, nil)
+			}
+		}
+	}
+	if plan.self {
+		same, other := symScreen(gemm, nextBelow32, q32, d, qn32, nq, plan)
+		ParallelRows(nq, nq*d*(plan.kSame+plan.kOther+2*knnSlack), func(lo, hi int) {
+			done := newDone()
+			for qi := lo; qi < hi; qi++ {
+				done(qi, same[qi], other[qi])
+			}
+		})
+		return true
+	}
+	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
+	ParallelRows(nblocks, nq*nr*d/2, func(blo, bhi int) {
+		screenPanels(gemm, nextBelow32, q32, d, r32, d, qn32, rn32, nq, nr, plan, blo, bhi, newDone())
 	})
 	return true
 }

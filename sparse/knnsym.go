@@ -1,0 +1,133 @@
+package sparse
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// symScreen is the screen of a self-search, whose queries are its
+// references (x, n rows of the given stride, with squared norms norms):
+// the screened distance of rows i and j serves both. Every block of
+// knnQueryBlock rows is compared, one GEMM panel at a time, with itself and
+// the rows after it only: half the GEMM flops of screenPanels. A panel is
+// scanned along its rows for the block's queries, and along its columns
+// (transposed) for the later rows as queries against the block's rows, so
+// every ordered pair is screened exactly once.
+//
+// The blocks are handed out to GOMAXPROCS workers in order (the first
+// blocks carry the most panels), and each worker keeps candidate lists for
+// every query, merged at the end into the best of their union. The
+// certificate of screen32 holds for the merged lists as for one list: a
+// reference that a worker left out screened at or above the worst
+// candidate of that worker's full list, and so at or above the worst of
+// the merged list, which keeps the best of a union that contains it.
+//
+// It returns each query's lists (same is empty in a plain search).
+func symScreen[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, c []T, ldc int),
+	next func(row, rv []T, qv, worst T, from int) int,
+	x []T, stride int, norms []T, n int, plan *searchPlan) (same, other []candList) {
+	nb := (n + knnQueryBlock - 1) / knnQueryBlock
+	workers := max(1, min(runtime.GOMAXPROCS(0), nb))
+	type lists struct{ same, other []candList }
+	per := make([]lists, workers)
+	var nextBlock atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			l := lists{make([]candList, n), make([]candList, n)}
+			allocLists(l.same, l.other, n, plan)
+			per[w] = l
+			prod := make([]T, knnQueryBlock*knnRefBlock)
+			tr := make([]T, knnQueryBlock*knnRefBlock)
+			for {
+				b := int(nextBlock.Add(1)) - 1
+				if b >= nb {
+					return
+				}
+				i0 := b * knnQueryBlock
+				i1 := min(i0+knnQueryBlock, n)
+				m := i1 - i0
+				for r0 := i0; r0 < n; r0 += knnRefBlock {
+					r1 := min(r0+knnRefBlock, n)
+					nc := r1 - r0
+					gemm(m, nc, x[i0*stride:], stride, x[r0*stride:], stride, prod, nc)
+					for i := 0; i < m; i++ {
+						scanQuery(next, prod[i*nc:i*nc+nc], norms[r0:r1], norms[i0+i], r0, i0+i, n, plan, l.same, l.other)
+					}
+					// The columns after the block: rows r0+c ≥ i1 as
+					// queries against the block's rows.
+					c0 := max(i1-r0, 0)
+					for i := 0; i < m; i++ {
+						row := prod[i*nc : i*nc+nc]
+						for c := c0; c < nc; c++ {
+							tr[c*m+i] = row[c]
+						}
+					}
+					for c := c0; c < nc; c++ {
+						scanQuery(next, tr[c*m:c*m+m], norms[i0:i1], norms[r0+c], i0, r0+c, n, plan, l.same, l.other)
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	same, other = per[0].same, per[0].other
+	for w := 1; w < workers; w++ {
+		ParallelRows(n, n*workers*16, func(lo, hi int) {
+			for qi := lo; qi < hi; qi++ {
+				mergeList(&same[qi], per[w].same[qi])
+				mergeList(&other[qi], per[w].other[qi])
+			}
+		})
+	}
+	return same, other
+}
+
+// scanQuery offers query qi (squared norm qv) the references r0 … r0+len(row)−1
+// of one screened product row (rv their squared norms), to its same-range
+// list and its other list as the plan says.
+func scanQuery[T float](next func(row, rv []T, qv, worst T, from int) int,
+	row, rv []T, qv T, r0, qi, n int, plan *searchPlan, same, other []candList) {
+	nc := len(row)
+	cs, co, _, _ := plan.caps(qi, n)
+	lo, hi := plan.sameRange(qi)
+	a, z := min(max(lo-r0, 0), nc), min(max(hi-r0, 0), nc)
+	scanSegment(next, row, rv, qv, 0, a, r0, qi, plan.self, &other[qi], co)
+	scanSegment(next, row, rv, qv, a, z, r0, qi, plan.self, &same[qi], cs)
+	scanSegment(next, row, rv, qv, z, nc, r0, qi, plan.self, &other[qi], co)
+}
+
+// allocLists gives every query's lists their capacities (plan.caps) in one
+// backing array.
+func allocLists(same, other []candList, n int, plan *searchPlan) {
+	total := 0
+	for qi := 0; qi < n; qi++ {
+		cs, co, _, _ := plan.caps(qi, n)
+		total += cs + co
+	}
+	buf := make([]cand2, total)
+	off := 0
+	for qi := 0; qi < n; qi++ {
+		cs, co, _, _ := plan.caps(qi, n)
+		same[qi] = buf[off : off : off+cs]
+		off += cs
+		other[qi] = buf[off : off : off+co]
+		off += co
+	}
+}
+
+// mergeList offers the candidates of src to h, which keeps the best
+// cap(h) of them; the two hold no common candidate.
+func mergeList(h *candList, src candList) {
+	capacity := cap(*h)
+	for _, c := range src {
+		if len(*h) < capacity {
+			h.push(c)
+		} else if capacity > 0 && c.less((*h)[0]) {
+			h.replaceTop(c)
+		}
+	}
+}
