@@ -1,0 +1,47 @@
+package frob
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestPhases checks FrobMetric's phase profile against the solve it
+// describes, on the whole set and on working sets: one Gram and one
+// positive-part eigendecomposition per dual evaluation, at most D
+// eigenpairs each, an embedding only of a nonzero part (of width the
+// eigenpairs kept) and a margin pass after each, and disjoint phases
+// whose times add up to no more than the call's wall time.
+func TestPhases(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		n, d    int
+		ws      WorkingSetMode
+		maxIter int
+	}{
+		{"whole", 200, 12, WorkingSetOff, 0},
+		{"working set", 600, 10, WorkingSetOn, 0},
+	} {
+		x, ts := clusterTriplets(t, c.n, c.d, 4, 1)
+		start := time.Now()
+		res, err := Learn(context.Background(), x, ts, MetricOptions{C: 1, WorkingSet: c.ws, MaxIter: c.maxIter})
+		wall := time.Since(start).Seconds()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		p := res.Phases
+		t.Logf("%s: %d evaluations (%d full), %d rounds, %d refinements, %+v", c.name, res.Evaluations, res.FullEvaluations, res.Rounds, res.Refinements, p)
+		if c.ws == WorkingSetOn && res.Rounds == 0 {
+			t.Errorf("%s: no working-set round", c.name)
+		}
+		if p.Grams != res.Evaluations || p.Eigs != res.Evaluations {
+			t.Errorf("%s: %d Grams and %d eigendecompositions for %d evaluations", c.name, p.Grams, p.Eigs, res.Evaluations)
+		}
+		if p.EigPairs > p.Eigs*c.d || p.EmbedCols > p.Embeds*c.d || p.Embeds > p.PairPasses || p.PairPasses < p.Eigs {
+			t.Errorf("%s: counts %+v", c.name, p)
+		}
+		if sum := p.Gram + p.Eig + p.Embed + p.Pairs; sum > wall || p.Gram < 0 || p.Eig < 0 || p.Embed < 0 || p.Pairs < 0 {
+			t.Errorf("%s: phases %+v add up to %g s, the call took %g s", c.name, p, sum, wall)
+		}
+	}
+}
