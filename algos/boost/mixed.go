@@ -125,6 +125,7 @@ func (p *pricer) topSingle(ctx context.Context, u []float64) (float64, []float64
 	}
 	p.phases.Gram += since(t)
 	p.phases.Grams++
+	p.phases.GramRows += len(g.ActiveRows())
 	p.phases.Grams32++
 	if err := ctx.Err(); err != nil {
 		return 0, nil, err

@@ -9,9 +9,11 @@ import "time"
 type Phases struct {
 	// Gram is the time of the weighted Grams Â(u) = Xᵀ L_W X of the dense
 	// eigensolver path: the sparse product L_W X and the GEMM. Grams
-	// counts them, Grams32 those computed in single precision (Precision).
-	Gram           float64
-	Grams, Grams32 int
+	// counts them, Grams32 those computed in single precision (Precision),
+	// and GramRows sums the rows of L_W with a nonzero entry (a Gram needs
+	// at least 2·GramRows·D² flops in all).
+	Gram                     float64
+	Grams, Grams32, GramRows int
 	// Eig is the time of the leading eigenpairs: the dense partial
 	// eigensolver on Â(u), or Lanczos on the operator v ↦ Xᵀ(L_W(X v)),
 	// whose products are inside it. Eigs counts the solves and Products

@@ -44,6 +44,9 @@ func TestPhases(t *testing.T) {
 			t.Errorf("%s: %d eigensolves, %d margin passes, %d single-precision Grams for %d pricing steps and %d terms",
 				c.name, p.Eigs, p.MarginPasses, p.Grams32, len(res.Lambda), res.Iterations)
 		}
+		if n, _ := x.Dims(); p.GramRows > p.Grams*n || (p.Grams > 0 && p.GramRows < 1) {
+			t.Errorf("%s: %d rows over %d Grams of %d rows", c.name, p.GramRows, p.Grams, n)
+		}
 		if c.opt.Eig == EigDense && (p.Grams != p.Eigs || p.Products != 0) {
 			t.Errorf("%s: %d Grams, %d operator products for %d eigensolves", c.name, p.Grams, p.Products, p.Eigs)
 		}

@@ -107,6 +107,7 @@ func (p *pricer) top(ctx context.Context, u []float64) (float64, []float64, erro
 	}
 	p.phases.Gram += since(t)
 	p.phases.Grams++
+	p.phases.GramRows += len(g.ActiveRows())
 	t = time.Now()
 	e, err := p.b.SymEig(p.gram, engine.TopK(p.d, 1), true)
 	if err != nil {

@@ -604,6 +604,7 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 	}
 	e.phases.Gram += since(t)
 	e.phases.Grams++
+	e.phases.GramRows += len(graph.ActiveRows())
 	// Â = −G, so (Â)_− = −(G)_+: only the positive eigenpairs of G are needed.
 	t = time.Now()
 	eig, err := e.b.SymEig(e.g, engine.PositivePart(0), true)

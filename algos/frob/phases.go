@@ -10,9 +10,10 @@ import "time"
 type Phases struct {
 	// Gram is the time of the weighted Grams G = Xᵀ L_W X (the sparse
 	// product L_W X and the GEMM, plus a working set's fixed part); Grams
-	// counts them.
-	Gram  float64
-	Grams int
+	// counts them and GramRows sums the rows of L_W with a nonzero entry
+	// (a Gram needs at least 2·GramRows·D² flops in all).
+	Gram            float64
+	Grams, GramRows int
 	// Eig is the time of the eigendecompositions of G (its positive part
 	// only); Eigs counts them and EigPairs sums the eigenpairs they
 	// returned.
@@ -33,6 +34,7 @@ type Phases struct {
 func (p *Phases) add(q Phases) {
 	p.Gram += q.Gram
 	p.Grams += q.Grams
+	p.GramRows += q.GramRows
 	p.Eig += q.Eig
 	p.Eigs += q.Eigs
 	p.EigPairs += q.EigPairs

@@ -37,7 +37,7 @@ func TestPhases(t *testing.T) {
 		if p.Grams != res.Evaluations || p.Eigs != res.Evaluations {
 			t.Errorf("%s: %d Grams and %d eigendecompositions for %d evaluations", c.name, p.Grams, p.Eigs, res.Evaluations)
 		}
-		if p.EigPairs > p.Eigs*c.d || p.EmbedCols > p.Embeds*c.d || p.Embeds > p.PairPasses || p.PairPasses < p.Eigs {
+		if p.GramRows < 1 || p.GramRows > p.Grams*c.n || p.EigPairs > p.Eigs*c.d || p.EmbedCols > p.Embeds*c.d || p.Embeds > p.PairPasses || p.PairPasses < p.Eigs {
 			t.Errorf("%s: counts %+v", c.name, p)
 		}
 		if sum := p.Gram + p.Eig + p.Embed + p.Pairs; sum > wall || p.Gram < 0 || p.Eig < 0 || p.Embed < 0 || p.Pairs < 0 {
