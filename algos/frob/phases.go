@@ -14,11 +14,12 @@ type Phases struct {
 	// (a Gram needs at least 2·GramRows·D² flops in all).
 	Gram            float64
 	Grams, GramRows int
-	// Eig is the time of the eigendecompositions of G (its positive part
-	// only); Eigs counts them and EigPairs sums the eigenpairs they
-	// returned.
-	Eig            float64
-	Eigs, EigPairs int
+	// Eig is the time of the eigendecompositions of G: its positive part
+	// at every evaluation, and the full decomposition the Newton polish
+	// needs for its Hessian products (FullEigs of them). Eigs counts them
+	// all and EigPairs sums the eigenpairs they returned.
+	Eig                      float64
+	Eigs, FullEigs, EigPairs int
 	// Embed is the time of the embeddings Z = X·V√Λ (one GEMM each);
 	// Embeds counts them and EmbedCols sums their widths r. Primal points
 	// tried by the face-Newton refinement are embedded too, and counted.
@@ -28,6 +29,13 @@ type Phases struct {
 	// pairs and of the triplet margins from them; PairPasses counts them.
 	Pairs      float64
 	PairPasses int
+	// Hessian is the time of the Newton polish's Hessian products (each a
+	// weighted Gram, four D×D×D GEMMs and the pair quadratic forms of the
+	// direction) and of their Jacobi diagonals; HessianProducts counts the
+	// products and HessianRows sums the rows of their Grams' L_W with a
+	// nonzero entry.
+	Hessian                      float64
+	HessianProducts, HessianRows int
 }
 
 // add adds the times and counts of q to p.
@@ -43,6 +51,10 @@ func (p *Phases) add(q Phases) {
 	p.EmbedCols += q.EmbedCols
 	p.Pairs += q.Pairs
 	p.PairPasses += q.PairPasses
+	p.Hessian += q.Hessian
+	p.HessianProducts += q.HessianProducts
+	p.HessianRows += q.HessianRows
+	p.FullEigs += q.FullEigs
 }
 
 // since returns the seconds elapsed since t.

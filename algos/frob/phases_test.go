@@ -7,8 +7,10 @@ import (
 )
 
 // TestPhases checks FrobMetric's phase profile against the solve it
-// describes, on the whole set and on working sets: one Gram and one
-// positive-part eigendecomposition per dual evaluation, at most D
+// describes, on the whole set, on working sets and with the Newton polish:
+// one Gram and one positive-part eigendecomposition per dual evaluation,
+// the other evaluations Hessian products (each polish step a full
+// eigendecomposition), at most D
 // eigenpairs each, an embedding only of a nonzero part (of width the
 // eigenpairs kept) and a margin pass after each, and disjoint phases
 // whose times add up to no more than the call's wall time.
@@ -21,6 +23,7 @@ func TestPhases(t *testing.T) {
 	}{
 		{"whole", 200, 12, WorkingSetOff, 0},
 		{"working set", 600, 10, WorkingSetOn, 0},
+		{"polished", 200, 12, WorkingSetOff, 5},
 	} {
 		x, ts := clusterTriplets(t, c.n, c.d, 4, 1)
 		start := time.Now()
@@ -34,13 +37,16 @@ func TestPhases(t *testing.T) {
 		if c.ws == WorkingSetOn && res.Rounds == 0 {
 			t.Errorf("%s: no working-set round", c.name)
 		}
-		if p.Grams != res.Evaluations || p.Eigs != res.Evaluations {
-			t.Errorf("%s: %d Grams and %d eigendecompositions for %d evaluations", c.name, p.Grams, p.Eigs, res.Evaluations)
+		if p.Grams+p.HessianProducts != res.Evaluations || p.Eigs != p.Grams+p.FullEigs {
+			t.Errorf("%s: %d Grams, %d Hessian products, %d eigendecompositions (%d full) for %d evaluations", c.name, p.Grams, p.HessianProducts, p.Eigs, p.FullEigs, res.Evaluations)
 		}
-		if p.GramRows < 1 || p.GramRows > p.Grams*c.n || p.EigPairs > p.Eigs*c.d || p.EmbedCols > p.Embeds*c.d || p.Embeds > p.PairPasses || p.PairPasses < p.Eigs {
+		if c.maxIter > 0 && (p.HessianProducts == 0 || p.FullEigs == 0) {
+			t.Errorf("%s: no Newton polish: %+v", c.name, p)
+		}
+		if p.GramRows < 1 || p.GramRows > p.Grams*c.n || p.HessianRows > p.HessianProducts*c.n || p.EigPairs > p.Eigs*c.d || p.EmbedCols > p.Embeds*c.d || p.Embeds > p.PairPasses || p.PairPasses < p.Grams {
 			t.Errorf("%s: counts %+v", c.name, p)
 		}
-		if sum := p.Gram + p.Eig + p.Embed + p.Pairs; sum > wall || p.Gram < 0 || p.Eig < 0 || p.Embed < 0 || p.Pairs < 0 {
+		if sum := p.Gram + p.Eig + p.Embed + p.Pairs + p.Hessian; sum > wall || p.Gram < 0 || p.Eig < 0 || p.Embed < 0 || p.Pairs < 0 || p.Hessian < 0 {
 			t.Errorf("%s: phases %+v add up to %g s, the call took %g s", c.name, p, sum, wall)
 		}
 	}

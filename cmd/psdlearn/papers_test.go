@@ -70,3 +70,21 @@ func TestBenchBoostFig2(t *testing.T) {
 		t.Error("--max-size 20: status 0")
 	}
 }
+
+// TestBenchPhases runs the phases profile's quick form (--max-size below
+// 784: one small dimension) through the command line: JSON with the three
+// solves and their phases, the last one "other".
+func TestBenchPhases(t *testing.T) {
+	out := mustRun(t, "bench", "--suite", "phases", "--max-size", "24", "--json")
+	rows, ok := out["rows"].([]any)
+	if !ok || len(rows) != 3 {
+		t.Fatalf("rows %v", out["rows"])
+	}
+	for _, r := range rows {
+		row := r.(map[string]any)
+		phases, _ := row["phases"].([]any)
+		if row["dim"] != 24.0 || len(phases) < 4 || phases[len(phases)-1].(map[string]any)["name"] != "other" {
+			t.Errorf("row %v", row)
+		}
+	}
+}
