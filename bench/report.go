@@ -20,7 +20,8 @@ type ReportOptions struct {
 	Backend engine.Backend
 	// Seed fixes the generated data and every random choice.
 	Seed uint64
-	// MaxSize skips problems with more points (0: no limit), for quick runs.
+	// MaxSize skips problems with more points (0: no limit), for quick
+	// runs; for BoostFig2Section, dimensions above it.
 	MaxSize int
 	// PlotDir, if not empty, receives the section's figures.
 	PlotDir string

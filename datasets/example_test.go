@@ -2,6 +2,7 @@ package datasets_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
@@ -26,4 +27,25 @@ func Example_letters() {
 	test, _ := data.ApplyDataset(pipe, parts[2])
 	fmt.Println(train.Len(), test.Len(), len(train.Classes))
 	// Output: 10500 5000 26
+}
+
+// The toy set of the BoostMetric paper's Figures 1 and 2: class c on the
+// circle of radius c + 1 in the first two coordinates, noise in the rest.
+func ExampleConcentricCircles() {
+	x, y, err := datasets.ConcentricCircles(8, 10, datasets.CirclesNoise, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, c := x.Dims()
+	fmt.Println(r, c)
+	for i := 0; i < 4; i++ {
+		fmt.Printf("class %d at radius %.3f\n", y[i], math.Hypot(x.At(i, 0), x.At(i, 1)))
+	}
+	// Output:
+	// 8 10
+	// class 0 at radius 1.000
+	// class 1 at radius 2.000
+	// class 2 at radius 3.000
+	// class 3 at radius 4.000
 }

@@ -311,6 +311,9 @@ type Result struct {
 	// entries are the larger of that Gram's λmax and the direction's exact
 	// Rayleigh quotient. The stopping λmax is always double.
 	SingleIterations int
+	// Phases is BoostMetric's time per phase of its iterations (zero for
+	// PSDBoost).
+	Phases Phases
 
 	// PSDBoost only (NaN otherwise).
 	Pi         float64   // optimum of the last restricted master LP

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
@@ -128,6 +129,7 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		}
 		res.V, res.W = packTerms(d, keepV), keepW
 		res.Objective = objective(loss, rho, nu, ws)
+		res.Phases = pr.phases
 	}
 	cancelled := func(err error) (*Result, error) {
 		res.Stop = StopCancelled
@@ -199,6 +201,7 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		vs = appendTerm(vs, v)
 		var weight float64
 		unbounded := false
+		tw := time.Now()
 		switch opt.Mode {
 		case Stagewise:
 			weight, unbounded = lineSearch(loss, rho, h, nu)
@@ -241,6 +244,7 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 			ws = nw
 			weight = ws[len(ws)-1]
 		}
+		pr.phases.Weights += since(tw)
 		obj := withTrace(tripletWeights(loss, rho, u), nu, ws) // one log-sum-exp pass for both
 		res.Curve = append(res.Curve, obj)
 		res.Iterations = it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/internal/chunked"
@@ -97,6 +98,7 @@ func (p *pricer) topSingle(ctx context.Context, u []float64) (float64, []float64
 		return 0, nil, err
 	}
 	s, d := p.single, p.d
+	t := time.Now()
 	g.LaplacianMulDense32(s.y32, s.x32, d)
 	// Xᵀ(L_W X) = Σ_c X_cᵀ (L_W X)_c over fixed row chunks, each one SGEMM;
 	// the partial products are added in double, in chunk order, so the
@@ -121,13 +123,20 @@ func (p *pricer) topSingle(ctx context.Context, u []float64) (float64, []float64
 			}
 		}
 	}
+	p.phases.Gram += since(t)
+	p.phases.Grams++
+	p.phases.GramRows += len(g.ActiveRows())
+	p.phases.Grams32++
 	if err := ctx.Err(); err != nil {
 		return 0, nil, err
 	}
+	t = time.Now()
 	e, err := p.b.SymEig(p.gram, engine.TopK(d, 1), true)
 	if err != nil {
 		return 0, nil, fmt.Errorf("boost: leading eigenpair: %w", err)
 	}
+	p.phases.Eig += since(t)
+	p.phases.Eigs++
 	return e.Values[0], mat.Col(nil, 0, e.Vectors), nil
 }
 

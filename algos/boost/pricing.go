@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
@@ -31,6 +32,7 @@ type pricer struct {
 	calls uint64
 
 	single *single // mixed precision (mixed.go); nil in double
+	phases Phases  // the time of each phase so far
 	double bool    // mixed precision has fallen back to double for good
 
 	// margins workspace
@@ -99,13 +101,20 @@ func (p *pricer) top(ctx context.Context, u []float64) (float64, []float64, erro
 	if !p.dense {
 		return p.topLanczos(ctx)
 	}
+	t := time.Now()
 	if err := p.b.WeightedGram(p.gram, p.x, g); err != nil {
 		return 0, nil, fmt.Errorf("boost: %w", err)
 	}
+	p.phases.Gram += since(t)
+	p.phases.Grams++
+	p.phases.GramRows += len(g.ActiveRows())
+	t = time.Now()
 	e, err := p.b.SymEig(p.gram, engine.TopK(p.d, 1), true)
 	if err != nil {
 		return 0, nil, fmt.Errorf("boost: leading eigenpair: %w", err)
 	}
+	p.phases.Eig += since(t)
+	p.phases.Eigs++
 	return e.Values[0], mat.Col(nil, 0, e.Vectors), nil
 }
 
@@ -145,7 +154,11 @@ func (p *pricer) topK(ctx context.Context, u []float64, k int) ([]float64, [][]f
 // topLanczos runs the sparse eigensolver on the matrix-free operator.
 func (p *pricer) topLanczos(ctx context.Context) (float64, []float64, error) {
 	p.calls++
+	t := time.Now()
 	res, err := p.b.Eigs(ctx, p.op, 1, engine.LargestAlgebraic, engine.EigsOptions{Tol: 1e-12, Seed: p.seed + p.calls})
+	p.phases.Eig += since(t)
+	p.phases.Eigs++
+	p.phases.Products += res.OpApplies
 	if err != nil {
 		return 0, nil, fmt.Errorf("boost: leading eigenpair (Lanczos): %w", err)
 	}
@@ -161,6 +174,8 @@ func (p *pricer) topLanczos(ctx context.Context) (float64, []float64, error) {
 // margins writes H_r = ⟨A_r, v vᵀ⟩ = (p_r·v)² − (q_r·v)² into h: z = X v
 // (one GEMV), then (z_a − z_b)² for every pair.
 func (p *pricer) margins(h, v []float64) error {
+	t := time.Now()
+	defer func() { p.phases.Margins += since(t); p.phases.MarginPasses++ }()
 	raw := p.x.RawMatrix()
 	zr := p.z.RawMatrix()
 	p.b.BLAS().Dgemv(blas.NoTrans, p.n, p.d, 1, raw.Data, raw.Stride, v, 1, 0, zr.Data, zr.Stride)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/algos/internal/locality"
@@ -139,6 +140,8 @@ type MetricResult struct {
 	Reason string
 	// Curve is the best dual objective after every evaluation.
 	Curve []float64
+	// Phases is the time of each phase of the evaluations.
+	Phases Phases
 }
 
 // ErrInput is wrapped by errors about invalid arguments.
@@ -457,6 +460,7 @@ func (ev *metricEval) result(dr dualsolve.Result, curve []float64) *MetricResult
 		Reason:      dr.Reason,
 		Curve:       curve,
 		Refined:     ev.refined,
+		Phases:      ev.phases,
 	}
 	if ev.refine != nil {
 		res.Refinements, res.RefineSeconds = ev.refine.Attempts, ev.refine.Seconds
@@ -556,6 +560,8 @@ type metricEval struct {
 	// extErr holds an error of ext.JacobiDiag, returned by the next
 	// Hessian product.
 	extErr error
+	// phases accumulates the time of this evaluator's phases.
+	phases Phases
 }
 
 // fixedPart is a set F of triplets whose multipliers a working-set round
@@ -589,17 +595,25 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 		return 0, fmt.Errorf("frob: %w", err)
 	}
 	e.graph = graph
+	t := time.Now()
 	if err := e.b.WeightedGram(e.g, e.x, graph); err != nil {
 		return 0, fmt.Errorf("frob: weighted Gram: %w", err)
 	}
 	if e.fixed != nil {
 		e.g.AddSym(e.g, e.fixed.B)
 	}
+	e.phases.Gram += since(t)
+	e.phases.Grams++
+	e.phases.GramRows += len(graph.ActiveRows())
 	// Â = −G, so (Â)_− = −(G)_+: only the positive eigenpairs of G are needed.
+	t = time.Now()
 	eig, err := e.b.SymEig(e.g, engine.PositivePart(0), true)
 	if err != nil {
 		return 0, fmt.Errorf("frob: eigendecomposition: %w", err)
 	}
+	e.phases.Eig += since(t)
+	e.phases.Eigs++
+	e.phases.EigPairs += len(eig.Values)
 	e.lam, e.vec = eig.Values, eig.Vectors
 	if e.half, e.fixedMargin, err = e.primalAt(e.lam, e.vec, e.margin); err != nil {
 		return 0, err
@@ -642,12 +656,21 @@ func (e *metricEval) primalAt(lam []float64, vec *mat.Dense, margin []float64) (
 		}
 		z := e.zbuf[:e.n*r]
 		xr := e.x.RawMatrix()
+		t := time.Now()
 		engine.MulRows(e.b.BLAS(), e.n, r, e.d, xr.Data, xr.Stride, lf, r, z, r)
+		e.phases.Embed += since(t)
+		e.phases.Embeds++
+		e.phases.EmbedCols += r
+		t = time.Now()
 		if err := e.b.PairSqDists(e.pd, mat.NewDense(e.n, r, z), e.ts.Pairs); err != nil {
 			return 0, 0, fmt.Errorf("frob: pair distances: %w", err)
 		}
+		e.phases.Pairs += since(t)
 	}
+	t := time.Now()
 	e.ts.Margins(margin, e.pd)
+	e.phases.Pairs += since(t)
+	e.phases.PairPasses++
 	if e.fixed == nil || r == 0 {
 		return half, 0, nil
 	}

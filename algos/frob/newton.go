@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/engine"
@@ -43,6 +44,7 @@ func (e *metricEval) hessVec(out, v []float64, mu []float64, q *mat.Dense, pq []
 		return fmt.Errorf("frob: %w", err)
 	}
 	e.graph = graph
+	e.phases.HessianRows += len(graph.ActiveRows())
 	h := mat.NewSymDense(e.d, nil)
 	if err := e.b.WeightedGram(h, e.x, graph); err != nil {
 		return fmt.Errorf("frob: weighted Gram: %w", err)
@@ -175,14 +177,25 @@ func (e *metricEval) polish(ctx context.Context, u []float64, cfg dualsolve.Poli
 				return e.extHessian(useJacobi)
 			}
 			// Full eigendecomposition of G(u) for the divided differences.
+			t := time.Now()
 			eig, err := e.b.SymEig(e.g, engine.AllRange(), true)
 			if err != nil {
 				return nil, nil, 0, fmt.Errorf("frob: eigendecomposition: %w", err)
 			}
-			apply := func(out, v []float64) error { return e.hessVec(out, v, eig.Values, eig.Vectors, pq) }
+			e.phases.Eig += since(t)
+			e.phases.Eigs++
+			e.phases.FullEigs++
+			e.phases.EigPairs += len(eig.Values)
+			apply := func(out, v []float64) error {
+				t := time.Now()
+				defer func() { e.phases.Hessian += since(t); e.phases.HessianProducts++ }()
+				return e.hessVec(out, v, eig.Values, eig.Vectors, pq)
+			}
 			diag := func(d []float64) {
 				if useJacobi {
+					t := time.Now()
 					e.jacobiDiag(d, eig.Values, eig.Vectors)
+					e.phases.Hessian += since(t)
 				}
 			}
 			// A tiny ridge keeps CG well defined on the null space of J.

@@ -120,6 +120,7 @@ func learnWorkingSet(ctx context.Context, p wsProblem, m int, opt MetricOptions)
 		fullEvals     int
 		refinements   int
 		refineSeconds float64
+		subPhases     Phases // the sub-solves' phases
 		rounds        int
 		primal, dual  float64
 		certified     bool
@@ -139,6 +140,7 @@ func learnWorkingSet(ctx context.Context, p wsProblem, m int, opt MetricOptions)
 		}, curve)
 		res.Rounds, res.FullEvaluations = rounds, fullEvals
 		res.Refinements, res.RefineSeconds = refinements, refineSeconds
+		res.Phases.add(subPhases)
 		return res
 	}
 	// evalFull evaluates the dual over all triplets at u.
@@ -163,6 +165,7 @@ func learnWorkingSet(ctx context.Context, p wsProblem, m int, opt MetricOptions)
 	absorb := func(res *MetricResult) {
 		refinements += res.Refinements
 		refineSeconds += res.RefineSeconds
+		subPhases.add(res.Phases)
 		iters += res.Iterations
 		evals += res.Evaluations
 		fullEvals += res.FullEvaluations
@@ -273,6 +276,8 @@ func learnWorkingSet(ctx context.Context, p wsProblem, m int, opt MetricOptions)
 				res.Iterations, res.Evaluations = iters, evals
 				res.Rounds, res.FullEvaluations = rounds, fullEvals
 				res.Refinements, res.RefineSeconds = refinements, refineSeconds
+				res.Phases = subPhases
+				res.Phases.add(full.phases)
 				res.Curve = curve
 				return res, nil
 			}

@@ -27,10 +27,14 @@ var benchSuites = map[string]func(seed uint64) []bench.Case{
 }
 
 // benchReports maps a suite name to a section that writes its own report
-// (psdlearn against CSDP; SimpleNPKL's Table 2 and Figure 2).
+// (psdlearn against CSDP; SimpleNPKL's Table 2 and Figure 2; BoostMetric's
+// Figure 2 and the phases profile, where --max-size is the largest input
+// dimension).
 var benchReports = map[string]func(ctx context.Context, o bench.ReportOptions) (bench.Report, error){
-	"sdp":    bench.SDPSection,
-	"table2": bench.Table2Section,
+	"boostfig2": bench.BoostFig2Section,
+	"phases":    bench.PhasesSection,
+	"sdp":       bench.SDPSection,
+	"table2":    bench.Table2Section,
 }
 
 // allBenchSuites lists every suite: the timed ones, the reports and
@@ -47,7 +51,7 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(allBenchSuites(), "|")+" (papers has its own flags: psdlearn bench --suite papers -h)")
 	backends := fs.String("backend", strings.Join(engine.Names(), ","), "comma-separated backends to measure")
 	runs := fs.Int("runs", bench.DefaultRuns, "timed runs per case (after one warm-up); the median is reported")
-	maxSize := fs.Int("max-size", 0, "skip cases larger than this size (0: no limit)")
+	maxSize := fs.Int("max-size", 0, "skip cases larger than this size (0: no limit; --suite boostfig2 and phases: the largest input dimension)")
 	caseFilter := fs.String("case", "", "run only the cases whose name or detail contains this (case-insensitive), e.g. letters")
 	warmup := fs.Bool("warmup", true, "run each case once untimed before the timed runs (--warmup=false for long cases)")
 	plotDir := fs.String("plot", "", "directory to write PNG charts into")
