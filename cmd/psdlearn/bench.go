@@ -30,7 +30,7 @@ var benchSuites = map[string]func(seed uint64) []bench.Case{
 // (psdlearn against CSDP; SimpleNPKL's Table 2 and Figure 2; BoostMetric's
 // Figure 2 and the phases profile, where --max-size is the largest input
 // dimension).
-var benchReports = map[string]func(ctx context.Context, o bench.ReportOptions) (bench.Report, error){
+var benchReports = map[string]benchReport{
 	"boostfig2": bench.BoostFig2Section,
 	"phases":    bench.PhasesSection,
 	"sdp":       bench.SDPSection,
@@ -43,10 +43,38 @@ func allBenchSuites() []string {
 	return append(append(sortedKeys(benchSuites), sortedKeys(benchReports)...), "papers")
 }
 
+// benchReport runs a report suite.
+type benchReport func(ctx context.Context, o bench.ReportOptions) (bench.Report, error)
+
+// benchFlags are the parsed flags of psdlearn bench (suites other than
+// papers).
+type benchFlags struct {
+	suite, backends, caseFilter, plotDir, mdOut string
+	backendSet                                  bool // --backend was given
+	runs, maxSize                               int
+	warmup                                      bool
+	seed                                        uint64
+}
+
 func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	if papersSuite(args) {
 		return runPapers(ctx, env, args)
 	}
+	f, err := parseBenchFlags(env, args)
+	if err != nil {
+		return err
+	}
+	if section, ok := benchReports[f.suite]; ok {
+		return runBenchReport(ctx, env, f, section)
+	}
+	if f.mdOut != "" {
+		return usagef("bench: --md applies to the suites %s", strings.Join(sortedKeys(benchReports), ", "))
+	}
+	return runBenchSuite(ctx, env, f)
+}
+
+// parseBenchFlags parses and checks the flags of psdlearn bench.
+func parseBenchFlags(env *cmdEnv, args []string) (*benchFlags, error) {
 	fs := newFlagSet(env, "bench")
 	suite := fs.String("suite", "kernels", "suite to run: "+strings.Join(allBenchSuites(), "|")+" (papers has its own flags: psdlearn bench --suite papers -h)")
 	backends := fs.String("backend", strings.Join(engine.Names(), ","), "comma-separated backends to measure")
@@ -58,80 +86,89 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed of the generated inputs")
 	mdOut := fs.String("md", "", "suites "+strings.Join(sortedKeys(benchReports), ", ")+": also write the markdown report to this file (with --json, one run gives both)")
 	if err := parseFlags(fs, "bench", args); err != nil {
-		return err
+		return nil, err
 	}
 	if *runs > maxBenchRuns {
-		return usagef("bench: --runs %d: at most %d timed runs per case (a case prints its line when its runs are done)", *runs, maxBenchRuns)
+		return nil, usagef("bench: --runs %d: at most %d timed runs per case (a case prints its line when its runs are done)", *runs, maxBenchRuns)
 	}
 	if *runs < 1 || *maxSize < 0 {
-		return usagef("bench: --runs %d, --max-size %d: want --runs ≥ 1 and --max-size ≥ 0 (0: no limit)", *runs, *maxSize)
+		return nil, usagef("bench: --runs %d, --max-size %d: want --runs ≥ 1 and --max-size ≥ 0 (0: no limit)", *runs, *maxSize)
 	}
-	if section, ok := benchReports[*suite]; ok {
-		// A report compares psdlearn with something else on one backend:
-		// the default one unless --backend names one.
-		name := ""
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "backend" {
-				name = *backends
-			}
-		})
-		if strings.Contains(name, ",") {
-			return usagef("bench: --suite %s runs on one backend; --backend %q names several", *suite, name)
+	f := &benchFlags{suite: *suite, backends: *backends, caseFilter: *caseFilter, plotDir: *plotDir, mdOut: *mdOut,
+		runs: *runs, maxSize: *maxSize, warmup: *warmup, seed: *seed}
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "backend" {
+			f.backendSet = true
 		}
-		b, err := resolveBackend(name)
-		if err != nil {
-			return err
-		}
-		rep, err := section(ctx, bench.ReportOptions{Backend: b, Seed: *seed, MaxSize: *maxSize, PlotDir: *plotDir, Progress: newProgress(env).event})
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		if *mdOut != "" {
-			if err := writeReportMarkdown(*mdOut, rep); err != nil {
-				return fmt.Errorf("bench: --md: %w", err)
-			}
-		}
-		if env.json {
-			return emitJSON(env, rep)
-		}
-		return rep.Markdown(env.stdout)
+	})
+	return f, nil
+}
+
+// runBenchReport runs a report suite, which compares psdlearn with
+// something else on one backend: the default one unless --backend names one.
+func runBenchReport(ctx context.Context, env *cmdEnv, f *benchFlags, section benchReport) error {
+	name := ""
+	if f.backendSet {
+		name = f.backends
 	}
-	if *mdOut != "" {
-		return usagef("bench: --md applies to the suites %s", strings.Join(sortedKeys(benchReports), ", "))
+	if strings.Contains(name, ",") {
+		return usagef("bench: --suite %s runs on one backend; --backend %q names several", f.suite, name)
 	}
-	cases, ok := benchSuites[*suite]
+	b, err := resolveBackend(name)
+	if err != nil {
+		return err
+	}
+	rep, err := section(ctx, bench.ReportOptions{Backend: b, Seed: f.seed, MaxSize: f.maxSize, PlotDir: f.plotDir, Progress: newProgress(env).event})
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if f.mdOut != "" {
+		if err := writeReportMarkdown(f.mdOut, rep); err != nil {
+			return fmt.Errorf("bench: --md: %w", err)
+		}
+	}
+	if env.json {
+		return emitJSON(env, rep)
+	}
+	return rep.Markdown(env.stdout)
+}
+
+// runBenchSuite runs a timed suite on every backend of --backend and
+// prints the medians, as markdown or JSON, with their plots.
+func runBenchSuite(ctx context.Context, env *cmdEnv, f *benchFlags) error {
+	cases, ok := benchSuites[f.suite]
 	if !ok {
-		return usagef("bench: unknown suite %q (available: %s)", *suite, strings.Join(allBenchSuites(), ", "))
+		return usagef("bench: unknown suite %q (available: %s)", f.suite, strings.Join(allBenchSuites(), ", "))
 	}
 	var bs []engine.Backend
-	for _, name := range strings.Split(*backends, ",") {
+	for _, name := range strings.Split(f.backends, ",") {
 		b, err := resolveBackend(strings.TrimSpace(name))
 		if err != nil {
 			return err
 		}
 		bs = append(bs, b)
 	}
-	results, err := bench.Run(ctx, *suite, cases(*seed), bench.Options{Backends: bs, Runs: *runs, MaxSize: *maxSize, Case: *caseFilter, NoWarmup: !*warmup, Progress: newProgress(env).event})
+	results, err := bench.Run(ctx, f.suite, cases(f.seed), bench.Options{Backends: bs, Runs: f.runs, MaxSize: f.maxSize, Case: f.caseFilter, NoWarmup: !f.warmup, Progress: newProgress(env).event})
 	if err != nil {
 		return err
 	}
 	if len(results) == 0 {
-		return fmt.Errorf("bench: no case of suite %q matches --case %q and --max-size %d", *suite, *caseFilter, *maxSize)
+		return fmt.Errorf("bench: no case of suite %q matches --case %q and --max-size %d", f.suite, f.caseFilter, f.maxSize)
 	}
 	var plots []string
-	if *plotDir != "" {
+	if f.plotDir != "" {
 		plotter := bench.PlotScaling
-		if *suite == "algos" {
+		if f.suite == "algos" {
 			plotter = bench.PlotCurves
 		}
-		if plots, err = plotter(*plotDir, results); err != nil {
+		if plots, err = plotter(f.plotDir, results); err != nil {
 			return err
 		}
 	}
 	if env.json {
-		return emitJSON(env, benchSummaryOf(*suite, results, plots))
+		return emitJSON(env, benchSummaryOf(f.suite, results, plots))
 	}
-	fmt.Fprintf(env.stdout, "## %s (%s)\n\n", *suite, bench.Machine())
+	fmt.Fprintf(env.stdout, "## %s (%s)\n\n", f.suite, bench.Machine())
 	if err := bench.Markdown(env.stdout, results); err != nil {
 		return err
 	}

@@ -524,16 +524,23 @@ func evalMetric(sum *evalSummary, b engine.Backend, m *model.Model, d *data.Data
 		q = valDS
 	}
 	if precK > 0 && q != nil {
-		p, err := eval.MetricPrecisionAtK(b, m.Metric, refDS.X, refDS.Y, q.X, q.Y, precK)
-		if err != nil {
-			return fmt.Errorf("eval: --precision-at: %w", err)
-		}
-		pe, err := eval.PrecisionAtK(b, refDS.X, refDS.Y, q.X, q.Y, precK)
-		if err != nil {
-			return fmt.Errorf("eval: --precision-at: %w", err)
-		}
-		sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, ptrFloat(p), ptrFloat(pe)
+		return evalPrecision(sum, b, m, refDS, q, precK)
 	}
+	return nil
+}
+
+// evalPrecision fills sum with the precision@precK of the metric model
+// and of the Euclidean metric on the (prepared) query rows q against refDS.
+func evalPrecision(sum *evalSummary, b engine.Backend, m *model.Model, refDS, q *data.Dataset, precK int) error {
+	p, err := eval.MetricPrecisionAtK(b, m.Metric, refDS.X, refDS.Y, q.X, q.Y, precK)
+	if err != nil {
+		return fmt.Errorf("eval: --precision-at: %w", err)
+	}
+	pe, err := eval.PrecisionAtK(b, refDS.X, refDS.Y, q.X, q.Y, precK)
+	if err != nil {
+		return fmt.Errorf("eval: --precision-at: %w", err)
+	}
+	sum.PrecisionK, sum.PrecisionAtK, sum.EuclideanPrecisionAtK = precK, ptrFloat(p), ptrFloat(pe)
 	return nil
 }
 

@@ -68,19 +68,9 @@ func runPapers(ctx context.Context, env *cmdEnv, args []string) error {
 		if *sections != "" || *columns != "" || *rows != "" || *runs != 0 {
 			return usagef("bench: --from runs nothing: --section, --column, --row and --runs do not apply")
 		}
-		var runs [][]*papers.Table
-		var machines []string
-		for _, name := range list(*from) {
-			t, m, err := readPapersJSON(name)
-			if err != nil {
-				return err
-			}
-			runs = append(runs, t)
-			if m != "" && !slices.Contains(machines, m) {
-				machines = append(machines, m)
-			}
+		if tables, machine, err = mergePapersJSON(list(*from)); err != nil {
+			return err
 		}
-		tables, machine = papers.Merge(runs...), strings.Join(machines, "; ")
 	} else {
 		tables, err = papers.Run(ctx, papers.Options{
 			Sections: list(*sections), Columns: list(*columns), Rows: list(*rows), Runs: *runs,
@@ -98,16 +88,8 @@ func runPapers(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	if *docs != "" {
 		cmd := "psdlearn " + strings.Join(append([]string{"bench"}, args...), " ")
-		f, err := os.Create(*docs)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		if err := papers.Page(f, tables, machine, cmd); err != nil {
-			f.Close()
-			return fmt.Errorf("bench: %s: %w", *docs, err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("bench: %s: %w", *docs, err)
+		if err := writePapersPage(*docs, tables, machine, cmd); err != nil {
+			return err
 		}
 	}
 	if env.json {
@@ -118,6 +100,41 @@ func runPapers(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	for _, p := range plots {
 		fmt.Fprintf(env.stdout, "plot: %s\n", p)
+	}
+	return nil
+}
+
+// mergePapersJSON merges the tables of earlier --json outputs (a later
+// file's cell replaces an earlier one's) and joins their machines.
+func mergePapersJSON(names []string) ([]*papers.Table, string, error) {
+	var runs [][]*papers.Table
+	var machines []string
+	for _, name := range names {
+		t, m, err := readPapersJSON(name)
+		if err != nil {
+			return nil, "", err
+		}
+		runs = append(runs, t)
+		if m != "" && !slices.Contains(machines, m) {
+			machines = append(machines, m)
+		}
+	}
+	return papers.Merge(runs...), strings.Join(machines, "; "), nil
+}
+
+// writePapersPage writes the generated page (docs/papers.md) to name,
+// saying that cmd generated it.
+func writePapersPage(name string, tables []*papers.Table, machine, cmd string) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if err := papers.Page(f, tables, machine, cmd); err != nil {
+		f.Close()
+		return fmt.Errorf("bench: %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("bench: %s: %w", name, err)
 	}
 	return nil
 }
