@@ -78,11 +78,17 @@ func partialSymEig(up []float64, n int, r Range, which engine.Which) (e Eigen, o
 	}
 	k := r.IU - r.IL + 1
 	keep := k + max(2*k, k/5)
+	maxBasis := max(keep+8*k, partialMinBasis)
 	opt := engine.KrylovSchurOptions{
 		Block:    k,
 		Keep:     keep,
-		MaxBasis: max(keep+8*k, partialMinBasis),
-		Seed:     partialSeed,
+		MaxBasis: maxBasis,
+		// About 2n products at most (a restart adds maxBasis − keep), which
+		// gonum's dgemv does in less time than dsyev takes for the whole
+		// decomposition: a problem the iteration cannot solve costs at
+		// most about twice the full path it then falls back to.
+		MaxRestarts: max(10, 2*n/(maxBasis-keep)),
+		Seed:        partialSeed,
 	}
 	res, err := engine.KrylovSchur(context.Background(), goKernels{}, denseOp{n: n, a: full}, k, which, opt)
 	if err != nil || len(res.Values) != k {
