@@ -70,7 +70,7 @@ func Resolve(n, k int, which Which, opt Options) (Resolved, error) {
 	}
 	ncv := opt.NCV
 	if ncv == 0 {
-		ncv = min(n, max(2*k+1, 20))
+		ncv = DefaultNCV(n, k)
 	} else if ncv <= k || ncv > n {
 		return Resolved{}, fmt.Errorf("%w: NCV = %d outside (k, n] = (%d, %d]", ErrInvalidArgument, ncv, k, n)
 	}
@@ -109,6 +109,19 @@ func Resolve(n, k int, which Which, opt Options) (Resolved, error) {
 	}
 	return Resolved{NCV: ncv, Tol: tol, MaxIter: maxIter, Start: start}, nil
 }
+
+// DefaultNCV is the basis size a solve of k eigenpairs of an operator of
+// dimension n uses when Options.NCV is zero: min(n, max(2k+1, k+30)).
+//
+// ARPACK's customary max(2k+1, 20) restarts too often when the wanted end
+// of the spectrum is clustered: for the 10 largest eigenpairs of the
+// 316×353 grid Laplacian (Tol 1e-10) the pure-Go solver took 1,995
+// restarts and 14,024 products with 21 vectors and 123 restarts and 3,375
+// products with 40; on the 100×137 grid, 1,554 against 915 products (and
+// 760 against 543 for the largest eigenpair alone). Thirty vectors beyond k
+// is what the SDP solver's spectral evaluation already used. For k ≥ 29
+// the two rules agree.
+func DefaultNCV(n, k int) int { return min(n, max(2*k+1, k+30)) }
 
 // randomVector returns n entries uniform in [−1, 1), as ARPACK's dlarnv(2, …).
 func randomVector(rng *rand.Rand, n int) []float64 {

@@ -67,7 +67,8 @@ func (w Which) String() string {
 // EigsOptions configures a sparse eigensolve (see Backend.Eigs). The zero value selects the defaults documented per field.
 type EigsOptions struct {
 	// NCV is the number of Lanczos basis vectors, k < NCV ≤ n.
-	// Zero selects min(n, max(2k+1, 20)).
+	// Zero selects min(n, max(2k+1, k+30)): thirty vectors beyond k cut
+	// the restarts on clustered spectra (package arpack, DefaultNCV).
 	NCV int
 	// Tol is the relative accuracy of the Ritz values: |λ − θ| ≤ Tol·|θ|
 	// (ARPACK's criterion). Precisely, a Ritz pair (θ, x) is accepted when its

@@ -46,6 +46,17 @@ type KrylovSchurOptions struct {
 	Start *mat.Dense
 }
 
+// DenseKernels are the dense kernels KrylovSchur runs its restarts and
+// projected eigenproblems on. Every Backend has them; a dense eigensolver
+// that runs KrylovSchur on a matrix of its own passes its BLAS and its
+// whole-spectrum SymEig (KrylovSchur asks SymEig for the whole spectrum of
+// the projected matrix, and for an index range only when the basis would
+// hold the whole space).
+type DenseKernels interface {
+	BLAS() blas.Float64
+	SymEig(a mat.Symmetric, r EigRange, vectors bool) (Eigen, error)
+}
+
 // KrylovSchur computes k eigenpairs of the symmetric operator op at the end
 // of the spectrum chosen by which (SmallestAlgebraic or LargestAlgebraic)
 // by the block Krylov–Schur method (Stewart 2001; Zhou and Saad 2008): a
@@ -73,7 +84,7 @@ type KrylovSchurOptions struct {
 // ctx is checked before every block of products. Values are returned
 // ascending, as from Eigs; if MaxRestarts is reached the result holds the
 // converged pairs with an *EigsNotConvergedError.
-func KrylovSchur(ctx context.Context, b Backend, op Operator, k int, which Which, opt KrylovSchurOptions) (EigsResult, error) {
+func KrylovSchur(ctx context.Context, b DenseKernels, op Operator, k int, which Which, opt KrylovSchurOptions) (EigsResult, error) {
 	var res EigsResult
 	if op == nil {
 		return res, fmt.Errorf("engine: KrylovSchur: nil operator: %w", ErrDimension)
@@ -277,7 +288,7 @@ func KrylovSchur(ctx context.Context, b Backend, op Operator, k int, which Which
 // krylovSchur holds the state of one KrylovSchur solve.
 type krylovSchur struct {
 	ctx   context.Context
-	b     Backend
+	b     DenseKernels
 	impl  blas.Float64
 	op    Operator
 	n, bs int
@@ -373,7 +384,7 @@ func ascending(vals []float64, x *mat.Dense) ([]float64, *mat.Dense) {
 // krylovSchurDense solves a problem small enough for the basis to hold the
 // whole space: the operator is applied to the identity and the matrix
 // decomposed densely.
-func krylovSchurDense(ctx context.Context, b Backend, op Operator, k int, which Which) (EigsResult, error) {
+func krylovSchurDense(ctx context.Context, b DenseKernels, op Operator, k int, which Which) (EigsResult, error) {
 	var res EigsResult
 	n := op.Dim()
 	a := mat.NewSymDense(n, nil)

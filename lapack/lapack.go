@@ -4,9 +4,11 @@
 // Two implementations share one API. Native (cgo builds without the purego
 // tag) calls LAPACKE dsyevr/dsyevd and OpenBLAS; for a value or index range
 // dsyevr computes only the wanted eigenpairs (the negative part, the top k).
-// Go is built on gonum and is always compiled; for a partial range it
-// computes the whole spectrum and selects. HaveNative reports whether Native
-// is available.
+// Go is built on gonum and is always compiled; for a few eigenpairs at
+// either end of the spectrum (TopK, BottomK) it runs the engine's block
+// Krylov–Schur method on the dense matrix, and for other ranges it
+// computes the whole spectrum and selects. HaveNative reports whether
+// Native is available.
 //
 // Matrices are gonum types. Only the upper triangle of a symmetric input is
 // read. Eigenvalues are returned in ascending order with the eigenvectors as

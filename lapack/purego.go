@@ -10,8 +10,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Go is the pure-Go eigensolver, built on gonum's LAPACK (dsyev). For a partial
-// range it computes the whole spectrum and selects.
+// Go is the pure-Go eigensolver, built on gonum's LAPACK (dsyev). For up to
+// 8 eigenpairs at either end of the spectrum of a matrix of order 100 or
+// more (an index range such as TopK or BottomK) it computes only those, by
+// block Krylov–Schur on the dense matrix; for any other range it computes
+// the whole spectrum and selects.
 var Go Eigensolver = goSolver{}
 
 // GoBLAS is gonum's pure-Go BLAS implementation.
@@ -25,6 +28,23 @@ func (goSolver) SymEig(a mat.Symmetric, r Range, vectors bool) (Eigen, error) {
 		return Eigen{}, err
 	}
 	data := upperCopy(a, n)
+	if which, ok := partialWhich(n, r); ok {
+		// partialSymEig fills the lower triangle of data, which dsyev
+		// does not read.
+		if e, ok := partialSymEig(data, n, r, which); ok {
+			if !vectors {
+				e.Vectors = nil
+			}
+			return e, nil
+		}
+	}
+	return fullSymEig(data, n, r, vectors)
+}
+
+// fullSymEig computes the whole decomposition of the n×n symmetric matrix
+// whose upper triangle is the row-major data (overwritten) by gonum's
+// dsyev and selects the range r.
+func fullSymEig(data []float64, n int, r Range, vectors bool) (Eigen, error) {
 	w := make([]float64, n)
 	job := lapackNoVec
 	if vectors {
