@@ -38,6 +38,10 @@ type Rows struct {
 	N, Dim, Lo int
 	// Name is the data set's name.
 	Name string
+	// ReadBytes is the number of bytes this rank read from the data files
+	// when it read only its part of them (ReadRows); 0 when the whole data
+	// was loaded.
+	ReadBytes int64
 	// Data describes the whole data for a model file (on rank 0; nil on the
 	// others): its name, shape and hash, or only its shape when no rank
 	// holds all of it (one file per rank).
@@ -180,7 +184,7 @@ func unifyRankClasses(comm mpi.Comm, d *data.Dataset, rows int) (classes []strin
 			b[i] = byte(recv[off+i])
 		}
 		off += counts[q]
-		if q != r {
+		if q != r && len(b) > 0 { // a rank without rows has no classes
 			others = append(others, &data.Dataset{Classes: strings.Split(string(b), "\x00")})
 		}
 	}
