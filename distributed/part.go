@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/internal/npy"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/mpi"
 )
@@ -102,16 +103,17 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // ReadRows is LoadRows reading only this rank's part of one file. When
-// spec names an uncompressed CSV, LIBSVM or IDX file (data.SpecFiles), that
-// every rank sees with the same size, rank r of P reads:
+// spec names an uncompressed CSV, LIBSVM, IDX or npy file (data.SpecFiles,
+// or the npy scheme) that every rank sees with the same size (an error
+// otherwise), rank r of P reads:
 //
 //   - CSV and LIBSVM: the lines that start in the bytes r·S/P …
 //     (r+1)·S/P − 1 of the file of S bytes, through the end of the last
 //     one (a line belongs to the rank whose range holds its first byte),
 //     and a CSV file's first record (the header, or the first row that
 //     tells whether there is one);
-//   - IDX: the headers, then the rows r·n/P … (r+1)·n/P − 1 at their
-//     offsets.
+//   - IDX (idx:IMAGES:LABELS) and npy (npy:X.npy[:LABELS.npy]): the
+//     headers, then the rows r·n/P … (r+1)·n/P − 1 at their offsets.
 //
 // The rows are numbered in file order, rank 0's first; a rank may hold no
 // rows of a text file (a range inside one long line). opt bounds each
@@ -133,6 +135,14 @@ func ReadRows(comm mpi.Comm, spec string, opt data.LoadOptions, load Loader, min
 		return nil, fmt.Errorf("%w: nil communicator or loader", ErrInvalid)
 	}
 	format, paths, ok := data.SpecFiles(spec)
+	if scheme, rest, found := strings.Cut(spec, ":"); found && strings.EqualFold(scheme, npy.Scheme) {
+		// npy:X.npy[:LABELS.npy]
+		x, y, _ := strings.Cut(rest, ":")
+		format, paths, ok = "npy", []string{x}, x != "" && x != data.StdinSpec && !(y != "" && opt.NoLabels)
+		if y != "" {
+			paths = append(paths, y)
+		}
+	}
 	if !ok || strings.Contains(spec, RankPlaceholder) || opt.NoLabels && format == "idx" {
 		return LoadRows(comm, spec, load, minRows, nil)
 	}
@@ -170,9 +180,12 @@ func ReadRows(comm mpi.Comm, spec string, opt data.LoadOptions, load Loader, min
 		d    *data.Dataset
 		info rowsInfo
 	)
-	if format == "idx" {
+	switch format {
+	case "idx":
 		d, info, err = readIDXPart(comm, files, sizes, paths, opt)
-	} else {
+	case "npy":
+		d, info, err = readNPYPart(comm, files, sizes, paths, opt)
+	default:
 		d, info, err = readTextPart(comm, files[0], sizes[0], format, paths[0], opt)
 	}
 	if err != nil {
@@ -236,6 +249,29 @@ func readIDXPart(comm mpi.Comm, files []*countingReaderAt, sizes []int64, paths 
 	}
 	dim, err = maxInt(comm, dim)
 	return d, rowsInfo{dim: dim, labeled: true}, err
+}
+
+// readNPYPart reads this rank's block of a .npy data file and its
+// labels, if any.
+func readNPYPart(comm mpi.Comm, files []*countingReaderAt, sizes []int64, paths []string, opt data.LoadOptions) (*data.Dataset, rowsInfo, error) {
+	var (
+		y     io.ReaderAt
+		ysize int64
+		yname string
+	)
+	if len(files) > 1 {
+		y, ysize, yname = files[1], sizes[1], paths[1]
+	}
+	d, _, err := npy.ReadPart(files[0], sizes[0], y, ysize, paths[0], yname, comm.Rank(), comm.Size(), opt)
+	if err := agree(comm, err); err != nil {
+		return nil, rowsInfo{}, err
+	}
+	dim := 0
+	if d.X != nil {
+		_, dim = d.X.Dims()
+	}
+	dim, err = maxInt(comm, dim)
+	return d, rowsInfo{dim: dim, labeled: y != nil}, err
 }
 
 // readTextPart reads this rank's part of a CSV or LIBSVM file.
@@ -384,7 +420,7 @@ func partRows(comm mpi.Comm, d *data.Dataset, info rowsInfo, minRows int) (*Rows
 		return nil, fmt.Errorf("distributed: %w", err)
 	}
 	if fewest > 0 {
-		return nil, fmt.Errorf("%w: %d rows in all, split by bytes over %d ranks: some rank has fewer than %d rows (fewer ranks, or one file per rank with %s)", ErrTooFewRows, n, comm.Size(), minRows, RankPlaceholder)
+		return nil, fmt.Errorf("%w: %d rows in all over %d ranks: some rank has fewer than %d rows (use fewer ranks, or one file per rank with %s)", ErrTooFewRows, n, comm.Size(), minRows, RankPlaceholder)
 	}
 	out := &Rows{X: d.X, Y: d.Y, Classes: classes, N: n, Dim: info.dim, Lo: lo}
 	if out.X != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/distributed"
+	"github.com/psdlearn/psdlearn/internal/npy"
 	"github.com/psdlearn/psdlearn/mpi"
 	"gonum.org/v1/gonum/mat"
 )
@@ -32,6 +33,9 @@ type partCase struct {
 	file   []byte // the text file (csv, libsvm)
 	header int    // CSV: bytes through the end of the first record's line
 	whole  bool   // read whole by every rank (gzip)
+	// binary (idx, npy): the files, and the most bytes of a header
+	binary []string
+	hdrMax int64
 }
 
 // byteCounter counts, per rank, the bytes ReadRows reads from its files.
@@ -125,6 +129,20 @@ func checkParts(t *testing.T, tc partCase, p int) (st partStats) {
 	st.read++
 	if lo != n {
 		t.Fatalf("%s, P=%d: the ranks hold %d rows, one process %d", tc.name, p, lo, n)
+	}
+	if tc.binary != nil {
+		// The headers, and the rank's rows of each file.
+		for r, rw := range got {
+			allowed := int64(0)
+			for _, f := range tc.binary {
+				fi, err := os.Stat(f)
+				must(err)
+				allowed += 2 + 12 + tc.hdrMax + fi.Size()*int64(len(rw.Y))/int64(n)
+			}
+			if read[r] > allowed {
+				t.Errorf("%s, P=%d, rank %d: read %d bytes for %d of %d rows; its headers and rows allow %d", tc.name, p, r, read[r], len(rw.Y), n, allowed)
+			}
+		}
 	}
 	if tc.file == nil {
 		return st
@@ -307,7 +325,7 @@ func genIDX(rng *rand.Rand, dir string, i int) partCase {
 	ip, lp := filepath.Join(dir, fmt.Sprintf("g%d-images", i)), filepath.Join(dir, fmt.Sprintf("g%d-labels", i))
 	must(os.WriteFile(ip, im.Bytes(), 0o644))
 	must(os.WriteFile(lp, lb.Bytes(), 0o644))
-	return partCase{name: fmt.Sprintf("idx %d", i), spec: "idx:" + ip + ":" + lp, format: "idx"}
+	return partCase{name: fmt.Sprintf("idx %d", i), spec: "idx:" + ip + ":" + lp, format: "idx", binary: []string{ip, lp}, hdrMax: 16}
 }
 
 // firstRecordEnd is the number of bytes through the end of the first line
@@ -523,6 +541,157 @@ func TestReadRowsDifferentFiles(t *testing.T) {
 	for r, err := range errs {
 		if !errors.Is(err, distributed.ErrInvalid) || !strings.Contains(err.Error(), "the ranks see") {
 			t.Errorf("rank %d: %v, want an error about different files", r, err)
+		}
+	}
+}
+
+func init() { data.RegisterScheme(npy.Scheme, npy.LoadDataset) }
+
+// npyFile is a .npy file of descr and shape with body, written by hand.
+func npyFile(descr string, fortran bool, shape []int, body []byte) []byte {
+	dims := make([]string, len(shape))
+	for i, d := range shape {
+		dims[i] = strconv.Itoa(d)
+	}
+	sh := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		sh += ","
+	}
+	f := "False"
+	if fortran {
+		f = "True"
+	}
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }", descr, f, sh)
+	pad := (64 - (10+len(dict)+1)%64) % 64
+	hl := len(dict) + pad + 1
+	var b bytes.Buffer
+	b.WriteString("\x93NUMPY\x01\x00")
+	b.Write([]byte{byte(hl), byte(hl >> 8)})
+	b.WriteString(dict + strings.Repeat(" ", pad) + "\n")
+	b.Write(body)
+	return b.Bytes()
+}
+
+// genNPY writes a random npy:X[:LABELS] pair: C or Fortran order, either
+// byte order, labels of integers, floats, booleans or strings, or none.
+func genNPY(rng *rand.Rand, dir string, i int) partCase {
+	n, cols := 1+rng.IntN(12), 1+rng.IntN(4)
+	fortran, big := rng.IntN(2) == 0, rng.IntN(3) == 0
+	var order binary.ByteOrder = binary.LittleEndian
+	descr := "<f8"
+	if big {
+		order, descr = binary.BigEndian, ">f8"
+	}
+	x := make([]float64, n*cols)
+	for k := range x {
+		x[k] = rng.NormFloat64()
+	}
+	var body bytes.Buffer
+	for k := 0; k < n*cols; k++ {
+		v := x[k]
+		if fortran { // column k/n, row k%n
+			v = x[(k%n)*cols+k/n]
+		}
+		binary.Write(&body, order, v)
+	}
+	xp := filepath.Join(dir, fmt.Sprintf("x%d.npy", i))
+	must(os.WriteFile(xp, npyFile(descr, fortran, []int{n, cols}, body.Bytes()), 0o644))
+	spec, files := "npy:"+xp, []string{xp}
+	if rng.IntN(5) > 0 {
+		var lb bytes.Buffer
+		var ld string
+		switch rng.IntN(4) {
+		case 0:
+			ld = "<i4"
+			for k := 0; k < n; k++ {
+				binary.Write(&lb, binary.LittleEndian, int32(rng.IntN(3)-1))
+			}
+		case 1:
+			ld = "<f8"
+			for k := 0; k < n; k++ {
+				binary.Write(&lb, binary.LittleEndian, float64(rng.IntN(3))/2)
+			}
+		case 2:
+			ld = "|b1"
+			for k := 0; k < n; k++ {
+				lb.WriteByte(byte(rng.IntN(2)))
+			}
+		default:
+			ld = "<U3"
+			for k := 0; k < n; k++ {
+				for _, c := range []rune{'c', 'a', []rune("tbx")[rng.IntN(3)]} {
+					binary.Write(&lb, binary.LittleEndian, uint32(c))
+				}
+			}
+		}
+		yp := filepath.Join(dir, fmt.Sprintf("y%d.npy", i))
+		must(os.WriteFile(yp, npyFile(ld, false, []int{n}, lb.Bytes()), 0o644))
+		spec += ":" + yp
+		files = append(files, yp)
+	}
+	return partCase{name: fmt.Sprintf("npy %d %s", i, spec[strings.LastIndexByte(spec, '/')+1:]), spec: spec, format: "npy", binary: files, hdrMax: 128}
+}
+
+// TestReadRowsNPY splits generated .npy files over 1 to 5 in-process ranks:
+// the blocks are the one-process rows and labels.
+func TestReadRowsNPY(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(43, 3))
+	for i := 0; i < 30; i++ {
+		tc := genNPY(rng, dir, i)
+		for p := 1; p <= 5; p++ {
+			checkParts(t, tc, p)
+		}
+	}
+}
+
+// TestReadRowsBounds: --max-input bounds each rank's part, not the whole
+// file (two ranks read a file one process may not), and a rank with fewer
+// rows than the run needs is an error on every rank.
+func TestReadRowsBounds(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "%d.25,%d.5,%c\n", i, 40-i, 'a'+i%3)
+	}
+	path := filepath.Join(dir, "b.csv")
+	tc := partCase{name: "bounds", spec: path, format: "csv", file: []byte(b.String()), opt: data.LoadOptions{MaxInputBytes: int64(b.Len())*2/3 + 1}}.write()
+	if _, err := data.Load(path, tc.opt); !errors.Is(err, data.ErrLimit) {
+		t.Fatalf("one process under a cap of 2/3 of the file: %v, want ErrLimit", err)
+	}
+	got, errs, _ := readParts(t, tc, 2)
+	want, err := data.Load(path, data.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y []int
+	for r, rw := range got {
+		if errs[r] != nil {
+			t.Fatalf("2 ranks under a cap of 2/3 of the file, rank %d: %v", r, errs[r])
+		}
+		y = append(y, rw.Y...)
+	}
+	if !slices.Equal(y, want.Y) {
+		t.Errorf("2 ranks: labels %v, one process %v", y, want.Y)
+	}
+	// A part beyond the cap fails as one process does.
+	_, errs, _ = readParts(t, partCase{spec: path, opt: data.LoadOptions{MaxInputBytes: 100}}, 2)
+	for r, err := range errs {
+		if !errors.Is(err, data.ErrLimit) && !errors.Is(err, distributed.ErrRemote) {
+			t.Errorf("a cap below the parts, rank %d: %v, want ErrLimit or ErrRemote", r, err)
+		}
+	}
+	// Five ranks over a file of three rows: some rank has none.
+	small := filepath.Join(dir, "s.csv")
+	must(os.WriteFile(small, []byte("1,2,a\n3,4,b\n5,6,a\n"), 0o644))
+	load := func(s string) (*data.Dataset, error) { return data.Load(s, data.LoadOptions{}) }
+	few := runRanks(5, func(c mpi.Comm) error {
+		_, err := distributed.ReadRows(c, small, data.LoadOptions{}, load, 1)
+		return err
+	})
+	for r, err := range few {
+		if !errors.Is(err, distributed.ErrTooFewRows) {
+			t.Errorf("3 rows on 5 ranks, rank %d: %v, want ErrTooFewRows", r, err)
 		}
 	}
 }
