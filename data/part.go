@@ -64,7 +64,9 @@ func OpenTextFile(r io.ReaderAt, size int64, format, name string, opt LoadOption
 	if len(b) == 0 {
 		return nil, errAt(name, 0, 0, "", "empty file")
 	}
-	in, err := input.NewReader(bytes.NewReader(b), f.inputOptions())
+	o := f.inputOptions()
+	o.Continued = off > 0
+	in, err := input.NewReader(bytes.NewReader(b), o)
 	if err != nil {
 		return nil, wrapInput(name, err)
 	}
@@ -201,7 +203,9 @@ func (f *TextFile) ReadPart(start, end int64) (*TextPart, error) {
 		src = io.MultiReader(bytes.NewReader(pre), io.NewSectionReader(f.r, start+int64(len(pre)), end-start-int64(len(pre))))
 	}
 	nl := &newlineCounter{r: src}
-	in, err := input.NewReader(nl, f.inputOptions())
+	o := f.inputOptions()
+	o.Continued = start > 0 // the file's start is checked by the part that holds it
+	in, err := input.NewReader(nl, o)
 	if err != nil {
 		return nil, wrapInput(f.name, err)
 	}
