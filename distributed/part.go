@@ -143,7 +143,7 @@ func ReadRows(comm mpi.Comm, spec string, opt data.LoadOptions, load Loader, min
 			paths = append(paths, y)
 		}
 	}
-	if !ok || strings.Contains(spec, RankPlaceholder) || opt.NoLabels && format == "idx" {
+	if !ok || strings.Contains(spec, RankPlaceholder) {
 		return LoadRows(comm, spec, load, minRows, nil)
 	}
 	files, sizes, split, err := openParts(comm.Rank(), paths)

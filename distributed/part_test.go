@@ -726,3 +726,25 @@ func FuzzReadRows(f *testing.F) {
 		checkParts(t, tc, 1+int(p%4))
 	})
 }
+
+// TestLoadRowsRankFileFails: one rank's file that fails stops every rank
+// with the same error, naming that rank; it wraps the loader's error on
+// that rank and ErrRemote on the others.
+func TestLoadRowsRankFileFails(t *testing.T) {
+	bad := errors.New("no such file")
+	load := func(spec string) (*data.Dataset, error) {
+		if strings.HasSuffix(spec, "-2") {
+			return nil, bad
+		}
+		return data.Load("../datasets/iris.csv", data.LoadOptions{})
+	}
+	errs := runRanks(3, func(c mpi.Comm) error {
+		_, err := distributed.LoadRows(c, "part-"+distributed.RankPlaceholder, load, 1, nil)
+		return err
+	})
+	for r, err := range errs {
+		if err == nil || err.Error() != "rank 2: no such file" || errors.Is(err, bad) != (r == 2) || errors.Is(err, distributed.ErrRemote) != (r != 2) {
+			t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
