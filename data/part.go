@@ -75,7 +75,7 @@ func OpenTextFile(r io.ReaderAt, size int64, format, name string, opt LoadOption
 		return nil, errAt(name, line, 0, "", "empty file")
 	}
 	if err != nil {
-		return nil, shiftLines(wrapRead(name, err), line-1)
+		return nil, quoteHint(shiftLines(wrapRead(name, err), line-1))
 	}
 	if f.csv, err = newCSVLayout(rec, line, name, opt); err != nil {
 		return nil, err
@@ -227,12 +227,7 @@ func (f *TextFile) ReadPart(start, end int64) (*TextPart, error) {
 			break
 		}
 		if err != nil {
-			err = wrapRead(f.name, err)
-			var pe *ParseError
-			if errors.As(err, &pe) && strings.Contains(pe.Msg, "quote") {
-				pe.Msg += " (a quoted field that holds a line break cannot be split between parts: read the file in one process or as one file per rank)"
-			}
-			return nil, err
+			return nil, quoteHint(wrapRead(f.name, err))
 		}
 		if p.First && rec == 0 {
 			// The file's first record: the layout says what it is.
@@ -337,6 +332,16 @@ func (p *TextPart) Dataset(dim int, dropFirst bool) (*Dataset, error) {
 		d.Classes = []string{}
 	}
 	return d, nil
+}
+
+// quoteHint adds to an error about CSV quoting that a quoted line break
+// cannot be split: the likely cause when the file reads in one process.
+func quoteHint(err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) && strings.Contains(pe.Msg, "quote") {
+		pe.Msg += " (a quoted field that holds a line break cannot be split between parts: read the file in one process or as one file per rank)"
+	}
+	return err
 }
 
 // ShiftLines returns err with the line of a *ParseError it holds moved down
