@@ -90,10 +90,11 @@ test-mpi: deps
 	$(GO) test -tags mpi -count=1 -timeout 5m ./mpi/... ./distributed/... ./parpack/...
 	$(GO) test -tags mpi -count=1 -timeout 5m -run 'TestTrainMPI|TestClusterMPI|TestEmbedMPI' ./cmd/psdlearn
 
-# fuzz runs every fuzz target (the data loaders, the model file and the
-# constraint files) for FUZZTIME each (an execution count such as 20000x, or
+# fuzz runs every fuzz target (the data loaders, reading data by parts
+# over in-process ranks, the model file and the constraint files) for
+# FUZZTIME each (an execution count such as 20000x, or
 # a duration; counts avoid a race of go1.26's fuzz coordinator at its deadline).
-FUZZ_PKGS ?= ./data ./model ./constraints
+FUZZ_PKGS ?= ./data ./distributed ./model ./constraints
 fuzz:
 	@for p in $(FUZZ_PKGS); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); do \

@@ -37,141 +37,195 @@ func ParseCSV(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	cr.TrimLeadingSpace = true
-	readRow := func() ([]string, int, error) {
-		rec, err := cr.Read()
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, 0, errAt(name, pe.Line, pe.Column, "", "malformed CSV: %v", pe.Err)
-			}
-			return nil, 0, err
-		}
-		line, _ := cr.FieldPos(0)
-		return rec, line, nil
-	}
-
-	rec, line, err := readRow()
+	cr := newCSVReader(r)
+	rec, line, err := readCSVRow(cr, name)
 	if err == io.EOF {
 		return nil, errAt(name, 0, 0, "", "empty file")
 	}
 	if err != nil {
 		return nil, wrapRead(name, err)
 	}
-	ncol := len(rec)
-	first := append([]string(nil), rec...)
-	first[0] = strings.TrimPrefix(first[0], "\ufeff")
-	if opt.NoLabels {
-		if strings.TrimSpace(opt.LabelCol) != "" {
-			return nil, errAt(name, line, 0, "", "a label column (%q) for data without labels", opt.LabelCol)
-		}
-	} else if ncol < 2 {
-		return nil, errAt(name, line, 0, "", "%d column(s): need at least one feature and a label", ncol)
+	l, err := newCSVLayout(rec, line, name, opt)
+	if err != nil {
+		return nil, err
 	}
-	mode, ambiguous := opt.headerMode(), false
-	if mode == HeaderAuto {
-		mode, ambiguous = detectHeader(first, opt)
-	}
-	header := make([]string, ncol)
-	var firstData []string
-	if mode == HeaderPresent {
-		for j, h := range first {
-			header[j] = strings.TrimSpace(h)
-		}
-	} else {
-		for j := range header {
-			header[j] = "c" + strconv.Itoa(j)
-		}
-		firstData = first
-	}
-	lab, dim := -1, ncol
-	if !opt.NoLabels {
-		if lab, err = labelColumn(header, opt.LabelCol); err != nil {
-			return nil, errAt(name, line, 0, "", "%v", err)
-		}
-		dim = ncol - 1
-	}
-	if opt.MaxFeatures > 0 && dim > opt.MaxFeatures {
-		return nil, limitErr(errAt(name, line, 0, "", "%d features exceed the limit of %d (LoadOptions.MaxFeatures)", dim, opt.MaxFeatures))
-	}
-	maxEl := opt.maxElements()
-
-	var vals chunkedValues
-	var enc labelEncoder
-	n := 0
-	row := func(rec []string, line int) error {
-		if len(rec) != ncol {
-			return errAt(name, line, min(len(rec), ncol)+1, "", "ragged row: %d fields, the header has %d", len(rec), ncol)
-		}
-		if (n+1)*dim > maxEl {
-			return limitErr(errAt(name, line, 0, "", "more than %d values (LoadOptions.MaxElements)", maxEl))
-		}
-		for j, f := range rec {
-			if j == lab {
-				if err := input.CheckLabel(f); err != nil {
-					return labelErr(errAt(name, line, j+1, header[j], "%v", labelMsg(err)))
-				}
-				continue
-			}
-			v, err := parseValue(f)
-			if err != nil {
-				return errAt(name, line, j+1, header[j], "%v", err)
-			}
-			vals.add(v)
-		}
-		if lab >= 0 {
-			enc.add(rec[lab])
-		}
-		n++
-		return nil
-	}
-	firstLine := line
-	if firstData != nil {
-		if err := row(firstData, line); err != nil {
+	rows := &csvRows{l: l, maxEl: opt.maxElements()}
+	if l.mode != HeaderPresent {
+		if err := rows.add(l.first, line); err != nil {
 			return nil, err
 		}
 	}
 	for {
-		rec, l, err := readRow()
+		rec, ln, err := readCSVRow(cr, name)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, wrapRead(name, err)
 		}
-		line = l
-		if err := row(rec, l); err != nil {
+		line = ln
+		if err := rows.add(rec, ln); err != nil {
 			return nil, err
 		}
 	}
-	if ambiguous && n > 1 {
-		switch recurs, othersNumeric := enc.firstRecurs(); {
+	if l.ambiguous && rows.n > 1 {
+		switch recurs, othersNumeric := rows.enc.firstRecurs(); {
 		case recurs:
 			// data: the first row's class occurs again
 		case othersNumeric:
 			// a header naming the label column above numeric labels
-			vals.skip = dim
-			enc.dropFirst()
-			n--
+			rows.dropFirst()
 		default:
-			e := errAt(name, firstLine, lab+1, "", "cannot tell whether the first row is a header: its features are numbers, its label %s is not and occurs in no other row (set LoadOptions.Header)", input.Clip(strings.TrimSpace(first[lab]), 40))
-			e.header = true
-			return nil, e
+			return nil, l.headerError()
 		}
 	}
-	if n == 0 {
+	if rows.n == 0 {
 		return nil, errAt(name, line, 0, "", "no data rows after the header")
 	}
-	d := &Dataset{Name: baseName(name), X: mat.NewDense(n, dim, vals.join(n*dim))}
-	if lab >= 0 {
-		d.Y, d.Classes = enc.finish()
-	} else {
-		d.Y = make([]int, n)
+	return rows.dataset(), nil
+}
+
+// newCSVReader returns the CSV reader of ParseCSV over r.
+func newCSVReader(r io.Reader) *csv.Reader {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	cr.TrimLeadingSpace = true
+	return cr
+}
+
+// readCSVRow reads the next record of cr and the line it starts on.
+func readCSVRow(cr *csv.Reader, name string) ([]string, int, error) {
+	rec, err := cr.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, 0, errAt(name, pe.Line, pe.Column, "", "malformed CSV: %v", pe.Err)
+		}
+		return nil, 0, err
 	}
-	return d, nil
+	line, _ := cr.FieldPos(0)
+	return rec, line, nil
+}
+
+// csvLayout is what the first record of a CSV file says about every row:
+// the columns, the label column, and whether the record is a header.
+type csvLayout struct {
+	name      string
+	ncol      int
+	lab, dim  int // the label column (−1: none) and the number of features
+	header    []string
+	mode      HeaderMode
+	ambiguous bool     // HeaderAuto could not tell: the rest of the file decides
+	first     []string // the first record, without a byte-order mark
+	line      int      // the line of the first record
+}
+
+// newCSVLayout reads the layout from the first record rec, on line line.
+func newCSVLayout(rec []string, line int, name string, opt LoadOptions) (*csvLayout, error) {
+	l := &csvLayout{name: name, ncol: len(rec), line: line, first: append([]string(nil), rec...)}
+	l.first[0] = strings.TrimPrefix(l.first[0], "\ufeff")
+	if opt.NoLabels {
+		if strings.TrimSpace(opt.LabelCol) != "" {
+			return nil, errAt(name, line, 0, "", "a label column (%q) for data without labels", opt.LabelCol)
+		}
+	} else if l.ncol < 2 {
+		return nil, errAt(name, line, 0, "", "%d column(s): need at least one feature and a label", l.ncol)
+	}
+	l.mode = opt.headerMode()
+	if l.mode == HeaderAuto {
+		l.mode, l.ambiguous = detectHeader(l.first, opt)
+	}
+	l.header = make([]string, l.ncol)
+	if l.mode == HeaderPresent {
+		for j, h := range l.first {
+			l.header[j] = strings.TrimSpace(h)
+		}
+	} else {
+		for j := range l.header {
+			l.header[j] = "c" + strconv.Itoa(j)
+		}
+	}
+	l.lab, l.dim = -1, l.ncol
+	if !opt.NoLabels {
+		var err error
+		if l.lab, err = labelColumn(l.header, opt.LabelCol); err != nil {
+			return nil, errAt(name, line, 0, "", "%v", err)
+		}
+		l.dim = l.ncol - 1
+	}
+	if opt.MaxFeatures > 0 && l.dim > opt.MaxFeatures {
+		return nil, limitErr(errAt(name, line, 0, "", "%d features exceed the limit of %d (LoadOptions.MaxFeatures)", l.dim, opt.MaxFeatures))
+	}
+	return l, nil
+}
+
+// headerError is the error of a first row that may be a header or data
+// (see ParseCSV).
+func (l *csvLayout) headerError() error {
+	e := errAt(l.name, l.line, l.lab+1, "", "cannot tell whether the first row is a header: its features are numbers, its label %s is not and occurs in no other row (set LoadOptions.Header)", input.Clip(strings.TrimSpace(l.first[l.lab]), 40))
+	e.header = true
+	return e
+}
+
+// csvRows collects the data rows of a CSV file of layout l.
+type csvRows struct {
+	l     *csvLayout
+	maxEl int
+	vals  chunkedValues
+	enc   labelEncoder
+	n     int
+}
+
+// add parses one record on line line as a data row.
+func (c *csvRows) add(rec []string, line int) error {
+	l := c.l
+	if len(rec) != l.ncol {
+		return errAt(l.name, line, min(len(rec), l.ncol)+1, "", "ragged row: %d fields, the header has %d", len(rec), l.ncol)
+	}
+	if (c.n+1)*l.dim > c.maxEl {
+		return limitErr(errAt(l.name, line, 0, "", "more than %d values (LoadOptions.MaxElements)", c.maxEl))
+	}
+	for j, f := range rec {
+		if j == l.lab {
+			if err := input.CheckLabel(f); err != nil {
+				return labelErr(errAt(l.name, line, j+1, l.header[j], "%v", labelMsg(err)))
+			}
+			continue
+		}
+		v, err := parseValue(f)
+		if err != nil {
+			return errAt(l.name, line, j+1, l.header[j], "%v", err)
+		}
+		c.vals.add(v)
+	}
+	if l.lab >= 0 {
+		c.enc.add(rec[l.lab])
+	}
+	c.n++
+	return nil
+}
+
+// dropFirst forgets the first row (a header parsed as data).
+func (c *csvRows) dropFirst() {
+	c.vals.skip = c.l.dim
+	c.enc.dropFirst()
+	c.n--
+}
+
+// dataset returns the rows collected (X nil when there are none; Classes
+// non-nil when the file has labels).
+func (c *csvRows) dataset() *Dataset {
+	d := &Dataset{Name: baseName(c.l.name)}
+	if c.n > 0 {
+		d.X = mat.NewDense(c.n, c.l.dim, c.vals.join(c.n*c.l.dim))
+	}
+	if c.l.lab >= 0 {
+		d.Y, d.Classes = c.enc.finish()
+	} else {
+		d.Y = make([]int, c.n)
+	}
+	return d
 }
 
 // detectHeader decides HeaderAuto from the first row (see ParseCSV):

@@ -23,19 +23,71 @@ import (
 // *ParseError naming the line and byte column, and input beyond
 // opt.MaxElements or opt.MaxInputBytes with one that also wraps ErrLimit.
 func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
-	type entry struct {
-		j int
-		v float64
-	}
 	in, err := textInput(r, name, opt)
 	if err != nil {
 		return nil, err
 	}
+	rows, err := parseLIBSVMRows(in, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	if rows.n() == 0 {
+		return nil, errAt(name, 0, 0, "", "empty file: no data lines")
+	}
+	if rows.dim == 0 {
+		return nil, errAt(name, 0, 0, "", "no features: every line holds a label only")
+	}
+	return rows.dataset(name, rows.dim), nil
+}
+
+// libsvmEntry is a non-zero value of a LIBSVM row: its 0-based feature and
+// value.
+type libsvmEntry struct {
+	j int
+	v float64
+}
+
+// libsvmRows are the rows of a LIBSVM input, sparse: row i holds
+// entries[ptr[i]:ptr[i+1]]; dim is the largest index used.
+type libsvmRows struct {
+	ptr     []int
+	entries []libsvmEntry
+	enc     labelEncoder
+	dim     int
+}
+
+func (s *libsvmRows) n() int { return len(s.ptr) - 1 }
+
+// dataset returns the rows as a dense data set of dim ≥ s.dim features (X
+// nil when there are no rows; Classes non-nil).
+func (s *libsvmRows) dataset(name string, dim int) *Dataset {
+	n := s.n()
+	d := &Dataset{Name: baseName(name)}
+	if n > 0 && dim > 0 {
+		d.X = mat.NewDense(n, dim, nil)
+		raw := d.X.RawMatrix()
+		for i := 0; i < n; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+dim]
+			for _, e := range s.entries[s.ptr[i]:s.ptr[i+1]] {
+				row[e.j] = e.v
+			}
+		}
+	}
+	d.Y, d.Classes = s.enc.finish()
+	if d.Classes == nil {
+		d.Classes = []string{}
+	}
+	return d
+}
+
+// parseLIBSVMRows reads the rows of a LIBSVM input (see ParseLIBSVM) from
+// the bounded text reader in.
+func parseLIBSVMRows(in io.Reader, name string, opt LoadOptions) (*libsvmRows, error) {
 	br := bufio.NewReaderSize(in, 1<<16)
 	maxEl := opt.maxElements()
 	var (
 		ptr     = []int{0}
-		entries []entry
+		entries []libsvmEntry
 		enc     labelEncoder
 		dim     int
 		lineNo  int
@@ -96,7 +148,7 @@ func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 					dim = j
 				}
 				if v != 0 {
-					entries = append(entries, entry{j - 1, v})
+					entries = append(entries, libsvmEntry{j - 1, v})
 				}
 				if len(entries) > maxEl {
 					return nil, limitErr(errAt(name, lineNo, t.col, "", "more than %d values (LoadOptions.MaxElements)", maxEl))
@@ -118,23 +170,7 @@ func ParseLIBSVM(r io.Reader, name string, opt LoadOptions) (*Dataset, error) {
 			break
 		}
 	}
-	n := len(ptr) - 1
-	if n == 0 {
-		return nil, errAt(name, 0, 0, "", "empty file: no data lines")
-	}
-	if dim == 0 {
-		return nil, errAt(name, 0, 0, "", "no features: every line holds a label only")
-	}
-	x := mat.NewDense(n, dim, nil)
-	raw := x.RawMatrix()
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+dim]
-		for _, e := range entries[ptr[i]:ptr[i+1]] {
-			row[e.j] = e.v
-		}
-	}
-	y, classes := enc.finish()
-	return &Dataset{Name: baseName(name), X: x, Y: y, Classes: classes}, nil
+	return &libsvmRows{ptr: ptr, entries: entries, enc: enc, dim: dim}, nil
 }
 
 type token struct {

@@ -456,3 +456,40 @@ func loadIDXFiles(images, labels string, opt LoadOptions) (*Dataset, error) {
 	d.Name = baseName(images)
 	return d, nil
 }
+
+// SpecFiles returns the format and the files of a spec that Load reads
+// from files: "csv" or "libsvm" and one path, or "idx" and the image and
+// label paths. ok is false for standard input and the registered schemes
+// (and for specs Load refuses). Whether a file is gzip-compressed is not
+// looked at (Load detects it from the content).
+func SpecFiles(spec string) (format string, paths []string, ok bool) {
+	if spec == "" || spec == StdinSpec {
+		return "", nil, false
+	}
+	if scheme, rest, found := strings.Cut(spec, ":"); found && isScheme(scheme) {
+		switch strings.ToLower(scheme) {
+		case "idx":
+			images, labels, ok := strings.Cut(rest, ":")
+			if !ok || images == "" || labels == "" || images == StdinSpec || labels == StdinSpec {
+				return "", nil, false
+			}
+			return "idx", []string{images, labels}, true
+		case "csv":
+			return "csv", []string{rest}, rest != StdinSpec && rest != ""
+		case "libsvm", "svm":
+			return "libsvm", []string{rest}, rest != StdinSpec && rest != ""
+		}
+		return "", nil, false
+	}
+	switch strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.TrimSuffix(spec, ".gz"), ".GZ"))) {
+	case ".csv":
+		return "csv", []string{spec}, true
+	case ".libsvm", ".svm", ".txt", ".svmlight":
+		return "libsvm", []string{spec}, true
+	}
+	return "", nil, false
+}
+
+// BaseName is the name Load gives the data set of a file: its base name
+// without extensions.
+func BaseName(path string) string { return baseName(path) }

@@ -3,6 +3,9 @@
 // training rows are split into contiguous blocks, one per rank, and no rank
 // ever holds all of them.
 //
+//   - ReadRows reads each rank's part of the data: only a byte range of
+//     one CSV or LIBSVM file, the rows of an IDX or npy file at their
+//     offsets, or one file per rank;
 //   - Triplets generates on the sharded rows exactly the triplets
 //     constraints.Triplets generates on the whole data (k-nearest targets and
 //     impostors, the same ties), each rank getting those anchored at its

@@ -38,6 +38,10 @@ type Rows struct {
 	N, Dim, Lo int
 	// Name is the data set's name.
 	Name string
+	// ReadBytes is the number of bytes this rank read from the data files
+	// when it read only its part of them (ReadRows); 0 when the whole data
+	// was loaded.
+	ReadBytes int64
 	// Data describes the whole data for a model file (on rank 0; nil on the
 	// others): its name, shape and hash, or only its shape when no rank
 	// holds all of it (one file per rank).
@@ -51,8 +55,9 @@ type Loader func(spec string) (*data.Dataset, error)
 // LoadRows loads this rank's rows of spec with load. With RankPlaceholder in
 // spec, rank r reads only its own file (every file needs at least one row);
 // the ranks then agree, before anything else is exchanged, that every file
-// loaded and that they have the same number of features (a rank whose file
-// fails returns its error, the others an error wrapping ErrRemote), and on
+// loaded and that they have the same number of features (a file that fails
+// makes every rank return the same *RankError, naming the lowest failing
+// rank: on that rank it wraps its error, on the others ErrRemote), and on
 // one class list: the union of their label names, ordered as data.Load
 // orders classes, so that the rows carry the labels a one-process run on
 // the files concatenated in rank order would give them. Otherwise every
@@ -113,20 +118,16 @@ func loadRankFiles(comm mpi.Comm, spec string, load Loader) (*Rows, error) {
 			lerr = fmt.Errorf("%w: %s has no rows: every rank needs at least one", ErrTooFewRows, path)
 		}
 	}
-	agree := []float64{0, float64(dim), -float64(dim)}
-	if lerr != nil {
-		agree = []float64{1, 0, 0}
+	// A rank whose file failed stops every rank with its error.
+	if err := agree(comm, lerr); err != nil {
+		return nil, err
 	}
-	if err := comm.AllreduceMax(agree); err != nil {
+	dims := []float64{float64(dim), -float64(dim)}
+	if err := comm.AllreduceMax(dims); err != nil {
 		return nil, fmt.Errorf("distributed: %w", err)
 	}
-	switch {
-	case lerr != nil:
-		return nil, fmt.Errorf("rank %d: %w", r, lerr)
-	case agree[0] != 0:
-		return nil, fmt.Errorf("%w: another rank could not load its part of %s (rank %d loaded %s)", ErrRemote, spec, r, path)
-	case agree[1] != -agree[2]:
-		return nil, fmt.Errorf("%w: the ranks' files of %s have %g to %g features", ErrInvalid, spec, -agree[2], agree[1])
+	if dims[0] != -dims[1] {
+		return nil, fmt.Errorf("%w: the ranks' files of %s have %g to %g features", ErrInvalid, spec, -dims[1], dims[0])
 	}
 	classes, n, lo, err := unifyRankClasses(comm, d, rows)
 	if err != nil {
@@ -180,7 +181,7 @@ func unifyRankClasses(comm mpi.Comm, d *data.Dataset, rows int) (classes []strin
 			b[i] = byte(recv[off+i])
 		}
 		off += counts[q]
-		if q != r {
+		if q != r && len(b) > 0 { // a rank without rows has no classes
 			others = append(others, &data.Dataset{Classes: strings.Split(string(b), "\x00")})
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn"
-	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
@@ -66,6 +65,10 @@ type mpiClusterSummary struct {
 	Total       jsonFloat            `json:"total_seconds"`
 	Out         string               `json:"out,omitempty"`
 	PeakRSSMB   jsonFloat            `json:"peak_rss_mb"` // rank 0's
+	// Every rank's bytes of rows and labels, and the bytes it read from the
+	// data files (0: it loaded the whole input), in rank order.
+	RankDataBytes []int64 `json:"rank_data_bytes"`
+	RankReadBytes []int64 `json:"rank_read_bytes"`
 }
 
 // runClusterMPI is cluster under an MPI launcher, after runCluster parsed
@@ -85,9 +88,13 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f cluster
 	prog := newProgress(env)
 	prog.printf("cluster: MPI job of %d ranks, distributed SimpleNPKL (%v loss, C = %g), run 1 of the protocol", comm.Size(), f.loss, f.grid[0])
 	t := time.Now()
-	rows, err := distributed.LoadRows(comm, f.spec, func(spec string) (*data.Dataset, error) { return loadData(spec, f.labelCol) }, 2, nil)
+	rows, err := readRowsMPI(comm, f.spec, f.labelCol, 0, "", 2)
 	if err != nil {
 		return mpiDataError("cluster", err)
+	}
+	held, read, err := rowsMemory(comm, rows, prog, "cluster")
+	if err != nil {
+		return err
 	}
 	if rows.Data != nil {
 		rows.Data.Name = f.spec
@@ -115,6 +122,7 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f cluster
 		return nil
 	}
 	sum := mpiClusterSummaryOf(f, comm.Size(), rows, rep, load)
+	sum.RankDataBytes, sum.RankReadBytes = held, read
 	if f.out != "" {
 		t = time.Now()
 		if err := saveClusterKernel(f, rep.Run.Model); err != nil {

@@ -111,16 +111,10 @@ func loadData(spec, labelCol string) (*data.Dataset, error) {
 // loadDataFeatures is loadData refusing more than maxFeatures features (0:
 // no cap beyond the element cap); why explains the cap in the error.
 func loadDataFeatures(spec, labelCol string, maxFeatures int, why string) (*data.Dataset, error) {
-	opt, err := loadOptions(labelCol)
+	opt, err := dataOptions(labelCol, maxFeatures)
 	if err != nil {
 		return nil, err
 	}
-	opt.MaxFeatures = maxFeatures
-	opt.Header = headerMode()
-	if cur.env != nil {
-		opt.Progress = newProgress(cur.env).event
-	}
-	opt.NoLabels = cur.noLabels
 	if isStdinSpec(spec) {
 		if cur.stdinUsed {
 			return nil, usagef("%s: standard input can be read only once (one data flag may be -)", spec)
@@ -132,23 +126,46 @@ func loadDataFeatures(spec, labelCol string, maxFeatures int, why string) (*data
 	}
 	d, err := data.Load(spec, opt)
 	if err != nil {
-		if errors.Is(err, data.ErrAmbiguousHeader) {
-			return nil, fmt.Errorf("%w; pass --header or --no-header", err)
-		}
-		var pe *data.ParseError
-		if errors.Is(err, data.ErrLabel) && errors.As(err, &pe) && pe.Field != "" {
-			col := "the last column"
-			if labelCol != "" {
-				col = "--label-col " + input.Clip(labelCol, 20)
-			}
-			return nil, fmt.Errorf("%w (the label column is %s: choose it with --label-col, or read data without labels with --no-labels)", err, col)
-		}
-		return nil, limitHint(err, why)
+		return nil, explainLoadError(err, labelCol, why)
 	}
 	if d.Len() == 0 {
 		return nil, fmt.Errorf("%s: no data", spec)
 	}
 	return d, nil
+}
+
+// dataOptions returns the loader options of the command line (loadOptions
+// with --header, --no-header, --no-labels and the progress), refusing more
+// than maxFeatures features (0: no cap beyond the element cap).
+func dataOptions(labelCol string, maxFeatures int) (data.LoadOptions, error) {
+	opt, err := loadOptions(labelCol)
+	if err != nil {
+		return opt, err
+	}
+	opt.MaxFeatures = maxFeatures
+	opt.Header = headerMode()
+	if cur.env != nil {
+		opt.Progress = newProgress(cur.env).event
+	}
+	opt.NoLabels = cur.noLabels
+	return opt, nil
+}
+
+// explainLoadError adds to a loader's error the flag that fixes it; why
+// explains the feature cap.
+func explainLoadError(err error, labelCol, why string) error {
+	if errors.Is(err, data.ErrAmbiguousHeader) {
+		return fmt.Errorf("%w; pass --header or --no-header", err)
+	}
+	var pe *data.ParseError
+	if errors.Is(err, data.ErrLabel) && errors.As(err, &pe) && pe.Field != "" {
+		col := "the last column"
+		if labelCol != "" {
+			col = "--label-col " + input.Clip(labelCol, 20)
+		}
+		return fmt.Errorf("%w (the label column is %s: choose it with --label-col, or read data without labels with --no-labels)", err, col)
+	}
+	return limitHint(err, why)
 }
 
 // requireFlags returns a usage error naming the flags among names (in

@@ -11,9 +11,10 @@ import (
 )
 
 // embed under an MPI launcher (mpirun -np P psdlearn embed …): every rank
-// holds a contiguous block of the rows (with {rank} in --data it reads
-// only its own file; otherwise it parses the data, standardises it as one
-// process would and keeps its block: distributed.LoadRows), and
+// holds a contiguous block of the rows (it reads only its part of one data
+// file, or its own file with {rank} in --data: distributed.ReadRows; with
+// --standardize it parses the whole data, standardises it as one process
+// would and keeps its block: distributed.LoadRows), and
 // distributed.MVU builds the kNN graph across the ranks and runs MVU
 // replicated on it, with the sparse eigensolves of the dual's negative
 // parts on PARPACK. Rank 0 prints the progress and the summary and writes
@@ -43,7 +44,17 @@ func loadEmbedRows(env *cmdEnv, f embedFlags, prep func(*mat.Dense) (*mat.Dense,
 	if comm.Rank() != 0 {
 		env.quiet = true
 	}
-	rows, err := distributed.LoadRows(comm, f.dataSpec, func(spec string) (*data.Dataset, error) { return loadData(spec, f.labelCol) }, 2, prep)
+	// Standardisation is fitted on all the rows, which every rank then
+	// reads; otherwise each reads only its part (readRowsMPI).
+	var rows *distributed.Rows
+	if prep != nil {
+		rows, err = distributed.LoadRows(comm, f.dataSpec, func(spec string) (*data.Dataset, error) { return loadData(spec, f.labelCol) }, 2, prep)
+	} else {
+		rows, err = readRowsMPI(comm, f.dataSpec, f.labelCol, 0, "", 2)
+	}
+	if err == nil {
+		_, _, err = rowsMemory(comm, rows, newProgress(env), "embed")
+	}
 	if err != nil {
 		mpi.Close()
 		return nil, mpiDataError("embed", err)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
-	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/distributed"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/model"
@@ -61,7 +60,11 @@ type mpiTrainSummary struct {
 	Model        string    `json:"model,omitempty"`
 	Warnings     []string  `json:"warnings"`    // one per condition a user must know: a run stopped short of its certificate
 	PeakRSSMB    jsonFloat `json:"peak_rss_mb"` // rank 0's
-	Curve        []float64 `json:"-"`
+	// Every rank's bytes of rows and labels, and the bytes it read from the
+	// data files (0: it loaded the whole input), in rank order.
+	RankDataBytes []int64   `json:"rank_data_bytes"`
+	RankReadBytes []int64   `json:"rank_read_bytes"`
+	Curve         []float64 `json:"-"`
 	// FrobMetric only.
 	C           *jsonFloat `json:"c,omitempty"`
 	RelGap      *jsonFloat `json:"relative_gap,omitempty"`
@@ -90,16 +93,24 @@ func runTrainMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f trainFlag
 	} else {
 		prog.printf("train: MPI job of %d ranks, distributed BoostMetric (%s)", p, opt.Mode)
 	}
-	// With one file per rank ("{rank}" in the spec) every rank reads only
-	// its file; otherwise every rank parses the data and keeps its block.
-	// Either way the class numbering is the same on every rank.
+	// Every rank reads only its part of one CSV, LIBSVM or IDX file, or
+	// its own file with "{rank}" in the spec; otherwise (builtin data,
+	// gzip) every rank parses the data and keeps its block. Either way the
+	// class numbering is the same on every rank.
 	tLoad := time.Now()
-	rows, err := distributed.LoadRows(comm, f.dataSpec, func(spec string) (*data.Dataset, error) { return loadMetricData(spec, f.labelCol) }, 0, nil)
+	maxD, err := metricMaxFeatures()
+	if err != nil {
+		return err
+	}
+	rows, err := readRowsMPI(comm, f.dataSpec, f.labelCol, maxD, fmt.Sprintf("what a metric's %d D×D matrices fit in the memory limit; raise it with --max-memory", metricWords), 0)
 	if err != nil {
 		return mpiDataError("train", err)
 	}
 	sum := mpiTrainSummary{Backend: b.Name(), Data: f.dataSpec, Ranks: p, NTrain: rows.N, Dim: rows.Dim, K: f.k, LoadSeconds: time.Since(tLoad).Seconds()}
 	prog.printf("train: %s: %d points, %d features; rank 0 has rows %d–%d", f.dataSpec, rows.N, rows.Dim, rows.Lo, rows.Lo+len(rows.Y)-1)
+	if sum.RankDataBytes, sum.RankReadBytes, err = rowsMemory(comm, rows, prog, "train"); err != nil {
+		return err
+	}
 	tTrip := time.Now()
 	sh, err := distributed.Triplets(comm, rows.X, rows.Y, f.k)
 	if err != nil {

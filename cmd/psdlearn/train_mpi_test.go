@@ -138,6 +138,46 @@ func TestTrainMPI(t *testing.T) {
 	if e := mat.Norm(&diff, 2) / mat.Norm(wm, 2); !(e <= 1e-9) || len(sm.Classes) != 3 {
 		t.Errorf("one file per rank: the model differs from one-process BoostMetric by %.3g relative; classes %v", e, sm.Classes)
 	}
+	// One shared file: each rank reads its part only (rank_read_bytes
+	// below the file's size, summing to about it), holds its rows
+	// (rank_data_bytes), and the model is the one-process model.
+	write("iris.csv", lines[1:])
+	whole, err := os.Stat(filepath.Join(dir, "iris.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ppath := filepath.Join(dir, "p.json")
+	out, err = run("train", "--algo", "boostmetric", "--data", filepath.Join(dir, "iris.csv"), "--json", "--quiet", "--out", ppath)
+	if err != nil {
+		t.Fatalf("mpirun with one shared file: %v\n%s", err, out)
+	}
+	var psum struct {
+		Held []int64 `json:"rank_data_bytes"`
+		Read []int64 `json:"rank_read_bytes"`
+	}
+	if err := json.Unmarshal([]byte(out), &psum); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out)
+	}
+	var held, read int64
+	for r := range psum.Read {
+		held, read = held+psum.Held[r], read+psum.Read[r]
+		if !(psum.Read[r] > 0 && psum.Read[r] < whole.Size()) {
+			t.Errorf("shared file: rank %d read %d bytes of %d", r, psum.Read[r], whole.Size())
+		}
+	}
+	// Beyond the file once: per rank, its first record (read in chunks of
+	// 256 bytes and more), the byte before its range and gzip's magic.
+	if len(psum.Read) != 2 || held != 150*5*8 || read > whole.Size()+2*int64(2*len(lines[0])+256+3) {
+		t.Errorf("shared file: rows held %v (want %d bytes in all), read %v of a %d-byte file", psum.Held, 150*5*8, psum.Read, whole.Size())
+	}
+	pm, err := model.LoadFile(ppath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff.Sub(pm.Metric.M, wm)
+	if e := mat.Norm(&diff, 2) / mat.Norm(wm, 2); !(e <= 1e-9) || len(pm.Classes) != 3 {
+		t.Errorf("one shared file: the model differs from one-process BoostMetric by %.3g relative; classes %v", e, pm.Classes)
+	}
 	// A rank whose file is missing fails the job, with no rank left waiting.
 	write("only-0.csv", lines[1:])
 	out, err = run("train", "--algo", "boostmetric", "--data", filepath.Join(dir, "only-{rank}.csv"), "--quiet")

@@ -58,6 +58,11 @@ type Options struct {
 	Binary bool
 	// NoGzip reads the bytes as they are, without gzip detection.
 	NoGzip bool
+	// Continued says that the text continues one whose start was read
+	// already (a part of a file that starts at a line start): the checks
+	// of a file's start (a UTF-16 byte-order mark, carriage returns alone
+	// as line endings) are not made.
+	Continued bool
 	// Progress, if set, is called with the bytes read so far (after
 	// decompression) every ProgressStep bytes, so that a long read shows
 	// it is alive.
@@ -129,7 +134,7 @@ func NewReader(r io.Reader, opt Options) (*Reader, error) {
 		// decompressed bytes asked for (Open gives files a larger one).
 		br = bufio.NewReader(r)
 	}
-	in := &Reader{opt: opt, src: br, r: br, left: opt.MaxBytes, line: 1}
+	in := &Reader{opt: opt, src: br, r: br, left: opt.MaxBytes, line: 1, sawNL: opt.Continued}
 	head, _ := br.Peek(2)
 	if !opt.NoGzip && isGzip(head) {
 		zr, err := gzip.NewReader(&countReader{br, &in.raw})
@@ -305,7 +310,7 @@ func (in *Reader) check(b []byte) error {
 	if in.opt.Binary {
 		return nil
 	}
-	if in.off == 0 && len(b) >= 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+	if in.off == 0 && !in.opt.Continued && len(b) >= 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
 		return in.fail(1, "the file is UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8")
 	}
 	if i := bytes.IndexByte(b, 0); i >= 0 {

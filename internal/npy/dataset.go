@@ -98,50 +98,60 @@ func LoadDataset(name string, opt data.LoadOptions) (*data.Dataset, error) {
 		if len(h.Shape) != 1 || h.Shape[0] != n {
 			return fmt.Errorf("%w: shape %v: want %d labels, one per row of %s", data.ErrFormat, h.Shape, n, xPath)
 		}
-		t := npy.TypeFrom(h.Type)
-		if t == nil {
-			return fmt.Errorf("%w: label dtype %s: want integers, floats or strings", data.ErrFormat, h.Type)
-		}
-		ptr := reflect.New(reflect.SliceOf(t))
-		if err := r.Read(ptr.Interface()); err != nil {
-			return err
-		}
-		v := ptr.Elem()
-		if v.Len() != n {
-			return fmt.Errorf("%w: read %d labels, want %d", data.ErrFormat, v.Len(), n)
-		}
-		names = make([]string, n)
-		for i := range names {
-			e := v.Index(i)
-			switch e.Kind() {
-			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-				names[i] = strconv.FormatInt(e.Int(), 10)
-			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-				names[i] = strconv.FormatUint(e.Uint(), 10)
-			case reflect.Float32, reflect.Float64:
-				f := e.Float()
-				if math.IsNaN(f) || math.IsInf(f, 0) {
-					return fmt.Errorf("%w: label %d is %v", data.ErrFormat, i, f)
-				}
-				names[i] = strconv.FormatFloat(f, 'g', -1, 64)
-			case reflect.String:
-				names[i] = e.String()
-				if err := data.CheckLabel(names[i]); err != nil {
-					return fmt.Errorf("label %d: %w", i, err)
-				}
-			case reflect.Bool:
-				names[i] = strconv.FormatBool(e.Bool())
-			default:
-				return fmt.Errorf("%w: label dtype %s: want integers, floats or strings", data.ErrFormat, h.Type)
-			}
-		}
-		return nil
+		var err error
+		names, err = decodeLabels(r, n, 0)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	d.Y, d.Classes = encodeLabels(names)
 	return d, nil
+}
+
+// decodeLabels reads the n labels of r (a 1-D array of integers, floats,
+// strings or booleans) as class names: decimal forms, strings as they are
+// (checked by data.CheckLabel). Errors number the labels from first.
+func decodeLabels(r *npy.Reader, n, first int) ([]string, error) {
+	h := r.Header.Descr
+	t := npy.TypeFrom(h.Type)
+	if t == nil {
+		return nil, fmt.Errorf("%w: label dtype %s: want integers, floats or strings", data.ErrFormat, h.Type)
+	}
+	ptr := reflect.New(reflect.SliceOf(t))
+	if err := r.Read(ptr.Interface()); err != nil {
+		return nil, err
+	}
+	v := ptr.Elem()
+	if v.Len() != n {
+		return nil, fmt.Errorf("%w: read %d labels, want %d", data.ErrFormat, v.Len(), n)
+	}
+	names := make([]string, n)
+	for i := range names {
+		e := v.Index(i)
+		switch e.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			names[i] = strconv.FormatInt(e.Int(), 10)
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			names[i] = strconv.FormatUint(e.Uint(), 10)
+		case reflect.Float32, reflect.Float64:
+			f := e.Float()
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("%w: label %d is %v", data.ErrFormat, first+i, f)
+			}
+			names[i] = strconv.FormatFloat(f, 'g', -1, 64)
+		case reflect.String:
+			names[i] = e.String()
+			if err := data.CheckLabel(names[i]); err != nil {
+				return nil, fmt.Errorf("label %d: %w", first+i, err)
+			}
+		case reflect.Bool:
+			names[i] = strconv.FormatBool(e.Bool())
+		default:
+			return nil, fmt.Errorf("%w: label dtype %s: want integers, floats or strings", data.ErrFormat, h.Type)
+		}
+	}
+	return names, nil
 }
 
 // isFloat64 reports whether a NumPy dtype string is a float64 of either
