@@ -361,6 +361,7 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 		return f, err
 	}
 	prob := dualsolve.Problem{Lower: lower, Upper: upper, Eval: evalV, Certificate: ev.certificate}
+	ev.useSingle(target)
 	if !opt.NoRefine && ev.ext == nil {
 		ev.refine = newRefiner(target)
 		ev.refine.ctx = ctx
@@ -395,6 +396,14 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 			if ev.altOK {
 				// The certificate's dual point is a face-Newton step's.
 				dr.U = append(dr.U[:0], ev.altU...)
+			}
+			if ev.s32 != nil {
+				// Certified in double only (single.go).
+				var derr error
+				if dr.Primal, dr.Dual, derr = ev.toDouble(dr.U); derr != nil {
+					return nil, derr
+				}
+				dr.Evaluations++
 			}
 		}
 		if err != nil {
@@ -562,6 +571,9 @@ type metricEval struct {
 	extErr error
 	// phases accumulates the time of this evaluator's phases.
 	phases Phases
+	// s32, if non-nil, evaluates the Gram and the embedding in single
+	// precision (single.go; a loose solve only, certified in double).
+	s32 *single32
 }
 
 // fixedPart is a set F of triplets whose multipliers a working-set round
@@ -596,7 +608,10 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 	}
 	e.graph = graph
 	t := time.Now()
-	if err := e.b.WeightedGram(e.g, e.x, graph); err != nil {
+	if act := graph.ActiveRows(); e.s32 != nil && len(act) > e.n/2 {
+		e.gram32(graph)
+		e.phases.Grams32++
+	} else if err := e.b.WeightedGram(e.g, e.x, graph); err != nil {
 		return 0, fmt.Errorf("frob: weighted Gram: %w", err)
 	}
 	if e.fixed != nil {
@@ -630,6 +645,25 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 	return e.half - e.sumU - e.cm*float64(e.fixed.Count), nil
 }
 
+// pairDists writes the squared distances of the pairs of e.ts in the
+// embedding X·lf (lf the d×r factor, row-major) into e.pd.
+func (e *metricEval) pairDists(lf []float64, r int) error {
+	if cap(e.zbuf) < e.n*r {
+		e.zbuf = make([]float64, e.n*r)
+	}
+	z := e.zbuf[:e.n*r]
+	xr := e.x.RawMatrix()
+	t := time.Now()
+	engine.MulRows(e.b.BLAS(), e.n, r, e.d, xr.Data, xr.Stride, lf, r, z, r)
+	e.phases.Embed += since(t)
+	t = time.Now()
+	if err := e.b.PairSqDists(e.pd, mat.NewDense(e.n, r, z), e.ts.Pairs); err != nil {
+		return fmt.Errorf("frob: pair distances: %w", err)
+	}
+	e.phases.Pairs += since(t)
+	return nil
+}
+
 // primalAt writes the margins ⟨A_r, X⟩ of the PSD matrix X = V diag(lam) Vᵀ
 // (lam ≥ 0, vec the D×r matrix V) into margin and returns ½‖X‖²_F and, with
 // a fixed part, Σ_{r∈F} ⟨A_r, X⟩ (else 0).
@@ -651,21 +685,13 @@ func (e *metricEval) primalAt(lam []float64, vec *mat.Dense, margin []float64) (
 				lf[i*r+j] = vec.At(i, j) * math.Sqrt(lam[j])
 			}
 		}
-		if cap(e.zbuf) < e.n*r {
-			e.zbuf = make([]float64, e.n*r)
-		}
-		z := e.zbuf[:e.n*r]
-		xr := e.x.RawMatrix()
-		t := time.Now()
-		engine.MulRows(e.b.BLAS(), e.n, r, e.d, xr.Data, xr.Stride, lf, r, z, r)
-		e.phases.Embed += since(t)
 		e.phases.Embeds++
 		e.phases.EmbedCols += r
-		t = time.Now()
-		if err := e.b.PairSqDists(e.pd, mat.NewDense(e.n, r, z), e.ts.Pairs); err != nil {
-			return 0, 0, fmt.Errorf("frob: pair distances: %w", err)
+		if e.s32 != nil {
+			e.pairDists32(lf, r)
+		} else if err := e.pairDists(lf, r); err != nil {
+			return 0, 0, err
 		}
-		e.phases.Pairs += since(t)
 	}
 	t := time.Now()
 	e.ts.Margins(margin, e.pd)

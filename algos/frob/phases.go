@@ -14,6 +14,9 @@ type Phases struct {
 	// (a Gram needs at least 2·GramRows·D² flops in all).
 	Gram            float64
 	Grams, GramRows int
+	// Grams32 counts the Grams computed in single precision (a loose
+	// solve's, see single.go); they are among Grams.
+	Grams32 int
 	// Eig is the time of the eigendecompositions of G: its positive part
 	// at every evaluation, and the full decomposition the Newton polish
 	// needs for its Hessian products (FullEigs of them). Eigs counts them
@@ -43,6 +46,7 @@ func (p *Phases) add(q Phases) {
 	p.Gram += q.Gram
 	p.Grams += q.Grams
 	p.GramRows += q.GramRows
+	p.Grams32 += q.Grams32
 	p.Eig += q.Eig
 	p.Eigs += q.Eigs
 	p.EigPairs += q.EigPairs
