@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -138,5 +139,37 @@ func TestMergeReports(t *testing.T) {
 	n := MergeTable2Reports(c, d)
 	if len(n.Rows) != 2 || n.Rows[1].N != 99 || n.Figure2 == nil || n.Protocol != "k = 5, 3 runs; k = 5, 20 runs" {
 		t.Errorf("merged Table 2 %+v", n)
+	}
+}
+
+// TestSDPMissing: the report names the problems of the full section it has
+// no row for, and names none when it has them all.
+func TestSDPMissing(t *testing.T) {
+	r := sampleSDPReport()
+	got := r.missing()
+	for _, want := range []string{"mvu on the 500-point Swiss roll", "mvu on the 2000-point Swiss roll", "npkl sqhinge on iris", "npkl linear on sonar", "psdboost on its Figure 1 protocol"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("missing %v lacks %q", got, want)
+		}
+	}
+	for _, not := range []string{"mvu on the 200-point Swiss roll", "npkl linear on iris"} {
+		if slices.Contains(got, not) {
+			t.Errorf("missing %v names %q, which has a row", got, not)
+		}
+	}
+	full := &SDPReport{}
+	for _, n := range MVUSizes {
+		full.Rows = append(full.Rows, SDPRow{Problem: "mvu", Size: n})
+	}
+	for _, name := range NPKLReferenceData {
+		full.Rows = append(full.Rows, SDPRow{Problem: "npkl linear", Data: name}, SDPRow{Problem: "npkl sqhinge", Data: name})
+	}
+	full.Rows = append(full.Rows, SDPRow{Problem: "psdboost"})
+	if m := full.missing(); len(m) != 0 {
+		t.Errorf("full report: missing %v", m)
+	}
+	var md strings.Builder
+	if err := r.Markdown(&md); err != nil || !strings.Contains(md.String(), "Not measured in this report") {
+		t.Errorf("markdown does not name the missing problems (%v):\n%s", err, md.String())
 	}
 }
