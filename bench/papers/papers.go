@@ -151,8 +151,8 @@ type Options struct {
 	// key or name contains one of the strings, ignoring case (empty: all).
 	Sections, Columns, Rows []string
 	// Runs, if positive, overrides the number of seeded runs of the
-	// columns that have several (a quick check; the figures are then not
-	// the protocol's, and the tables say so).
+	// columns that have several and of each Table 2 cell (a quick check;
+	// the figures are then not the protocol's, and the tables say so).
 	Runs int
 	// MaxSize, if positive, makes the report sections quick runs: the SDP
 	// comparison skips problems of more points, Table 2 runs 3 times on
