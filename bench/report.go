@@ -23,6 +23,9 @@ type ReportOptions struct {
 	// MaxSize skips problems with more points (0: no limit), for quick
 	// runs; for BoostFig2Section, dimensions above it.
 	MaxSize int
+	// Runs, if positive, overrides the protocol's number of repeated runs
+	// (Table2Section's 20): a quick check, not the protocol.
+	Runs int
 	// PlotDir, if not empty, receives the section's figures.
 	PlotDir string
 	// Progress, if non-nil, receives an event per finished problem.
@@ -38,11 +41,14 @@ func SDPSection(ctx context.Context, o ReportOptions) (Report, error) {
 // Table2Section is NPKLTable2 with its Figure 2 and the report options:
 // SimpleNPKL's Table 2 and Figure 2 reproduced. MaxSize > 0 makes it a
 // quick run: 3 runs per cell instead of 20, iris and the chessboard only,
-// no Figure 2.
+// no Figure 2; Runs > 0 sets the runs per cell.
 func Table2Section(ctx context.Context, o ReportOptions) (Report, error) {
 	opt := Table2Options{Backend: o.Backend, Seed: o.Seed, Figure2: true, PlotDir: o.PlotDir, Progress: o.Progress}
 	if o.MaxSize > 0 {
 		opt.Runs, opt.Data, opt.Figure2 = 3, []string{"iris", "chessboard"}, false
+	}
+	if o.Runs > 0 {
+		opt.Runs = o.Runs
 	}
 	return NPKLTable2(ctx, opt)
 }

@@ -260,11 +260,45 @@ func (r *SDPReport) Markdown(w io.Writer) error {
 		}
 		b.WriteString("\n\n")
 	}
+	if missing := r.missing(); len(missing) > 0 {
+		fmt.Fprintf(&b, "Not measured in this report (a run with --max-size below them, or a merge of runs without them): %s.\n\n", strings.Join(missing, "; "))
+	}
 	for _, p := range r.Plots {
 		fmt.Fprintf(&b, "![%s](%s)\n\n", filepath.Base(p), plotLink(p))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// missing lists the problems of the full section (MVUSizes,
+// NPKLReferenceData with both losses, PSDBoost's Figure 1) that have no
+// row in the report.
+func (r *SDPReport) missing() []string {
+	has := func(problem string, match func(SDPRow) bool) bool {
+		for _, row := range r.Rows {
+			if row.Problem == problem && match(row) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	for _, n := range MVUSizes {
+		if !has("mvu", func(row SDPRow) bool { return row.Size == n }) {
+			out = append(out, fmt.Sprintf("mvu on the %d-point Swiss roll", n))
+		}
+	}
+	for _, name := range NPKLReferenceData {
+		for _, loss := range []npkl.Loss{npkl.Linear, npkl.SquaredHinge} {
+			if !has("npkl "+loss.String(), func(row SDPRow) bool { return row.Data == name }) {
+				out = append(out, fmt.Sprintf("npkl %s on %s", loss, name))
+			}
+		}
+	}
+	if !has("psdboost", func(SDPRow) bool { return true }) {
+		out = append(out, "psdboost on its Figure 1 protocol")
+	}
+	return out
 }
 
 // problemText says, per problem, what is compared and what the columns

@@ -2,24 +2,29 @@
 // their own protocols and sets psdlearn's figures next to the published
 // ones: `psdlearn bench --suite papers`, whose output is docs/papers.md.
 //
-// The suite is a list of sections (Register): each is one published table,
-// run by one function in its own file, that returns a Table of cells. A
-// cell is one figure of the paper (a row and a column of its table) and
-// psdlearn's measurement of it under the same protocol: the mean and
-// standard deviation over the protocol's runs, the difference in standard
-// errors, the wall time next to the paper's, and a status: reproduced when
-// the difference is within the tolerance (Cell.Tolerance), else explained
-// by an experiment recorded with the section (Note), else open.
+// The suite is a list of sections (Register), each one published table or
+// comparison, in page order. A table section runs one function in its own
+// file and returns a Table of cells. A cell is one figure of the paper (a
+// row and a column of its table) and psdlearn's measurement of it under the
+// same protocol: the mean and standard deviation over the protocol's runs,
+// the difference in standard errors, the wall time next to the paper's, and
+// a status: reproduced when the difference is within the tolerance
+// (Cell.Tolerance), else explained by an experiment recorded with the
+// section (Note), else open. A report section (the SDPs solved by psdlearn
+// and by CSDP, SimpleNPKL's Table 2) returns a Report that writes its own
+// markdown and whose JSON is the value itself; package bench measures them.
 //
 // Sections run in subsets: Options.Columns and Options.Rows keep the
 // columns and rows whose key or name contains one of the given strings, so
 // one cell can be rerun in seconds; a column whose data cannot be had (MNIST
-// without its Go module) is skipped with the reason.
+// without its Go module) is skipped with the reason. Earlier runs merge
+// (ReadResult, MergeResults) into one page without running anything.
 package papers
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -146,27 +151,58 @@ type Options struct {
 	// key or name contains one of the strings, ignoring case (empty: all).
 	Sections, Columns, Rows []string
 	// Runs, if positive, overrides the number of seeded runs of the
-	// columns that have several (a quick check; the figures are then not
-	// the protocol's, and the tables say so).
+	// columns that have several and of each Table 2 cell (a quick check;
+	// the figures are then not the protocol's, and the tables say so).
 	Runs int
+	// MaxSize, if positive, makes the report sections quick runs: the SDP
+	// comparison skips problems of more points, Table 2 runs 3 times on
+	// iris and the chessboard without Figure 2.
+	MaxSize int
+	// PlotDir, if not empty, receives the report sections' figures (the
+	// tables' are drawn by Plot).
+	PlotDir string
 	// Backend runs the numerical kernels (nil: engine.Default()).
 	Backend engine.Backend
 	// Progress receives a line per finished cell and run.
 	Progress progress.Func
 }
 
-// Section is one published table.
+// Section is one published table or comparison: a table section (Run) or
+// a report section (RunReport).
 type Section struct {
-	Key   string // command-line name, e.g. "table1"
+	Key   string // command-line name and, for a report, its JSON key, e.g. "table1"
 	Title string
-	// Run runs the section's cells selected by opt.
+	// Order places the section on the page and in a run: lower first, then
+	// by key.
+	Order int
+	// Run runs a table section's cells selected by opt.
 	Run func(ctx context.Context, opt Options) (*Table, error)
 	// Refresh, if non-nil, updates a table of an earlier run (see Merge)
 	// with what the section knows now that is not measured: its title,
 	// introduction, the papers' figures and the notes explaining cells, with
 	// the statuses they imply.
 	Refresh func(t *Table)
+	// RunReport runs a report section. Options.Columns and Options.Rows do
+	// not apply to it.
+	RunReport func(ctx context.Context, opt Options) (Report, error)
+	// ReadReport decodes a report section's JSON (the value under Key in
+	// the suite's JSON output, or the output of the report's own suite) and
+	// fails on JSON of another kind.
+	ReadReport func(data []byte) (Report, error)
+	// MergeReports combines reports of earlier runs, a later one's figures
+	// replacing an earlier one's (nil: the last report is kept).
+	MergeReports func(reports ...Report) Report
 }
+
+// Report is the outcome of a report section: it writes its own markdown
+// (headed by a level-2 title), and its JSON encoding is the value itself.
+type Report interface {
+	Markdown(w io.Writer) error
+}
+
+// reservedKeys are the keys of the suite's JSON output that a report
+// section's key may not take.
+var reservedKeys = []string{"schema", "suite", "machine", "tables", "plots", "warnings", "error"}
 
 var (
 	mu       sync.Mutex
@@ -174,7 +210,9 @@ var (
 )
 
 // Register adds a section to the suite (from an init function); sections
-// run in the order of their keys. A duplicate key panics.
+// run in the order of Section.Order, then of their keys. A duplicate key, a
+// section with neither or both of Run and RunReport, a report without
+// ReadReport or with a reserved key panics.
 func Register(s Section) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -183,8 +221,19 @@ func Register(s Section) {
 			panic("papers: duplicate section " + s.Key)
 		}
 	}
+	if (s.Run == nil) == (s.RunReport == nil) {
+		panic("papers: section " + s.Key + " needs one of Run and RunReport")
+	}
+	if s.RunReport != nil && (s.ReadReport == nil || slices.Contains(reservedKeys, s.Key)) {
+		panic("papers: report section " + s.Key + " needs ReadReport and a key other than " + strings.Join(reservedKeys, ", "))
+	}
 	sections = append(sections, s)
-	slices.SortFunc(sections, func(a, b Section) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(sections, func(a, b Section) int {
+		if a.Order != b.Order {
+			return a.Order - b.Order
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
 }
 
 // Sections returns the registered sections in order.
@@ -194,22 +243,39 @@ func Sections() []Section {
 	return slices.Clone(sections)
 }
 
-// Run runs the selected sections in order. A cancelled context stops it
-// with the tables finished so far and the error.
-func Run(ctx context.Context, opt Options) ([]*Table, error) {
-	var out []*Table
+// Run runs the selected sections in order: a table section when
+// Options.Sections selects it, a report section when Options.Sections
+// selects it and either names sections or no Columns or Rows are given
+// (those select cells of the tables). A cancelled context stops it with
+// what is finished so far and the error.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	res := &Result{Reports: map[string]Report{}}
 	found := false
 	for _, s := range Sections() {
 		if !Selected(opt.Sections, s.Key, s.Title) {
 			continue
 		}
+		if s.RunReport != nil {
+			if len(opt.Sections) == 0 && (len(opt.Columns) > 0 || len(opt.Rows) > 0) {
+				continue
+			}
+			found = true
+			r, err := s.RunReport(ctx, opt)
+			if r != nil {
+				res.Reports[s.Key] = r
+			}
+			if err != nil {
+				return res, fmt.Errorf("papers: %s: %w", s.Key, err)
+			}
+			continue
+		}
 		found = true
 		t, err := s.Run(ctx, opt)
 		if t != nil {
-			out = append(out, t)
+			res.Tables = append(res.Tables, t)
 		}
 		if err != nil {
-			return out, fmt.Errorf("papers: %s: %w", s.Key, err)
+			return res, fmt.Errorf("papers: %s: %w", s.Key, err)
 		}
 	}
 	if !found {
@@ -219,7 +285,7 @@ func Run(ctx context.Context, opt Options) ([]*Table, error) {
 		}
 		return nil, fmt.Errorf("papers: no section matches %q (sections: %s)", strings.Join(opt.Sections, ","), strings.Join(keys, ", "))
 	}
-	return out, nil
+	return res, nil
 }
 
 // Choose returns the indices of the items (each a key and a name) that
@@ -336,74 +402,4 @@ func meanSE(mean, sd float64, runs, n int) float64 {
 	}
 	p := mean / 100
 	return 100 * math.Sqrt(p*(1-p)/float64(max(n, 1)))
-}
-
-// Merge combines tables of earlier runs (as decoded from the suite's JSON)
-// section by section: the rows and columns of every table in order of
-// first appearance, a cell of a later table replacing the same cell of an
-// earlier one, skipped columns and notes united. It lets the page be
-// generated from runs of single columns or rows, and again when the
-// section's notes change, without running anything.
-func Merge(runs ...[]*Table) []*Table {
-	var out []*Table
-	index := map[string]*Table{}
-	for _, tables := range runs {
-		for _, t := range tables {
-			m := index[t.Section]
-			if m == nil {
-				m = &Table{Section: t.Section, Title: t.Title, Intro: t.Intro, Skipped: map[string]string{}}
-				index[t.Section] = m
-				out = append(out, m)
-			}
-			for _, r := range t.Rows {
-				if !slices.Contains(m.Rows, r) {
-					m.Rows = append(m.Rows, r)
-				}
-			}
-			for _, c := range t.Columns {
-				if !slices.Contains(m.Columns, c) {
-					m.Columns = append(m.Columns, c)
-				}
-			}
-			for _, c := range t.Cells {
-				if old := m.Cell(c.Row, c.Column); old != nil {
-					*old = c
-				} else {
-					m.Cells = append(m.Cells, c)
-				}
-			}
-			for k, v := range t.Skipped {
-				m.Skipped[k] = v
-			}
-			for _, n := range t.Notes {
-				if !slices.Contains(m.Notes, n) {
-					m.Notes = append(m.Notes, n)
-				}
-			}
-		}
-	}
-	for _, t := range out {
-		// A column skipped in one run and run in another is not skipped.
-		for col := range t.Skipped {
-			for _, c := range t.Cells {
-				if c.Column == col && c.Status != Skipped {
-					delete(t.Skipped, col)
-					break
-				}
-			}
-		}
-		if s, ok := sectionByKey(t.Section); ok && s.Refresh != nil {
-			s.Refresh(t)
-		}
-	}
-	return out
-}
-
-func sectionByKey(key string) (Section, bool) {
-	for _, s := range Sections() {
-		if s.Key == key {
-			return s, true
-		}
-	}
-	return Section{}, false
 }

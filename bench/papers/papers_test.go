@@ -119,12 +119,13 @@ func TestTable1Figures(t *testing.T) {
 // column with the reason.
 func TestRunSubset(t *testing.T) {
 	t.Setenv(datasets.MNISTDirEnv, t.TempDir()) // no files: MNIST unavailable
-	tables, err := Run(context.Background(), Options{Columns: []string{"iris", "mnist"}, Rows: []string{"euclidean", "frobmetric"}, Runs: 1})
+	res, err := Run(context.Background(), Options{Columns: []string{"iris", "mnist"}, Rows: []string{"euclidean", "frobmetric"}, Runs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tables) != 1 || len(tables[0].Cells) != 4 {
-		t.Fatalf("%d tables, cells %+v", len(tables), tables)
+	tables := res.Tables
+	if len(tables) != 1 || len(tables[0].Cells) != 4 || len(res.Reports) != 0 {
+		t.Fatalf("%d tables, cells %+v, reports %v (--column without --section runs no report)", len(tables), tables, res.Reports)
 	}
 	tab := tables[0]
 	for _, c := range tab.Cells {
@@ -143,7 +144,8 @@ func TestRunSubset(t *testing.T) {
 		}
 	}
 	var sb strings.Builder
-	if err := Page(&sb, tables, "test machine", "psdlearn bench --suite papers"); err != nil {
+	res.Machine = "test machine"
+	if err := Page(&sb, res, "psdlearn bench --suite papers"); err != nil {
 		t.Fatal(err)
 	}
 	page := sb.String()

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	Register(Section{Key: "table1", Title: table1Title, Run: runTable1, Refresh: refreshTable1})
+	Register(Section{Key: "table1", Title: table1Title, Order: 1, Run: runTable1, Refresh: refreshTable1})
 }
 
 const table1Title = "Metric learning: 3-NN test error (%), BoostMetric Table 1 and FrobMetric Table I"
