@@ -3,13 +3,12 @@ package boost
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
+	"github.com/psdlearn/psdlearn/algos/internal/gram32"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/internal/chunked"
 	"github.com/psdlearn/psdlearn/limits"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -26,18 +25,11 @@ const (
 	// Rayleigh quotient to the single-precision λmax that keeps single
 	// precision on.
 	mixedEdgeRatio = 0.9
-	// gramChunkRows is the number of rows from which the single-precision
-	// Gram is split into chunked.Chunks GEMMs.
-	gramChunkRows = 4096
 )
 
-// single is the single-precision state of a pricer.
-type single struct {
-	s32  blas.Float32
-	x32  []float32 // X rounded to float32, n×d row-major
-	y32  []float32 // L_W·X
-	part [][]float32
-}
+// single is the single-precision state of a pricer: the centred copy of X
+// (package gram32).
+type single = gram32.Data
 
 // useMixed decides Options.Precision for BoostMetric on pricer p (iters
 // terms at most) and sets up the single-precision copies of X and L_W X
@@ -55,39 +47,14 @@ func (p *pricer) useMixed(prec Precision, iters int) (bool, error) {
 	default:
 		return false, fmt.Errorf("%w: unknown precision %d", ErrInvalid, prec)
 	}
-	s32, ok := p.b.BLAS().(blas.Float32)
-	if !p.dense || !ok {
+	if !p.dense {
 		return false, nil
 	}
 	if limits.Check("", Memory(p.n, p.d, p.ts.Len(), iters, p.dense)+limits.Words(1, p.n, p.d)) != nil {
 		return false, nil // no room for the copies: double precision
 	}
-	// The copy is centred: L_W annihilates constant columns (its rows sum to
-	// zero), so Xᵀ L_W X = (X − 1μᵀ)ᵀ L_W (X − 1μᵀ), and an offset common
-	// to all rows, which float32 would keep at the expense of the
-	// differences between rows, drops out before the rounding.
-	raw := p.x.RawMatrix()
-	mean := make([]float64, p.d)
-	for i := 0; i < p.n; i++ {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+p.d] {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(p.n)
-	}
-	x32 := make([]float32, p.n*p.d)
-	for i := 0; i < p.n; i++ {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+p.d] {
-			f := float32(v - mean[j])
-			if math.IsInf(float64(f), 0) {
-				return false, nil // beyond float32's range: stay in double
-			}
-			x32[i*p.d+j] = f
-		}
-	}
-	p.single = &single{s32: s32, x32: x32, y32: make([]float32, p.n*p.d)}
-	return true, nil
+	p.single = gram32.New(p.b.BLAS(), p.x) // nil: no SGEMM, or beyond float32's range
+	return p.single != nil, nil
 }
 
 // topSingle returns the largest eigenvalue of the single-precision Gram of
@@ -97,32 +64,8 @@ func (p *pricer) topSingle(ctx context.Context, u []float64) (float64, []float64
 	if err != nil {
 		return 0, nil, err
 	}
-	s, d := p.single, p.d
 	t := time.Now()
-	g.LaplacianMulDense32(s.y32, s.x32, d)
-	// Xᵀ(L_W X) = Σ_c X_cᵀ (L_W X)_c over fixed row chunks, each one SGEMM;
-	// the partial products are added in double, in chunk order, so the
-	// result does not depend on GOMAXPROCS.
-	b := chunked.Bounds(p.n, gramChunkRows)
-	if len(s.part) < len(b)-1 {
-		s.part = make([][]float32, len(b)-1)
-		for c := range s.part {
-			s.part[c] = make([]float32, d*d)
-		}
-	}
-	chunked.For(p.n, gramChunkRows, func(c, lo, hi int) {
-		s.s32.Sgemm(blas.Trans, blas.NoTrans, d, d, hi-lo, 1, s.x32[lo*d:], d, s.y32[lo*d:], d, 0, s.part[c], d)
-	})
-	raw := p.gram.RawSymmetric()
-	for i := 0; i < d; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+d]
-		clear(row[i:])
-		for c := 0; c+1 < len(b); c++ {
-			for j, v := range s.part[c][i*d+i : i*d+d] {
-				row[i+j] += float64(v)
-			}
-		}
-	}
+	p.single.WeightedGram(p.gram, g)
 	p.phases.Gram += since(t)
 	p.phases.Grams++
 	p.phases.GramRows += len(g.ActiveRows())
@@ -131,7 +74,7 @@ func (p *pricer) topSingle(ctx context.Context, u []float64) (float64, []float64
 		return 0, nil, err
 	}
 	t = time.Now()
-	e, err := p.b.SymEig(p.gram, engine.TopK(d, 1), true)
+	e, err := p.b.SymEig(p.gram, engine.TopK(p.d, 1), true)
 	if err != nil {
 		return 0, nil, fmt.Errorf("boost: leading eigenpair: %w", err)
 	}

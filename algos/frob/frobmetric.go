@@ -609,7 +609,7 @@ func (e *metricEval) eval(u, grad []float64) (float64, error) {
 	e.graph = graph
 	t := time.Now()
 	if act := graph.ActiveRows(); e.s32 != nil && len(act) > e.n/2 {
-		e.gram32(graph)
+		e.s32.WeightedGram(e.g, graph)
 		e.phases.Grams32++
 	} else if err := e.b.WeightedGram(e.g, e.x, graph); err != nil {
 		return 0, fmt.Errorf("frob: weighted Gram: %w", err)
