@@ -103,14 +103,7 @@ func screenPanels[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, 
 			nc := r1 - r0
 			gemm(m, nc, qd[q0*qs:], qs, rd[r0*rs:], rs, prod, nc)
 			for i := 0; i < m; i++ {
-				qi := q0 + i
-				cs, co, _, _ := plan.caps(qi, nr)
-				lo, hi := plan.sameRange(qi)
-				a, z := min(max(lo-r0, 0), nc), min(max(hi-r0, 0), nc)
-				row, rv, qv := prod[i*nc:i*nc+nc], rn[r0:r1], qn[qi]
-				scanSegment(next, row, rv, qv, 0, a, r0, qi, plan.self, &other[i], co)
-				scanSegment(next, row, rv, qv, a, z, r0, qi, plan.self, &same[i], cs)
-				scanSegment(next, row, rv, qv, z, nc, r0, qi, plan.self, &other[i], co)
+				scanQuery(next, prod[i*nc:i*nc+nc], rn[r0:r1], qn[q0+i], r0, q0+i, nr, plan, &same[i], &other[i])
 			}
 		}
 		for i := 0; i < m; i++ {

@@ -55,7 +55,8 @@ func symScreen[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, c [
 					nc := r1 - r0
 					gemm(m, nc, x[i0*stride:], stride, x[r0*stride:], stride, prod, nc)
 					for i := 0; i < m; i++ {
-						scanQuery(next, prod[i*nc:i*nc+nc], norms[r0:r1], norms[i0+i], r0, i0+i, n, plan, l.same, l.other)
+						qi := i0 + i
+						scanQuery(next, prod[i*nc:i*nc+nc], norms[r0:r1], norms[qi], r0, qi, n, plan, &l.same[qi], &l.other[qi])
 					}
 					// The columns after the block: rows r0+c ≥ i1 as
 					// queries against the block's rows.
@@ -67,7 +68,8 @@ func symScreen[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, c [
 						}
 					}
 					for c := c0; c < nc; c++ {
-						scanQuery(next, tr[c*m:c*m+m], norms[i0:i1], norms[r0+c], i0, r0+c, n, plan, l.same, l.other)
+						qj := r0 + c
+						scanQuery(next, tr[c*m:c*m+m], norms[i0:i1], norms[qj], i0, qj, n, plan, &l.same[qj], &l.other[qj])
 					}
 				}
 			}
@@ -87,17 +89,17 @@ func symScreen[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, c [
 }
 
 // scanQuery offers query qi (squared norm qv) the references r0 … r0+len(row)−1
-// of one screened product row (rv their squared norms), to its same-range
-// list and its other list as the plan says.
+// of one screened product row (rv their squared norms, nr references in
+// all), to its same-range list and its other list as the plan says.
 func scanQuery[T float](next func(row, rv []T, qv, worst T, from int) int,
-	row, rv []T, qv T, r0, qi, n int, plan *searchPlan, same, other []candList) {
+	row, rv []T, qv T, r0, qi, nr int, plan *searchPlan, same, other *candList) {
 	nc := len(row)
-	cs, co, _, _ := plan.caps(qi, n)
+	cs, co, _, _ := plan.caps(qi, nr)
 	lo, hi := plan.sameRange(qi)
 	a, z := min(max(lo-r0, 0), nc), min(max(hi-r0, 0), nc)
-	scanSegment(next, row, rv, qv, 0, a, r0, qi, plan.self, &other[qi], co)
-	scanSegment(next, row, rv, qv, a, z, r0, qi, plan.self, &same[qi], cs)
-	scanSegment(next, row, rv, qv, z, nc, r0, qi, plan.self, &other[qi], co)
+	scanSegment(next, row, rv, qv, 0, a, r0, qi, plan.self, other, co)
+	scanSegment(next, row, rv, qv, a, z, r0, qi, plan.self, same, cs)
+	scanSegment(next, row, rv, qv, z, nc, r0, qi, plan.self, other, co)
 }
 
 // allocLists gives every query's lists their capacities (plan.caps) in one
