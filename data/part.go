@@ -65,7 +65,7 @@ func OpenTextFile(r io.ReaderAt, size int64, format, name string, opt LoadOption
 		return nil, errAt(name, 0, 0, "", "empty file")
 	}
 	o := f.inputOptions()
-	o.Continued = off > 0
+	o.Continued, o.Start = off > 0, off
 	in, err := input.NewReader(bytes.NewReader(b), o)
 	if err != nil {
 		return nil, wrapInput(name, err)
@@ -114,6 +114,15 @@ func (f *TextFile) firstRecord() (b []byte, off int64, line int, err error) {
 			// The last line, without a newline.
 			if l := buf[start:]; len(bytes.TrimRight(l, "\r\n")) > 0 {
 				return l, int64(start), line, nil
+			}
+			// Only line endings: the checks of a file's start still
+			// apply (carriage returns alone), as in one process.
+			in, err := input.NewReader(bytes.NewReader(buf), f.inputOptions())
+			if err == nil {
+				_, err = io.Copy(io.Discard, in)
+			}
+			if err != nil {
+				return nil, 0, 0, wrapInput(f.name, err)
 			}
 			return nil, 0, 0, nil
 		}
@@ -205,6 +214,7 @@ func (f *TextFile) ReadPart(start, end int64) (*TextPart, error) {
 	nl := &newlineCounter{r: src}
 	o := f.inputOptions()
 	o.Continued = start > 0 // the file's start is checked by the part that holds it
+	o.Start = start
 	in, err := input.NewReader(nl, o)
 	if err != nil {
 		return nil, wrapInput(f.name, err)

@@ -63,6 +63,10 @@ type Options struct {
 	// of a file's start (a UTF-16 byte-order mark, carriage returns alone
 	// as line endings) are not made.
 	Continued bool
+	// Start is the byte offset of the text's first byte in the whole
+	// input (a part of a file): the offsets in errors count from the
+	// input's start, as they would if the whole input were read.
+	Start int64
 	// Progress, if set, is called with the bytes read so far (after
 	// decompression) every ProgressStep bytes, so that a long read shows
 	// it is alive.
@@ -117,6 +121,9 @@ type Reader struct {
 	sawNL  bool  // a newline was seen
 	pendCR bool  // the last byte delivered was '\r'
 	err    error // sticky
+	// head holds the input's first bytes (up to utf16HeadBytes), for the
+	// UTF-16 hint; empty for a part that does not start the input.
+	head []byte
 }
 
 // NewReader returns a Reader over r. It reads the first bytes to detect gzip
@@ -189,7 +196,7 @@ func (c *countReader) ReadByte() (byte, error) {
 
 // fail records and returns an Error at the current position.
 func (in *Reader) fail(line int, format string, args ...any) error {
-	in.err = &Error{Name: in.opt.Name, Line: line, Offset: in.off, Msg: fmt.Sprintf(format, args...)}
+	in.err = &Error{Name: in.opt.Name, Line: line, Offset: in.opt.Start + in.off, Msg: fmt.Sprintf(format, args...)}
 	return in.err
 }
 
@@ -313,10 +320,14 @@ func (in *Reader) check(b []byte) error {
 	if in.off == 0 && !in.opt.Continued && len(b) >= 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
 		return in.fail(1, "the file is UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8")
 	}
+	if in.opt.Start == 0 && int64(len(in.head)) == in.off && len(in.head) < utf16HeadBytes {
+		in.head = append(in.head, b[:min(len(b), utf16HeadBytes-len(in.head))]...)
+	}
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		line := in.line + bytes.Count(b[:i], []byte{'\n'})
 		in.off += int64(i)
-		return in.fail(line, "a NUL byte at byte %d: this is binary data, not text%s", in.off, utf16Hint(b, i))
+		abs := in.opt.Start + in.off
+		return in.fail(line, "a NUL byte at byte %d: this is binary data, not text%s", abs, utf16Hint(in.head, abs))
 	}
 	if !in.sawNL {
 		if in.pendCR && b[0] != '\n' {
@@ -359,12 +370,25 @@ func (in *Reader) crOnly() error {
 	return in.fail(1, "the lines end in a carriage return (\\r) alone, as in classic Mac OS files, which reads as one endless line: convert the line endings to \\n (e.g. tr '\\r' '\\n' < in > out)")
 }
 
-// utf16Hint adds a hint when the NUL looks like UTF-16 without a byte-order
-// mark (ASCII letters alternating with NUL bytes).
-func utf16Hint(b []byte, i int) string {
-	lo, hi := max(i-6, 0), min(i+6, len(b))
-	w := b[lo:hi]
-	if len(w) >= 6 && bytes.Count(w, []byte{0}) >= len(w)/2-1 && bytes.Count(w, []byte{0}) <= len(w)/2+1 {
+// utf16HeadBytes is the number of an input's first bytes that utf16Hint
+// looks at.
+const utf16HeadBytes = 12
+
+// utf16Hint adds a hint when a NUL at byte abs of an input whose first
+// bytes are head looks like UTF-16 without a byte-order mark: ASCII text in
+// UTF-16 has its first NUL at byte 0 or 1, and NULs alternate with letters
+// from there. Only the first bytes of the input's first line are looked
+// at, so the hint does not depend on where a read or a part of the file
+// begins or ends.
+func utf16Hint(head []byte, abs int64) string {
+	if abs > 1 {
+		return ""
+	}
+	w := head
+	if k := bytes.IndexByte(w, '\n'); k >= 0 {
+		w = w[:k]
+	}
+	if len(w) >= 4 && bytes.Count(w, []byte{0}) >= len(w)/2-1 && bytes.Count(w, []byte{0}) <= len(w)/2+1 {
 		return " (it looks like UTF-16: save it as UTF-8)"
 	}
 	return ""
