@@ -38,7 +38,7 @@ func FitStandardizer(x *mat.Dense) (*Standardizer, error) {
 	if err := checkFinite(x, "standardize"); err != nil {
 		return nil, err
 	}
-	s := &Standardizer{Mean: columnMeans(x), Scale: make([]float64, d)}
+	s := &Standardizer{Mean: ColumnMeans(x), Scale: make([]float64, d)}
 	raw := x.RawMatrix()
 	// Row-major passes (a column at a time strides through all of x once
 	// per feature: 784 passes over 376 MB on Fashion-MNIST). Each column's
@@ -107,7 +107,7 @@ func FitPCA(b engine.Backend, x *mat.Dense, d int) (*PCA, error) {
 	if err := checkFinite(x, "pca"); err != nil {
 		return nil, err
 	}
-	mean := columnMeans(x)
+	mean := ColumnMeans(x)
 	raw := x.RawMatrix()
 	// The covariance Σ_c X_cᵀX_c/n over fixed row chunks, each centred into
 	// its own buffer and reduced by one DSYRK on its own goroutine, the

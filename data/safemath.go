@@ -8,12 +8,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// columnMeans returns the mean of every column of x. The plain sum is used
+// ColumnMeans returns the mean of every column of x. The plain sum is used
 // when it is finite (the common case, bit-for-bit the textbook formula);
 // a column whose sum overflows, which happens for finite features near
 // math.MaxFloat64/n, is summed again scaled by its largest magnitude, so
 // every finite column has a finite mean.
-func columnMeans(x *mat.Dense) []float64 {
+func ColumnMeans(x *mat.Dense) []float64 {
 	n, d := x.Dims()
 	raw := x.RawMatrix()
 	mean := make([]float64, d)

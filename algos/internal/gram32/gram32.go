@@ -15,6 +15,7 @@ package gram32
 import (
 	"math"
 
+	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/internal/chunked"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
@@ -47,15 +48,7 @@ func New(impl blas.Float64, x *mat.Dense) *Data {
 	}
 	n, d := x.Dims()
 	raw := x.RawMatrix()
-	mean := make([]float64, d)
-	for i := 0; i < n; i++ {
-		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
+	mean := data.ColumnMeans(x)
 	x32 := make([]float32, n*d)
 	for i := 0; i < n; i++ {
 		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
