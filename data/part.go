@@ -101,7 +101,7 @@ func (f *TextFile) firstRecord() (b []byte, off int64, line int, err error) {
 				break
 			}
 			l := buf[start : start+i+1]
-			if len(bytes.TrimRight(l, "\r\n")) > 0 {
+			if !emptyCSVLine(l) {
 				return l, int64(start), line, nil
 			}
 			start += i + 1
@@ -112,7 +112,7 @@ func (f *TextFile) firstRecord() (b []byte, off int64, line int, err error) {
 		}
 		if int64(len(buf)) == f.size {
 			// The last line, without a newline.
-			if l := buf[start:]; len(bytes.TrimRight(l, "\r\n")) > 0 {
+			if l := buf[start:]; !emptyCSVLine(l) {
 				return l, int64(start), line, nil
 			}
 			// Only line endings: the checks of a file's start still
@@ -132,6 +132,15 @@ func (f *TextFile) firstRecord() (b []byte, off int64, line int, err error) {
 		}
 		buf = append(buf, chunk...)
 	}
+}
+
+// emptyCSVLine reports whether encoding/csv skips the line l (with its
+// newline, or the last line without one): a line ending alone, "\n" or
+// "\r\n", or at the end of the file "" or "\r". A line of several carriage
+// returns is a record.
+func emptyCSVLine(l []byte) bool {
+	s := string(l)
+	return s == "" || s == "\n" || s == "\r\n" || s == "\r"
 }
 
 // inputOptions are the bounds of the text of one part.
