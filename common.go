@@ -1,9 +1,12 @@
 package psdlearn
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	_ "github.com/psdlearn/psdlearn/engine/backends" // registers the "go" and "native" backends
@@ -175,6 +178,16 @@ type Executor interface {
 	// labelled reference rows under the metric with factor L (nil:
 	// Euclidean), as eval.FactorKNNErrors.
 	KNNErrors(b engine.Backend, l, refX *mat.Dense, refY []int, k int, sets ...eval.Queries) ([]float64, error)
+}
+
+// A Distributor runs the solves of FrobMetric and BoostMetric over the
+// processes of an execution mode. Each method returns what frob.Learn and
+// boost.BoostMetric return on the same arguments, to rounding (FrobMetric
+// within its duality-gap certificate), and is called on every process
+// with the same arguments in the same order.
+type Distributor interface {
+	FrobMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt frob.MetricOptions) (*frob.MetricResult, error)
+	BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt boost.Options) (*boost.Result, error)
 }
 
 // Local is the Executor of one process.

@@ -259,9 +259,12 @@ func (s *boostSolver) Solve(ctx context.Context, _ float64) (*Solution, error) {
 		res *boost.Result
 		err error
 	)
-	if e.Passes > 1 {
+	switch {
+	case e.Passes > 1:
 		res, err = boost.MultiPass(ctx, p.X, p.Y, p.K, e.Passes, p.Triplets, opt)
-	} else {
+	case p.Dist != nil:
+		res, err = p.Dist.BoostMetric(ctx, p.X, p.Triplets, opt)
+	default:
 		res, err = boost.BoostMetric(ctx, p.X, p.Triplets, opt)
 	}
 	if res == nil {
@@ -453,7 +456,15 @@ func (s *frobSolver) options(c float64) frob.MetricOptions {
 
 // learn runs frob.Learn with opt and keeps its dual point.
 func (s *frobSolver) learn(ctx context.Context, c float64, opt frob.MetricOptions, what string) (*Solution, error) {
-	res, err := frob.Learn(ctx, s.p.X, s.p.Triplets, opt)
+	var (
+		res *frob.MetricResult
+		err error
+	)
+	if s.p.Dist != nil {
+		res, err = s.p.Dist.FrobMetric(ctx, s.p.X, s.p.Triplets, opt)
+	} else {
+		res, err = frob.Learn(ctx, s.p.X, s.p.Triplets, opt)
+	}
 	if res == nil {
 		return nil, err
 	}

@@ -61,6 +61,10 @@ type Problem struct {
 	Backend engine.Backend
 	// Progress receives the solver's progress events (may be nil).
 	Progress progress.Func
+	// Dist, if set, runs FrobMetric's and BoostMetric's solves across
+	// the processes of an execution mode (an Executor sets it; nil: in
+	// this process).
+	Dist Distributor
 }
 
 // A Solver learns a metric on one Problem for the values of C the

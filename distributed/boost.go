@@ -39,7 +39,8 @@ import (
 // rank runs the same L-BFGS-B re-solve of the term weights, each
 // evaluation distributed (see corrective.go).
 //
-// The options are those of boost.Options; every rank passes the same.
+// The options are those of boost.Options; every rank passes the same
+// (Extend, if set, must answer alike on every rank for the same Result).
 // The hinge loss (PSDBoost) is not distributed and is refused, and so is
 // EigLanczos: the Gram matrix is always assembled, D×D,
 // and factored by the backend's dense eigensolver on rank 0 (for D above
@@ -531,6 +532,16 @@ func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters 
 		if unbounded {
 			res.Stop = boost.StopUnbounded
 			break
+		}
+		if it == iters && opt.Extend != nil {
+			// The limit is reached: ask whether to go on (every rank asks
+			// with the same Result, so every rank gets the same answer).
+			if err := finish(); err != nil {
+				return nil, err
+			}
+			if more := opt.Extend(it, res); more > 0 {
+				iters += more
+			}
 		}
 	}
 	if err := finish(); err != nil {

@@ -2,6 +2,7 @@ package distributed
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -232,4 +233,57 @@ func (rw *Rows) AllLabels(comm mpi.Comm, counts []int) ([]int, error) {
 		y[i] = int(v)
 	}
 	return y, nil
+}
+
+// Gather returns the whole data set on every rank: every rank's rows and
+// labels in rank order, numbered as Classes (no labels when the ranks
+// read none). It is collective, and every rank then holds all N rows.
+func (rw *Rows) Gather(comm mpi.Comm) (*data.Dataset, error) {
+	p := comm.Size()
+	mine := 0
+	if rw.X != nil {
+		var c int
+		if mine, c = rw.X.Dims(); c != rw.Dim || (rw.Y != nil && len(rw.Y) != mine) {
+			return nil, fmt.Errorf("%w: %d×%d rows for %d labels and %d features", ErrInvalid, mine, c, len(rw.Y), rw.Dim)
+		}
+	}
+	all := make([]float64, p)
+	if err := comm.Allgatherv([]float64{float64(mine)}, all, repeat(p, 1)); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	rows, cells, n := make([]int, p), make([]int, p), 0
+	for q, v := range all {
+		rows[q], cells[q] = int(v), int(v)*rw.Dim
+		n += rows[q]
+	}
+	if n != rw.N || n == 0 || rw.Dim == 0 {
+		return nil, fmt.Errorf("%w: the ranks hold %d rows of %d features, the data %d", ErrInvalid, n, rw.Dim, rw.N)
+	}
+	var send []float64
+	if mine > 0 {
+		send = make([]float64, 0, mine*rw.Dim)
+		for i := 0; i < mine; i++ {
+			send = append(send, rw.X.RawRowView(i)...)
+		}
+	}
+	x := make([]float64, n*rw.Dim)
+	if err := comm.Allgatherv(send, x, cells); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	if len(rw.Classes) == 0 { // no labels (the union of the ranks' classes is empty on every rank)
+		return &data.Dataset{Name: rw.Name, X: mat.NewDense(n, rw.Dim, x)}, nil
+	}
+	ys := make([]float64, mine)
+	for i, v := range rw.Y {
+		ys[i] = float64(v)
+	}
+	yall := make([]float64, n)
+	if err := comm.Allgatherv(ys, yall, rows); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	y := make([]int, n)
+	for i, v := range yall {
+		y[i] = int(v)
+	}
+	return &data.Dataset{Name: rw.Name, X: mat.NewDense(n, rw.Dim, x), Y: y, Classes: slices.Clone(rw.Classes)}, nil
 }

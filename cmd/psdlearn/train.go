@@ -63,6 +63,11 @@ type trainSummary struct {
 	CSearched []float64 `json:"c_searched,omitempty"`
 	Model     string    `json:"model,omitempty"`
 	PeakRSSMB jsonFloat `json:"peak_rss_mb"`
+	// An MPI job's ranks, the bytes each read from the data files (0: it
+	// loaded the whole input) and each one's peak resident memory.
+	MPIRanks      int         `json:"mpi_ranks,omitempty"`
+	RankReadBytes []int64     `json:"rank_read_bytes,omitempty"`
+	RankPeakRSSMB []jsonFloat `json:"rank_peak_rss_mb,omitempty"`
 	// Converged is the certificate of the returned model; Warnings say why
 	// a solve stopped without one (also printed on stderr).
 	Converged bool     `json:"converged"`
@@ -148,21 +153,35 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	tx := &trainExec{}
 	if mpi.Launched() { // one rank of an MPI job: train_mpi.go
-		return runTrainMPI(ctx, env, fs, f, b, start)
+		comm, err := openMPI()
+		if err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		defer mpi.Close()
+		if tx, ctx, env, err = mpiTrainExec(ctx, env, comm); err != nil {
+			return err
+		}
 	}
+	return train(ctx, env, f, b, tx, start)
+}
+
+// train runs the pipeline of psdlearn train on the parsed flags and
+// prints its summary.
+func train(ctx context.Context, env *cmdEnv, f trainFlags, b engine.Backend, tx *trainExec, start time.Time) error {
 	prog := newProgress(env).withCap(trainIterBudget(f))
 	if trainProgressHook != nil {
 		prog.hook = func(e progress.Event) { trainProgressHook(e.Message) }
 	}
 	tLoad := time.Now()
-	job, err := loadTrainJob(env, f, prog)
+	job, err := loadTrainJob(env, f, prog, tx)
 	if err != nil {
 		return err
 	}
 	loadSeconds := time.Since(tLoad).Seconds()
 	l, err := trainLearner(f, psdlearn.Common{Standardize: f.standardize, PCA: f.pca, K: f.k, Validation: job.val,
-		HoldOut: f.holdout, Seed: f.seed, Backend: b, Progress: prog.event})
+		HoldOut: f.holdout, Seed: f.seed, Backend: b, Progress: prog.event, Executor: tx.executor})
 	if err != nil {
 		return err
 	}
@@ -190,7 +209,10 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	for _, w := range sum.Warnings {
 		warnUser(w)
 	}
-	if f.out != "" {
+	if err := tx.finish(&sum); err != nil {
+		return err
+	}
+	if f.out != "" && (tx.comm == nil || tx.comm.Rank() == 0) {
 		if err := saveTrainModel(f, job, res); err != nil {
 			return err
 		}
@@ -361,8 +383,8 @@ type trainJob struct {
 
 // loadTrainJob loads --data and cuts it into training, validation and test
 // rows, or reads the constraint file.
-func loadTrainJob(env *cmdEnv, f trainFlags, prog *progressLine) (*trainJob, error) {
-	d, err := loadMetricData(f.dataSpec, f.labelCol)
+func loadTrainJob(env *cmdEnv, f trainFlags, prog *progressLine, tx *trainExec) (*trainJob, error) {
+	d, err := tx.loadData(f, prog)
 	if err != nil {
 		return nil, err
 	}

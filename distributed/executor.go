@@ -1,0 +1,325 @@
+package distributed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/psdlearn/psdlearn"
+	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
+	"github.com/psdlearn/psdlearn/mpi"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Executor is the psdlearn.Executor of an MPI job: every rank runs the same
+// pipeline (psdlearn.Run) on the same data, with the same options, and the
+// Executor spreads over the ranks the parts of it that cost:
+//
+//   - FrobMetric's solves and single-pass BoostMetric's (stage-wise or
+//     totally corrective) run sharded (FrobMetric and BoostMetric in this
+//     package): rank p takes a contiguous block of the training rows, chosen
+//     so that the triplets anchored at the blocks are balanced, and the
+//     rows its triplets reach in other blocks as its halo;
+//   - every other solve (PSDBoost, LMNN, ITML, multi-pass BoostMetric) runs
+//     on rank 0 alone, which broadcasts its solution;
+//   - a k-NN score splits every query set into contiguous blocks, one per
+//     rank, searched against all the reference rows; one AllreduceSum adds
+//     the misclassified counts.
+//
+// Everything else (preprocessing, triplets, the choice of C) is computed by
+// every rank from the same inputs in the same order, so every rank takes
+// the same branches and ends with the same Result. The solves agree with
+// one process's to rounding (FrobMetric's within its duality-gap
+// certificate), the k-NN errors exactly.
+//
+// Cancellation is collective. The context NewExecutor returns is the one
+// every rank's Run must use: it is cancelled on every rank at the same step
+// of the run, at the first collective step (a solve's reduction, a k-NN
+// score, rank 0's broadcast) after the context given to NewExecutor is done
+// on some rank. Run then returns the best model so far on every rank.
+type Executor struct {
+	comm   mpi.Comm
+	user   context.Context
+	cancel context.CancelCauseFunc
+}
+
+// NewExecutor returns the Executor of comm and the context of the run (see
+// Executor); ctx is this rank's own (a signal, a deadline).
+func NewExecutor(ctx context.Context, comm mpi.Comm) (*Executor, context.Context, error) {
+	if comm == nil {
+		return nil, nil, fmt.Errorf("%w: nil communicator", ErrInvalid)
+	}
+	run, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	return &Executor{comm: comm, user: ctx, cancel: cancel}, run, nil
+}
+
+// stop cancels the run context on this rank, with err as its cause.
+func (e *Executor) stop(err error) {
+	if err == nil {
+		err = context.Canceled
+	}
+	e.cancel(err)
+}
+
+// cancelled reports whether err is a collective cancellation: this rank's
+// context done, or another rank's (ErrRemote with context.Canceled).
+func (e *Executor) cancelled(err error) bool {
+	if err == nil {
+		return false
+	}
+	if e.user.Err() != nil && errors.Is(err, e.user.Err()) {
+		return true
+	}
+	return errors.Is(err, ErrRemote) && errors.Is(err, context.Canceled)
+}
+
+// NewSolver returns l's solver on p: sharded for FrobMetric and
+// single-pass BoostMetric, on rank 0 for the others.
+func (e *Executor) NewSolver(l psdlearn.Learner, p *psdlearn.Problem) (psdlearn.Solver, error) {
+	if sharded(l) {
+		q := *p
+		q.Dist = kernels{e}
+		return l.NewSolver(&q)
+	}
+	s, err := l.NewSolver(p)
+	if err != nil {
+		return nil, err
+	}
+	return &rootSolver{e: e, s: s, d: cols(p.X)}, nil
+}
+
+// sharded reports whether l's solves run sharded.
+func sharded(l psdlearn.Learner) bool {
+	switch a := l.(type) {
+	case psdlearn.FrobMetric, *psdlearn.FrobMetric:
+		return true
+	case psdlearn.BoostMetric:
+		return a.Passes <= 1
+	case *psdlearn.BoostMetric:
+		return a.Passes <= 1
+	}
+	return false
+}
+
+// cols returns the number of columns of x (0 for nil).
+func cols(x *mat.Dense) int {
+	if x == nil {
+		return 0
+	}
+	_, d := x.Dims()
+	return d
+}
+
+// KNNErrors returns eval.FactorKNNErrors of the query sets, each rank
+// scoring its block of every set.
+func (e *Executor) KNNErrors(b engine.Backend, l, refX *mat.Dense, refY []int, k int, sets ...eval.Queries) ([]float64, error) {
+	p, r := e.comm.Size(), e.comm.Rank()
+	mine := make([]eval.Queries, len(sets))
+	sizes := make([]int, len(sets))
+	for s, q := range sets {
+		if q.X == nil {
+			return nil, fmt.Errorf("%w: query set %d: nil data", ErrInvalid, s)
+		}
+		n, d := q.X.Dims()
+		if n != len(q.Y) {
+			return nil, fmt.Errorf("%w: query set %d: %d points, %d labels", ErrInvalid, s, n, len(q.Y))
+		}
+		lo, hi := n*r/p, n*(r+1)/p
+		sizes[s] = hi - lo
+		mine[s] = eval.Queries{X: q.X.Slice(lo, hi, 0, d).(*mat.Dense), Y: q.Y[lo:hi]}
+	}
+	rates, lerr := eval.FactorKNNErrors(b, l, refX, refY, k, mine...)
+	// [misclassified per set…, failed, cancelled]
+	buf := make([]float64, len(sets)+2)
+	if lerr == nil {
+		for s, rate := range rates {
+			buf[s] = math.Round(rate * float64(sizes[s]))
+		}
+	} else {
+		buf[len(sets)] = 1
+	}
+	if e.user.Err() != nil {
+		buf[len(sets)+1] = 1
+	}
+	if err := e.comm.AllreduceSum(buf); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	switch {
+	case lerr != nil:
+		return nil, lerr
+	case buf[len(sets)] > 0:
+		return nil, fmt.Errorf("%w: another rank's k-NN search failed", ErrRemote)
+	case buf[len(sets)+1] > 0:
+		err := e.user.Err()
+		if err == nil {
+			err = fmt.Errorf("%w: %w", ErrRemote, context.Canceled)
+		}
+		e.stop(err)
+		return nil, fmt.Errorf("distributed: k-NN scores: %w", err)
+	}
+	out := make([]float64, len(sets))
+	for s, q := range sets {
+		if n := len(q.Y); n > 0 {
+			out[s] = buf[s] / float64(n)
+		}
+	}
+	return out, nil
+}
+
+// kernels runs FrobMetric's and BoostMetric's solves sharded
+// (psdlearn.Distributor).
+type kernels struct{ e *Executor }
+
+// FrobMetric returns FrobMetric's solve of x and ts, sharded.
+func (k kernels) FrobMetric(_ context.Context, x *mat.Dense, ts *constraints.TripletSet, opt frob.MetricOptions) (*frob.MetricResult, error) {
+	e := k.e
+	sp, err := shardOf(e.comm.Rank(), e.comm.Size(), x, ts)
+	if err != nil {
+		return nil, err
+	}
+	if opt.U0 != nil {
+		opt.U0 = sp.toShard(opt.U0)
+	}
+	res, err := FrobMetric(e.user, e.comm, sp.x, sp.sh, opt)
+	if res != nil && res.U != nil {
+		res.U = sp.fromShard(res.U)
+	}
+	if e.cancelled(err) {
+		e.stop(err)
+	}
+	return res, err
+}
+
+// BoostMetric returns BoostMetric's solve of x and ts, sharded.
+func (k kernels) BoostMetric(_ context.Context, x *mat.Dense, ts *constraints.TripletSet, opt boost.Options) (*boost.Result, error) {
+	e := k.e
+	sp, err := shardOf(e.comm.Rank(), e.comm.Size(), x, ts)
+	if err != nil {
+		return nil, err
+	}
+	opt.Precision = boost.PrecisionDouble // the sharded pricing is in double
+	res, err := BoostMetric(e.user, e.comm, sp.x, sp.sh, opt)
+	if e.cancelled(err) {
+		e.stop(err)
+	}
+	return res, err
+}
+
+// split is this rank's shard of a solve on rows x and triplets ts: the
+// triplets in the order of their anchors (stable), perm[i] the index in ts
+// of the i-th of them.
+type split struct {
+	x    *mat.Dense // this rank's block of rows (nil when empty)
+	sh   *Shard
+	perm []int // nil: ts is in the order of its anchors
+}
+
+// shardOf returns rank r's shard among p of a solve on x and ts: the
+// blocks of rows cut where the anchored triplets' running count crosses
+// multiples of m/p.
+func shardOf(r, p int, x *mat.Dense, ts *constraints.TripletSet) (*split, error) {
+	if x == nil || ts == nil || len(ts.Triplets) == 0 {
+		return nil, fmt.Errorf("%w: no rows or no triplets to shard", ErrInvalid)
+	}
+	n, d := x.Dims()
+	if ts.N != n {
+		return nil, fmt.Errorf("%w: triplets on %d rows, data of %d", ErrInvalid, ts.N, n)
+	}
+	m := len(ts.Triplets)
+	count := make([]int, n+1) // count[i+1]: triplets anchored at row i
+	for _, t := range ts.Triplets {
+		count[t.I+1]++
+	}
+	sorted := true
+	for i := 1; i < m && sorted; i++ {
+		sorted = ts.Triplets[i-1].I <= ts.Triplets[i].I
+	}
+	for i := 1; i <= n; i++ {
+		count[i] += count[i-1] // count[i]: triplets anchored before row i
+	}
+	tri := ts.Triplets
+	sp := &split{}
+	if !sorted {
+		pos := append([]int(nil), count[:n]...)
+		sp.perm = make([]int, m)
+		tri = make([]constraints.Triplet, m)
+		for q, t := range ts.Triplets {
+			tri[pos[t.I]] = t
+			sp.perm[pos[t.I]] = q
+			pos[t.I]++
+		}
+	}
+	// The first row of block q: the first row i with count[i] ≥ q·m/p.
+	first := func(q int) int {
+		if q >= p {
+			return n
+		}
+		want := (m*q + p - 1) / p
+		lo, hi := 0, n
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if count[mid] >= want {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		return lo
+	}
+	lo, hi := first(r), first(r+1)
+	sh := &Shard{N: n, Offset: lo, Rows: hi - lo, Triplets: tri[count[lo]:count[hi]]}
+	if hi > lo {
+		sp.x = x.Slice(lo, hi, 0, d).(*mat.Dense)
+	}
+	halo := map[int]bool{}
+	for _, t := range sh.Triplets {
+		for _, g := range []int{t.J, t.K} {
+			if g < lo || g >= hi {
+				halo[g] = true
+			}
+		}
+	}
+	if len(halo) > 0 {
+		sh.HaloIndex = make([]int, 0, len(halo))
+		for g := range halo {
+			sh.HaloIndex = append(sh.HaloIndex, g)
+		}
+		slices.Sort(sh.HaloIndex)
+		sh.Halo = mat.NewDense(len(sh.HaloIndex), d, nil)
+		for a, g := range sh.HaloIndex {
+			sh.Halo.SetRow(a, x.RawRowView(g))
+		}
+	}
+	sp.sh = sh
+	return sp, nil
+}
+
+// toShard returns v (one value per triplet of ts) in the shard's order.
+func (sp *split) toShard(v []float64) []float64 {
+	if sp.perm == nil {
+		return v
+	}
+	out := make([]float64, len(v))
+	for i, q := range sp.perm {
+		out[i] = v[q]
+	}
+	return out
+}
+
+// fromShard returns v (in the shard's order) in the order of ts.
+func (sp *split) fromShard(v []float64) []float64 {
+	if sp.perm == nil {
+		return v
+	}
+	out := make([]float64, len(v))
+	for i, q := range sp.perm {
+		out[q] = v[i]
+	}
+	return out
+}
