@@ -35,6 +35,7 @@ var benchReports = map[string]benchReport{
 	"phases":    bench.PhasesSection,
 	"sdp":       bench.SDPSection,
 	"table2":    bench.Table2Section,
+	"mpi":       bench.MPIScalingSection, // mpirun -np 1 and 2 (a -tags mpi binary); docs/mpi-scaling.md
 }
 
 // allBenchSuites lists every suite: the timed ones, the reports and
