@@ -77,7 +77,7 @@ func runClusterMPI(ctx context.Context, env *cmdEnv, fs *flag.FlagSet, f cluster
 	if err := checkClusterMPIFlags(fs, f); err != nil {
 		return err
 	}
-	comm, err := openMPI()
+	comm, err := mpi.Open()
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}

@@ -72,7 +72,7 @@ func emitJSON(env *cmdEnv, v any) error {
 }
 
 // emitJSONAs is emitJSON with the schema of command (the distributed runs
-// have their own: "train-mpi", "cluster-mpi").
+// have their own: "cluster-mpi").
 func emitJSONAs(env *cmdEnv, command string, v any) error {
 	inject := false
 	if len(cur.warnings) > 0 {

@@ -37,7 +37,7 @@ func loadEmbedRows(env *cmdEnv, f embedFlags, prep func(*mat.Dense) (*mat.Dense,
 	case prep != nil && containsRankPlaceholder(f.dataSpec):
 		return nil, usagef("embed: with one file per rank (%s) the data cannot be standardised across the files: standardise them beforehand", distributed.RankPlaceholder)
 	}
-	comm, err := openMPI()
+	comm, err := mpi.Open()
 	if err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}

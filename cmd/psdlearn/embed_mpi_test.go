@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/psdlearn/psdlearn/algos/mvu"
 	"github.com/psdlearn/psdlearn/algos/sdp"
@@ -74,7 +75,9 @@ func TestEmbedMPI(t *testing.T) {
 			// Every product split by rows.
 			args = append(args, "--shift-invert=false")
 		}
-		stdout, _, err := mpitest.Mpirun(t, mpitest.Job{NP: np, Stdout: true, Args: args})
+		// The limit guards against a hang, not a slow machine: three ranks
+		// splitting every product by rows take 20–60 s on two busy cores.
+		stdout, _, err := mpitest.Mpirun(t, mpitest.Job{NP: np, Stdout: true, Args: args, Timeout: 4 * time.Minute})
 		if err != nil {
 			t.Fatalf("-np %d: %v\n%s", np, err, stdout)
 		}

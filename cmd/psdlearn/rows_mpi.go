@@ -58,7 +58,7 @@ func rowsMemory(comm mpi.Comm, rows *distributed.Rows, prog *progressLine, cmd s
 	return held, read, nil
 }
 
-// openMPI opens the MPI job of this process (mpi.Open) and sets its Go
+// openMPI opens the MPI job of a train run (mpi.Open) and sets its Go
 // threads to its share of the node's cores: the ranks on one node
 // (OMPI_COMM_WORLD_LOCAL_SIZE) divide runtime.NumCPU among them, at least
 // one each, unless GOMAXPROCS is set. A rank that waits in a collective
