@@ -92,6 +92,25 @@ type ClusterOptions struct {
 	Source *Source
 	// Progress, if non-nil, receives an event after every run.
 	Progress progress.Func
+	// Dist, if set, learns the kernels across the processes of an
+	// execution mode (nil: npkl.Learn in this process).
+	Dist KernelDistributor
+}
+
+// A KernelDistributor learns SimpleNPKL's kernels over the processes of an
+// execution mode: SimpleNPKL returns what npkl.Learn returns on the same
+// arguments, to the eigensolver's tolerance, and is called on every
+// process with the same arguments in the same order.
+type KernelDistributor interface {
+	SimpleNPKL(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt npkl.Options) (*npkl.Result, error)
+}
+
+// learn learns a kernel: o.Dist's, else npkl.Learn's.
+func (o ClusterOptions) learn(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, lo npkl.Options) (*npkl.Result, error) {
+	if o.Dist != nil {
+		return o.Dist.SimpleNPKL(ctx, lap, pairs, lo)
+	}
+	return npkl.Learn(ctx, lap, pairs, lo)
 }
 
 // ClusterRun is one repetition of the protocol.
@@ -157,8 +176,7 @@ type ClusterReport struct {
 
 // ClusterRunSeed is the seed of run run (from 1) of a protocol seeded
 // with seed: it fixes the run's pairs, its eigensolver start vectors and
-// its k-means, so one run can be repeated, or run elsewhere (the
-// distributed mode runs run 1), on its own.
+// its k-means, so one run can be repeated, or run elsewhere, on its own.
 func ClusterRunSeed(seed uint64, run int) uint64 { return seed*1000003 + uint64(run-1) }
 
 // Cluster runs the clustering protocol of the SimpleNPKL paper on the
@@ -335,7 +353,7 @@ func (o ClusterOptions) clusterRun(ctx context.Context, lap *sparse.CSR, y []int
 		return rr, err
 	}
 	rr.Used = used.Len()
-	res, err := npkl.Learn(ctx, lap, used, lo)
+	res, err := o.learn(ctx, lap, used, lo)
 	if err != nil {
 		return rr, err
 	}
@@ -393,7 +411,7 @@ func (o ClusterOptions) chooseC(ctx context.Context, lap *sparse.CSR, cons *cons
 	for _, c := range o.CGrid {
 		lc := lo
 		lc.C, lc.Progress = c, nil
-		res, err := npkl.Learn(ctx, lap, train, lc)
+		res, err := o.learn(ctx, lap, train, lc)
 		if errors.Is(err, npkl.ErrNoPositiveSpectrum) {
 			continue
 		}
@@ -416,7 +434,6 @@ func (o ClusterOptions) chooseC(ctx context.Context, lap *sparse.CSR, cons *cons
 // figures of the run in Info, and its provenance (the run's seed, the
 // backend and o.Source). lo are the SimpleNPKL options the run learned
 // with. o must hold the options the protocol ran with (defaults resolved).
-// The distributed mode makes the model of its run with it too.
 func (o ClusterOptions) RunModel(k *model.Kernel, r ClusterRun, lo npkl.Options) *model.Model {
 	b := engine.Or(lo.Backend)
 	prov := model.NewProvenance(b.Name(), r.Seed)

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/mpi"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -30,7 +33,10 @@ import (
 //     on rank 0 alone, which broadcasts its solution;
 //   - a k-NN score splits every query set into contiguous blocks, one per
 //     rank, searched against all the reference rows; one AllreduceSum adds
-//     the misclassified counts.
+//     the misclassified counts;
+//   - as psdlearn.ClusterOptions.Dist, SimpleNPKL's kernels are learned with
+//     the Laplacian's rows split over the ranks (SimpleNPKL) and their
+//     factors gathered on every rank.
 //
 // Everything else (preprocessing, triplets, the choice of C) is computed by
 // every rank from the same inputs in the same order, so every rank takes
@@ -322,4 +328,58 @@ func (sp *split) fromShard(v []float64) []float64 {
 		out[q] = v[i]
 	}
 	return out
+}
+
+// agree is a collective check of the ranks' own contexts: if any is done,
+// every rank cancels the run context and returns an error.
+func (e *Executor) agree() error {
+	flag := 0.0
+	if e.user.Err() != nil {
+		flag = 1
+	}
+	v, err := e.comm.AllreduceMaxScalar(flag)
+	if err != nil {
+		return fmt.Errorf("distributed: %w", err)
+	}
+	if v == 0 {
+		return nil
+	}
+	cause := e.user.Err()
+	if cause == nil {
+		cause = fmt.Errorf("%w: %w", ErrRemote, context.Canceled)
+	}
+	e.stop(cause)
+	return fmt.Errorf("distributed: %w", cause)
+}
+
+// SimpleNPKL returns npkl.Learn's kernel of lap and pairs, learned by
+// SimpleNPKL in this package with the Laplacian's rows split into one
+// contiguous block per rank (PARPACK on the native world), and its factor
+// gathered on every rank (psdlearn.KernelDistributor). The ranks first
+// agree on their contexts: a cancellation is seen before a kernel, not
+// during one. ctx must be the run context.
+func (e *Executor) SimpleNPKL(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt npkl.Options) (*npkl.Result, error) {
+	if err := e.agree(); err != nil {
+		return nil, err
+	}
+	if lap == nil {
+		return nil, fmt.Errorf("%w: nil Laplacian", ErrInvalid)
+	}
+	t0 := time.Now()
+	n, p, r := lap.Rows, e.comm.Size(), e.comm.Rank()
+	counts := make([]int, p)
+	for q := range counts {
+		counts[q] = n*(q+1)/p - n*q/p
+	}
+	res, err := SimpleNPKL(ctx, e.comm, RowBlock(lap, n*r/p, n*(r+1)/p), counts, pairs, opt, nil)
+	if err != nil {
+		return nil, err
+	}
+	k, err := res.Kernel(e.comm, counts)
+	if err != nil {
+		return nil, err
+	}
+	return &npkl.Result{V: k.V, Lambda: k.Lambda, Spectrum: res.Spectrum, Covered: res.Covered, Alpha: res.Alpha,
+		History: res.History, Iterations: res.Iterations, EigIterations: res.EigIterations, OpApplies: res.OpApplies,
+		Eigensolver: npkl.Lanczos, Seconds: time.Since(t0).Seconds()}, nil
 }

@@ -9,10 +9,12 @@ import (
 
 	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/distributed"
+	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
@@ -212,5 +214,54 @@ func TestExecutorCancel(t *testing.T) {
 	}
 	if !same(out[0].ChosenC, out[1].ChosenC) || !same(out[0].Objective, out[1].Objective) {
 		t.Errorf("ranks returned different models: C %v and %v, objective %v and %v", out[0].ChosenC, out[1].ChosenC, out[0].Objective, out[1].Objective)
+	}
+}
+
+// TestExecutorCluster runs the clustering protocol (three runs, C chosen
+// per run from two values, the k-means baseline) with the kernels learned
+// by the Executor on 2 and 3 ranks: with the Go eigensolver the kernels
+// are one process's (Lanczos on the go backend) bit for bit, so every
+// run's accuracy, C and rank are the same.
+func TestExecutorCluster(t *testing.T) {
+	ds, err := datasets.Open("iris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gob, err := engine.Get("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := psdlearn.ClusterOptions{Runs: 3, CGrid: []float64{0.5, 2}, Baseline: true, Seed: 4,
+		Learn: npkl.Options{Eigensolver: npkl.Lanczos, Backend: gob}}
+	want, err := psdlearn.Cluster(context.Background(), ds.X, ds.Y, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []int{2, 3} {
+		got := make([]*psdlearn.ClusterReport, p)
+		errs := runRanks(p, func(comm mpi.Comm) error {
+			ex, ctx, err := distributed.NewExecutor(context.Background(), comm)
+			if err != nil {
+				return err
+			}
+			oo := o
+			oo.Dist = ex
+			got[comm.Rank()], err = psdlearn.Cluster(ctx, ds.X, ds.Y, oo)
+			return err
+		})
+		for r, err := range errs {
+			if err != nil {
+				t.Fatalf("P=%d rank %d: %v", p, r, err)
+			}
+			g := got[r]
+			if g.AccuracyMean != want.AccuracyMean || g.KMeansMean != want.KMeansMean || len(g.Runs) != len(want.Runs) {
+				t.Fatalf("P=%d rank %d: accuracy %v (k-means %v) over %d runs, one process %v (%v) over %d", p, r, g.AccuracyMean, g.KMeansMean, len(g.Runs), want.AccuracyMean, want.KMeansMean, len(want.Runs))
+			}
+			for i, run := range g.Runs {
+				if w := want.Runs[i]; run.C != w.C || run.Rank != w.Rank || run.Accuracy != w.Accuracy {
+					t.Errorf("P=%d rank %d run %d: C %v, rank %d, accuracy %v; one process %v, %d, %v", p, r, run.Run, run.C, run.Rank, run.Accuracy, w.C, w.Rank, w.Accuracy)
+				}
+			}
+		}
 	}
 }

@@ -1,15 +1,11 @@
 package distributed_test
 
 import (
-	"context"
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/psdlearn/psdlearn"
-	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/distributed"
@@ -106,64 +102,6 @@ func TestLoadRows(t *testing.T) {
 	prep := func(x *mat.Dense) (*mat.Dense, error) { return x, nil }
 	if _, err := distributed.LoadRows(mpi.Single, "part-{rank}.csv", parts, 1, prep); !errors.Is(err, errs.ErrInvalid) {
 		t.Errorf("standardising rank files: %v, want ErrInvalid", err)
-	}
-}
-
-// TestClusterRunOne: distributed.Cluster gives run 1 of psdlearn.Cluster
-// on every number of ranks: the same pairs, rank and accuracy, and (rank
-// 0) a kernel model whose eigenvalues agree with the run's.
-func TestClusterRunOne(t *testing.T) {
-	iris, err := datasets.Open("iris")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := psdlearn.ClusterOptions{Neighbors: 5, Ratio: 0.7, Runs: 1, Restarts: 3, Fraction: 0.5, HoldOut: 0.2, CGrid: []float64{0.5}, Seed: 2,
-		Learn: npkl.Options{Loss: npkl.Linear, B: 1, Eigensolver: npkl.Lanczos, Backend: goBackend(t)}}
-	want, err := psdlearn.Cluster(context.Background(), iris.X, iris.Y, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := want.Runs[0]
-	for _, p := range []int{1, 2, 3} {
-		reps := make([]*distributed.ClusterReport, p)
-		errs := runRanks(p, func(c mpi.Comm) error {
-			rows, err := distributed.LoadRows(c, "iris", func(string) (*data.Dataset, error) { return iris, nil }, 2, nil)
-			if err != nil {
-				return err
-			}
-			oo := o
-			oo.Keep = []int{1}
-			reps[c.Rank()], err = distributed.Cluster(context.Background(), c, rows, oo)
-			return err
-		})
-		for r, err := range errs {
-			if err != nil {
-				t.Fatalf("%d ranks, rank %d: %v", p, r, err)
-			}
-		}
-		got := reps[0].Run
-		if got.Accuracy != w.Accuracy || got.Constraints != w.Constraints || got.Rank != w.Rank || got.Seed != w.Seed {
-			t.Errorf("%d ranks: accuracy %v, %d pairs, rank %d, seed %d; one process %v, %d, %d, %d", p, got.Accuracy, got.Constraints, got.Rank, got.Seed, w.Accuracy, w.Constraints, w.Rank, w.Seed)
-		}
-		for i, v := range w.LeadingEigenvalues {
-			if math.Abs(got.LeadingEigenvalues[i]-v) > 1e-9*math.Abs(v) {
-				t.Errorf("%d ranks: eigenvalue %d %v, one process %v", p, i, got.LeadingEigenvalues[i], v)
-			}
-		}
-		m := got.Model
-		if m == nil || m.Kernel.Rank() != w.Rank || m.Info["mpi_ranks"] != p || len(m.Classes) != 3 {
-			t.Fatalf("%d ranks: model %+v", p, m)
-		}
-		for r := 1; r < p; r++ {
-			if reps[r].Run.Model != nil || !math.IsNaN(reps[r].Run.Accuracy) {
-				t.Errorf("%d ranks: rank %d has a model or an accuracy", p, r)
-			}
-		}
-	}
-	bad := o
-	bad.CGrid = []float64{0.5, 1}
-	if _, err := distributed.Cluster(context.Background(), mpi.Single, &distributed.Rows{}, bad); !errors.Is(err, errs.ErrInvalid) {
-		t.Errorf("a list of C: %v, want ErrInvalid", err)
 	}
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/internal/plots"
 	"github.com/psdlearn/psdlearn/model"
-	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 )
@@ -66,6 +65,7 @@ type clusterSummary struct {
 	TrainSeconds jsonFloat   `json:"train_seconds"` // mean kernel learning time per run (clustering excluded)
 	TotalSeconds jsonFloat   `json:"total_seconds"`
 	PeakRSSMB    jsonFloat   `json:"peak_rss_mb"`
+	mpiFigures
 	Plots        []string    `json:"plots,omitempty"`
 	PlotNotes    []string    `json:"plot_notes,omitempty"`
 	// Out is --out; SavedRun the 1-based run whose kernel it holds and
@@ -109,11 +109,13 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := checkClusterFlags(fs, &f, rules); err != nil {
 		return err
 	}
-	if mpi.Launched() { // one rank of an MPI job: cluster_mpi.go
-		return runClusterMPI(ctx, env, fs, f, start)
+	j, ctx, env, stop, err := startJob(ctx, env, "cluster") // one rank of an MPI job: mpijob.go
+	if err != nil {
+		return err
 	}
+	defer stop()
 	prog := newProgress(env)
-	ds, err := loadData(f.spec, f.labelCol)
+	ds, err := j.load("cluster", f.spec, f.labelCol, 0, "", 2, prog, func() (*data.Dataset, error) { return loadData(f.spec, f.labelCol) })
 	if err != nil {
 		return err
 	}
@@ -121,16 +123,29 @@ func runCluster(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	if f.pairs != "" {
+		if !j.root() { // every rank learns the same kernel; rank 0 writes it
+			f.out, f.plot = "", ""
+		}
 		return runClusterPairs(ctx, env, f, ds, prog, start)
 	}
 	prog.printf("cluster: %s, %d points × %d features, %d classes; SimpleNPKL %v loss on backend %s", ds.Name, ds.Len(), ds.Dim(), len(ds.Classes), f.loss, f.b.Name())
-	rep, err := psdlearn.Cluster(ctx, ds.X, ds.Y, f.options(ds, prog))
+	o := f.options(ds, prog)
+	if j.ex != nil {
+		o.Dist = j.ex
+	}
+	rep, err := psdlearn.Cluster(ctx, ds.X, ds.Y, o)
 	if err != nil {
 		return err
 	}
 	sum := clusterSummaryOf(f, rep)
 	for _, w := range rep.Warnings {
 		warnUser(w)
+	}
+	if sum.mpiFigures, err = j.figures("cluster"); err != nil {
+		return err
+	}
+	if !j.root() {
+		return nil
 	}
 	if f.out != "" {
 		if err := saveClusterKernel(f, rep.Runs[f.saveRun-1].Model); err != nil {
@@ -243,7 +258,7 @@ func checkClusterFlags(fs *flag.FlagSet, f *clusterFlags, rules []flagRule) erro
 	if f.b, err = resolveBackend(f.backend); err != nil {
 		return err
 	}
-	if f.pairs != "" && !mpi.Launched() {
+	if f.pairs != "" {
 		if len(f.grid) > 1 {
 			return usagef("cluster: --pairs learns one kernel: give one --C value")
 		}

@@ -71,8 +71,7 @@ func emitJSON(env *cmdEnv, v any) error {
 	return emitJSONAs(env, env.command, v)
 }
 
-// emitJSONAs is emitJSON with the schema of command (the distributed runs
-// have their own: "cluster-mpi").
+// emitJSONAs is emitJSON with the schema of command.
 func emitJSONAs(env *cmdEnv, command string, v any) error {
 	inject := false
 	if len(cur.warnings) > 0 {

@@ -19,7 +19,6 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
-	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
 )
 
@@ -63,11 +62,7 @@ type trainSummary struct {
 	CSearched []float64 `json:"c_searched,omitempty"`
 	Model     string    `json:"model,omitempty"`
 	PeakRSSMB jsonFloat `json:"peak_rss_mb"`
-	// An MPI job's ranks, the bytes each read from the data files (0: it
-	// loaded the whole input) and each one's peak resident memory.
-	MPIRanks      int         `json:"mpi_ranks,omitempty"`
-	RankReadBytes []int64     `json:"rank_read_bytes,omitempty"`
-	RankPeakRSSMB []jsonFloat `json:"rank_peak_rss_mb,omitempty"`
+	mpiFigures
 	// Converged is the certificate of the returned model; Warnings say why
 	// a solve stopped without one (also printed on stderr).
 	Converged bool     `json:"converged"`
@@ -153,35 +148,32 @@ func runTrain(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	tx := &trainExec{}
-	if mpi.Launched() { // one rank of an MPI job: train_mpi.go
-		comm, err := openMPI()
-		if err != nil {
-			return fmt.Errorf("train: %w", err)
-		}
-		defer mpi.Close()
-		if tx, ctx, env, err = mpiTrainExec(ctx, env, comm); err != nil {
-			return err
-		}
+	j, ctx, env, stop, err := startJob(ctx, env, "train") // one rank of an MPI job: mpijob.go
+	if err != nil {
+		return err
 	}
-	return train(ctx, env, f, b, tx, start)
+	defer stop()
+	return train(ctx, env, f, b, j, start)
 }
 
 // train runs the pipeline of psdlearn train on the parsed flags and
 // prints its summary.
-func train(ctx context.Context, env *cmdEnv, f trainFlags, b engine.Backend, tx *trainExec, start time.Time) error {
+func train(ctx context.Context, env *cmdEnv, f trainFlags, b engine.Backend, j *mpiJob, start time.Time) error {
 	prog := newProgress(env).withCap(trainIterBudget(f))
 	if trainProgressHook != nil {
 		prog.hook = func(e progress.Event) { trainProgressHook(e.Message) }
 	}
 	tLoad := time.Now()
-	job, err := loadTrainJob(env, f, prog, tx)
+	job, err := loadTrainJob(env, f, prog, j)
 	if err != nil {
 		return err
 	}
 	loadSeconds := time.Since(tLoad).Seconds()
-	l, err := trainLearner(f, psdlearn.Common{Standardize: f.standardize, PCA: f.pca, K: f.k, Validation: job.val,
-		HoldOut: f.holdout, Seed: f.seed, Backend: b, Progress: prog.event, Executor: tx.executor})
+	c := psdlearn.Common{Standardize: f.standardize, PCA: f.pca, K: f.k, Validation: job.val, HoldOut: f.holdout, Seed: f.seed, Backend: b, Progress: prog.event}
+	if j.ex != nil {
+		c.Executor = j.ex
+	}
+	l, err := trainLearner(f, c)
 	if err != nil {
 		return err
 	}
@@ -209,10 +201,10 @@ func train(ctx context.Context, env *cmdEnv, f trainFlags, b engine.Backend, tx 
 	for _, w := range sum.Warnings {
 		warnUser(w)
 	}
-	if err := tx.finish(&sum); err != nil {
+	if sum.mpiFigures, err = j.figures("train"); err != nil {
 		return err
 	}
-	if f.out != "" && (tx.comm == nil || tx.comm.Rank() == 0) {
+	if f.out != "" && j.root() {
 		if err := saveTrainModel(f, job, res); err != nil {
 			return err
 		}
@@ -383,8 +375,13 @@ type trainJob struct {
 
 // loadTrainJob loads --data and cuts it into training, validation and test
 // rows, or reads the constraint file.
-func loadTrainJob(env *cmdEnv, f trainFlags, prog *progressLine, tx *trainExec) (*trainJob, error) {
-	d, err := tx.loadData(f, prog)
+func loadTrainJob(env *cmdEnv, f trainFlags, prog *progressLine, j *mpiJob) (*trainJob, error) {
+	maxD, err := metricMaxFeatures()
+	if err != nil {
+		return nil, err
+	}
+	d, err := j.load("train", f.dataSpec, f.labelCol, maxD, fmt.Sprintf("what a metric's %d D×D matrices fit in the memory limit; raise it with --max-memory", metricWords), 0, prog,
+		func() (*data.Dataset, error) { return loadMetricData(f.dataSpec, f.labelCol) })
 	if err != nil {
 		return nil, err
 	}
