@@ -160,7 +160,9 @@ func TestExecutorGivenTriplets(t *testing.T) {
 	}
 	d := psdlearn.Data{X: tr.X, Triplets: given, HoldOut: 0.2}
 	c := psdlearn.Common{Standardize: true, HoldOut: 0.2, Seed: 3}
-	newL := func(c psdlearn.Common) psdlearn.Learner { return psdlearn.FrobMetric{Common: c, C: []float64{0.1, 1, 10}} }
+	newL := func(c psdlearn.Common) psdlearn.Learner {
+		return psdlearn.FrobMetric{Common: c, C: []float64{0.1, 1, 10}}
+	}
 	want, err := psdlearn.Run(context.Background(), newL(c), d)
 	if err != nil {
 		t.Fatal(err)

@@ -66,8 +66,8 @@ type clusterSummary struct {
 	TotalSeconds jsonFloat   `json:"total_seconds"`
 	PeakRSSMB    jsonFloat   `json:"peak_rss_mb"`
 	mpiFigures
-	Plots        []string    `json:"plots,omitempty"`
-	PlotNotes    []string    `json:"plot_notes,omitempty"`
+	Plots     []string `json:"plots,omitempty"`
+	PlotNotes []string `json:"plot_notes,omitempty"`
 	// Out is --out; SavedRun the 1-based run whose kernel it holds and
 	// SavedAccuracy that kernel's pairwise accuracy (the run's, in
 	// cluster_accuracies[saved_run-1]).
