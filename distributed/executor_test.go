@@ -14,7 +14,6 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/datasets"
 	"github.com/psdlearn/psdlearn/distributed"
-	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
@@ -229,12 +228,8 @@ func TestExecutorCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gob, err := engine.Get("go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	o := psdlearn.ClusterOptions{Runs: 3, CGrid: []float64{0.5, 2}, Baseline: true, Seed: 4,
-		Learn: npkl.Options{Eigensolver: npkl.Lanczos, Backend: gob}}
+		Learn: npkl.Options{Eigensolver: npkl.Lanczos, Backend: goBackend(t)}}
 	want, err := psdlearn.Cluster(context.Background(), ds.X, ds.Y, o)
 	if err != nil {
 		t.Fatal(err)
