@@ -190,6 +190,15 @@ type TripletExecutor interface {
 	Triplets(b engine.Backend, x *mat.Dense, y []int, k int) (*constraints.TripletSet, error)
 }
 
+// A ChunkExecutor is an Executor that also computes the chunks of a
+// reduction (PCA's covariance, data.ChunkRunner) over its processes,
+// returning every chunk's part on every process so that the sum is one
+// process's to the bit. The pipeline uses it when its Executor has it.
+type ChunkExecutor interface {
+	Executor
+	RunChunks(chunks int, part func(c int) []float64) ([][]float64, error)
+}
+
 // A Distributor runs the solves of FrobMetric and BoostMetric over the
 // processes of an execution mode. Each method returns what frob.Learn and
 // boost.BoostMetric return on the same arguments, to rounding (FrobMetric

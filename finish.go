@@ -287,7 +287,7 @@ func (r *run) fromConstraints() (*candidate, error) {
 	r.say("%s: %d training, %d validation, %d held-out triplets on %d points", r.name, len(parts[0]), len(parts[1]), len(parts[2]), n)
 
 	t1 := time.Now()
-	pipe, err := data.FitPipeline(r.b, d.X, r.c.Standardize, r.c.PCA)
+	pipe, err := r.fitPipeline(d.X)
 	if err != nil {
 		return nil, fmt.Errorf("psdlearn: preprocessing: %w", asInvalid(err))
 	}

@@ -136,6 +136,16 @@ type run struct {
 	trainPairs *constraints.Pairs
 }
 
+// fitPipeline fits the preprocessing on the rows x, with PCA's covariance
+// computed by the Executor when it can (ChunkExecutor).
+func (r *run) fitPipeline(x *mat.Dense) (*data.Pipeline, error) {
+	var run data.ChunkRunner
+	if ce, ok := r.exec.(ChunkExecutor); ok {
+		run = ce.RunChunks
+	}
+	return data.FitPipelineWith(r.b, x, r.c.Standardize, r.c.PCA, run)
+}
+
 // newRun validates everything that can be validated before any work.
 func newRun(ctx context.Context, l Learner, d Data) (*run, error) {
 	c := l.Settings()
@@ -459,7 +469,7 @@ func (r *run) prepareLabelled(rows []int, val *data.Dataset, fold int) (*split, 
 	if len(rows) == len(r.y) {
 		tr = &data.Dataset{Name: "fit", X: r.d.X, Y: r.y}
 	}
-	pipe, err := data.FitPipeline(r.b, tr.X, r.c.Standardize, r.c.PCA)
+	pipe, err := r.fitPipeline(tr.X)
 	if err != nil {
 		return nil, fmt.Errorf("psdlearn: preprocessing: %w", asInvalid(err))
 	}

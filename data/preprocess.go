@@ -96,6 +96,18 @@ func Standardize(train *Dataset, rest ...*Dataset) ([]*Dataset, error) {
 // largest-magnitude entry is positive, which makes the result deterministic.
 // b nil means engine.Default().
 func FitPCA(b engine.Backend, x *mat.Dense, d int) (*PCA, error) {
+	return FitPCAWith(b, x, d, nil)
+}
+
+// A ChunkRunner computes the parts of a reduction split into a fixed
+// number of chunks: part(c) for every c < chunks, returned in chunk order.
+// The caller adds them in that order, so a runner that spreads the chunks
+// over processes gives the bits of one that runs them all here.
+type ChunkRunner func(chunks int, part func(c int) []float64) ([][]float64, error)
+
+// FitPCAWith is FitPCA with the covariance's chunks computed by run (nil:
+// on the cores of this process).
+func FitPCAWith(b engine.Backend, x *mat.Dense, d int, run ChunkRunner) (*PCA, error) {
 	if x == nil {
 		return nil, fmt.Errorf("data: pca: nil matrix")
 	}
@@ -115,8 +127,7 @@ func FitPCA(b engine.Backend, x *mat.Dense, d int) (*PCA, error) {
 	// on one; 0.9 s of Fashion-MNIST's 50,000 × 784), no n×dim centred copy,
 	// and the same bits for any GOMAXPROCS.
 	impl := b.BLAS()
-	parts := make([][]float64, chunked.Chunks)
-	bounds := chunked.For(n, pcaChunkRows, func(c, lo, hi int) {
+	chunk := func(lo, hi int) []float64 {
 		xc := make([]float64, (hi-lo)*dim)
 		for i := lo; i < hi; i++ {
 			row := xc[(i-lo)*dim : (i-lo+1)*dim]
@@ -126,11 +137,28 @@ func FitPCA(b engine.Backend, x *mat.Dense, d int) (*PCA, error) {
 		}
 		part := make([]float64, dim*dim)
 		impl.Dsyrk(blas.Upper, blas.Trans, dim, hi-lo, 1/float64(n), xc, dim, 0, part, dim)
-		parts[c] = part
-	})
+		return part
+	}
+	bounds := chunked.Bounds(n, pcaChunkRows)
+	var parts [][]float64
+	if run == nil {
+		parts = make([][]float64, chunked.Chunks)
+		chunked.For(n, pcaChunkRows, func(c, lo, hi int) { parts[c] = chunk(lo, hi) })
+	} else {
+		var err error
+		if parts, err = run(len(bounds)-1, func(c int) []float64 { return chunk(bounds[c], bounds[c+1]) }); err != nil {
+			return nil, fmt.Errorf("data: pca: %w", err)
+		}
+		if len(parts) != len(bounds)-1 {
+			return nil, fmt.Errorf("data: pca: %d covariance parts for %d chunks", len(parts), len(bounds)-1)
+		}
+	}
 	cov := mat.NewSymDense(dim, nil)
 	cr := cov.RawSymmetric()
 	for c := 0; c+1 < len(bounds); c++ {
+		if len(parts[c]) != dim*dim {
+			return nil, fmt.Errorf("data: pca: covariance part %d has %d entries, want %d", c, len(parts[c]), dim*dim)
+		}
 		for i := 0; i < dim; i++ {
 			row, prow := cr.Data[i*cr.Stride+i:i*cr.Stride+dim], parts[c][i*dim+i:i*dim+dim]
 			for j, v := range prow {
@@ -173,6 +201,12 @@ const pcaChunkRows = 4096
 // FitPipeline fits standardisation (if standardize) and then PCA to pcaDims
 // dimensions (if pcaDims > 0) on the training matrix x.
 func FitPipeline(b engine.Backend, x *mat.Dense, standardize bool, pcaDims int) (*Pipeline, error) {
+	return FitPipelineWith(b, x, standardize, pcaDims, nil)
+}
+
+// FitPipelineWith is FitPipeline with PCA's covariance chunks computed by
+// run (FitPCAWith).
+func FitPipelineWith(b engine.Backend, x *mat.Dense, standardize bool, pcaDims int, run ChunkRunner) (*Pipeline, error) {
 	p := &Pipeline{}
 	cur := x
 	if standardize {
@@ -186,7 +220,7 @@ func FitPipeline(b engine.Backend, x *mat.Dense, standardize bool, pcaDims int) 
 		}
 	}
 	if pcaDims > 0 {
-		pca, err := FitPCA(b, cur, pcaDims)
+		pca, err := FitPCAWith(b, cur, pcaDims, run)
 		if err != nil {
 			return nil, err
 		}

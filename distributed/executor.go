@@ -433,3 +433,54 @@ func (e *Executor) Triplets(b engine.Backend, x *mat.Dense, y []int, k int) (*co
 	}
 	return ts, nil
 }
+
+// RunChunks computes the chunks of a reduction over the ranks, chunk c on
+// rank c mod P, and returns every part on every rank, in chunk order
+// (psdlearn.ChunkExecutor, data.ChunkRunner): PCA's covariance is then
+// summed in one process's order.
+func (e *Executor) RunChunks(chunks int, part func(c int) []float64) ([][]float64, error) {
+	p, r := e.comm.Size(), e.comm.Rank()
+	owned := func(q int) int { return (chunks - q + p - 1) / p } // chunks q, q+p, …
+	var lens, data []float64
+	for c := r; c < chunks; c += p {
+		v := part(c)
+		lens = append(lens, float64(len(v)))
+		data = append(data, v...)
+	}
+	counts := make([]int, p)
+	for q := range counts {
+		counts[q] = owned(q)
+	}
+	all := make([]float64, chunks)
+	if err := e.comm.Allgatherv(lens, all, counts); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	// all holds the lengths rank by rank: rank q's chunks q, q+p, ….
+	size := make([]int, chunks)
+	sizes := make([]int, p)
+	k := 0
+	for q := 0; q < p; q++ {
+		for c := q; c < chunks; c += p {
+			size[c] = int(all[k])
+			sizes[q] += size[c]
+			k++
+		}
+	}
+	total := 0
+	for _, s := range sizes {
+		total += s
+	}
+	buf := make([]float64, total)
+	if err := e.comm.Allgatherv(data, buf, sizes); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	out := make([][]float64, chunks)
+	off := 0
+	for q := 0; q < p; q++ {
+		for c := q; c < chunks; c += p {
+			out[c] = buf[off : off+size[c] : off+size[c]]
+			off += size[c]
+		}
+	}
+	return out, nil
+}

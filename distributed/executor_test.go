@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
+	"gonum.org/v1/gonum/mat"
 )
 
 // wineSplit returns wine cut 70/15/15 (seed 1): train, validation, test.
@@ -293,6 +295,44 @@ func TestExecutorTriplets(t *testing.T) {
 				}
 				if !slices.Equal(got[r].Triplets, want.Triplets) {
 					t.Errorf("%s P=%d rank %d: %d triplets differ from constraints.Triplets' %d", name, p, r, got[r].Len(), want.Len())
+				}
+			}
+		}
+	}
+}
+
+// TestExecutorPCA: PCA fitted with the covariance's chunks spread over 1, 2
+// and 3 ranks (RunChunks) is FitPCA's to the bit, on 5,000 rows (8
+// chunks) and on 100 (one chunk).
+func TestExecutorPCA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{5000, 100} {
+		x := mat.NewDense(n, 12, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < 12; j++ {
+				x.Set(i, j, rng.NormFloat64()*float64(j+1))
+			}
+		}
+		want, err := data.FitPipeline(nil, x, true, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []int{1, 2, 3} {
+			got := make([]*data.Pipeline, p)
+			errs := runRanks(p, func(comm mpi.Comm) error {
+				ex, _, err := distributed.NewExecutor(context.Background(), comm)
+				if err != nil {
+					return err
+				}
+				got[comm.Rank()], err = data.FitPipelineWith(nil, x, true, 4, ex.RunChunks)
+				return err
+			})
+			for r, err := range errs {
+				if err != nil {
+					t.Fatalf("n=%d P=%d rank %d: %v", n, p, r, err)
+				}
+				if !slices.Equal(got[r].PCA.Components.RawMatrix().Data, want.PCA.Components.RawMatrix().Data) || !slices.Equal(got[r].PCA.Variances, want.PCA.Variances) {
+					t.Errorf("n=%d P=%d rank %d: the components differ from FitPCA's", n, p, r)
 				}
 			}
 		}
