@@ -1,0 +1,168 @@
+package distributed
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/constraints"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The Executor's sharded solves: every rank holds all the training rows
+// and triplets and keeps the block of rows (and the triplets anchored in
+// it) that shardOf assigns it, as FrobMetric and BoostMetric expect.
+
+// kernels runs FrobMetric's and BoostMetric's solves sharded
+// (psdlearn.Distributor).
+type kernels struct{ e *Executor }
+
+// FrobMetric returns FrobMetric's solve of x and ts, sharded.
+func (k kernels) FrobMetric(_ context.Context, x *mat.Dense, ts *constraints.TripletSet, opt frob.MetricOptions) (*frob.MetricResult, error) {
+	e := k.e
+	sp, err := shardOf(e.comm.Rank(), e.comm.Size(), x, ts)
+	if err != nil {
+		return nil, err
+	}
+	if opt.U0 != nil {
+		opt.U0 = sp.toShard(opt.U0)
+	}
+	res, err := FrobMetric(e.user, e.comm, sp.x, sp.sh, opt)
+	if res != nil && res.U != nil {
+		res.U = sp.fromShard(res.U)
+	}
+	if e.cancelled(err) {
+		e.stop(err)
+	}
+	return res, err
+}
+
+// BoostMetric returns BoostMetric's solve of x and ts, sharded.
+func (k kernels) BoostMetric(_ context.Context, x *mat.Dense, ts *constraints.TripletSet, opt boost.Options) (*boost.Result, error) {
+	e := k.e
+	sp, err := shardOf(e.comm.Rank(), e.comm.Size(), x, ts)
+	if err != nil {
+		return nil, err
+	}
+	opt.Precision = boost.PrecisionDouble // the sharded pricing is in double
+	res, err := BoostMetric(e.user, e.comm, sp.x, sp.sh, opt)
+	if e.cancelled(err) {
+		e.stop(err)
+	}
+	return res, err
+}
+
+// split is this rank's shard of a solve on rows x and triplets ts: the
+// triplets in the order of their anchors (stable), perm[i] the index in ts
+// of the i-th of them.
+type split struct {
+	x    *mat.Dense // this rank's block of rows (nil when empty)
+	sh   *Shard
+	perm []int // nil: ts is in the order of its anchors
+}
+
+// shardOf returns rank r's shard among p of a solve on x and ts: the
+// blocks of rows cut where the anchored triplets' running count crosses
+// multiples of m/p.
+func shardOf(r, p int, x *mat.Dense, ts *constraints.TripletSet) (*split, error) {
+	if x == nil || ts == nil || len(ts.Triplets) == 0 {
+		return nil, fmt.Errorf("%w: no rows or no triplets to shard", ErrInvalid)
+	}
+	n, d := x.Dims()
+	if ts.N != n {
+		return nil, fmt.Errorf("%w: triplets on %d rows, data of %d", ErrInvalid, ts.N, n)
+	}
+	m := len(ts.Triplets)
+	count := make([]int, n+1) // count[i+1]: triplets anchored at row i
+	for _, t := range ts.Triplets {
+		count[t.I+1]++
+	}
+	sorted := true
+	for i := 1; i < m && sorted; i++ {
+		sorted = ts.Triplets[i-1].I <= ts.Triplets[i].I
+	}
+	for i := 1; i <= n; i++ {
+		count[i] += count[i-1] // count[i]: triplets anchored before row i
+	}
+	tri := ts.Triplets
+	sp := &split{}
+	if !sorted {
+		pos := append([]int(nil), count[:n]...)
+		sp.perm = make([]int, m)
+		tri = make([]constraints.Triplet, m)
+		for q, t := range ts.Triplets {
+			tri[pos[t.I]] = t
+			sp.perm[pos[t.I]] = q
+			pos[t.I]++
+		}
+	}
+	// The first row of block q: the first row i with count[i] ≥ q·m/p.
+	first := func(q int) int {
+		if q >= p {
+			return n
+		}
+		want := (m*q + p - 1) / p
+		lo, hi := 0, n
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if count[mid] >= want {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		return lo
+	}
+	lo, hi := first(r), first(r+1)
+	sh := &Shard{N: n, Offset: lo, Rows: hi - lo, Triplets: tri[count[lo]:count[hi]]}
+	if hi > lo {
+		sp.x = x.Slice(lo, hi, 0, d).(*mat.Dense)
+	}
+	halo := map[int]bool{}
+	for _, t := range sh.Triplets {
+		for _, g := range []int{t.J, t.K} {
+			if g < lo || g >= hi {
+				halo[g] = true
+			}
+		}
+	}
+	if len(halo) > 0 {
+		sh.HaloIndex = make([]int, 0, len(halo))
+		for g := range halo {
+			sh.HaloIndex = append(sh.HaloIndex, g)
+		}
+		slices.Sort(sh.HaloIndex)
+		sh.Halo = mat.NewDense(len(sh.HaloIndex), d, nil)
+		for a, g := range sh.HaloIndex {
+			sh.Halo.SetRow(a, x.RawRowView(g))
+		}
+	}
+	sp.sh = sh
+	return sp, nil
+}
+
+// toShard returns v (one value per triplet of ts) in the shard's order.
+func (sp *split) toShard(v []float64) []float64 {
+	if sp.perm == nil {
+		return v
+	}
+	out := make([]float64, len(v))
+	for i, q := range sp.perm {
+		out[i] = v[q]
+	}
+	return out
+}
+
+// fromShard returns v (in the shard's order) in the order of ts.
+func (sp *split) fromShard(v []float64) []float64 {
+	if sp.perm == nil {
+		return v
+	}
+	out := make([]float64, len(v))
+	for i, q := range sp.perm {
+		out[q] = v[i]
+	}
+	return out
+}
