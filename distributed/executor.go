@@ -46,6 +46,9 @@ import (
 // of the run, at the first collective step (a solve's reduction, a k-NN
 // score, rank 0's broadcast) after the context given to NewExecutor is done
 // on some rank. Run then returns the best model so far on every rank.
+//
+// Every call is collective: an Executor serves one Run (or Cluster) at a
+// time, which every rank of its communicator runs alongside.
 type Executor struct {
 	comm   mpi.Comm
 	user   context.Context
