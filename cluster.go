@@ -103,6 +103,8 @@ type ClusterOptions struct {
 // process with the same arguments in the same order.
 type KernelDistributor interface {
 	SimpleNPKL(ctx context.Context, lap *sparse.CSR, pairs *constraints.Pairs, opt npkl.Options) (*npkl.Result, error)
+	// Laplacian returns npkl.Laplacian(x, k, g, b), bit for bit.
+	Laplacian(x *mat.Dense, k int, g sparse.GraphOptions, b engine.Backend) (*sparse.CSR, error)
 }
 
 // learn learns a kernel: o.Dist's, else npkl.Learn's.
@@ -205,7 +207,12 @@ func Cluster(ctx context.Context, x *mat.Dense, y []int, opt ClusterOptions) (*C
 	}
 	n, d := x.Dims()
 	t0 := time.Now()
-	lap, err := npkl.Laplacian(x, o.Neighbors, o.Graph, o.Learn.Backend)
+	var lap *sparse.CSR
+	if o.Dist != nil {
+		lap, err = o.Dist.Laplacian(x, o.Neighbors, o.Graph, o.Learn.Backend)
+	} else {
+		lap, err = npkl.Laplacian(x, o.Neighbors, o.Graph, o.Learn.Backend)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("psdlearn: cluster: %w", err)
 	}

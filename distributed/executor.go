@@ -332,3 +332,74 @@ func (e *Executor) RunChunks(chunks int, part func(c int) []float64) ([][]float6
 	}
 	return out, nil
 }
+
+// Laplacian returns npkl.Laplacian(x, k, g, b) bit for bit, built across
+// the ranks (Laplacian in this package: each rank's block of rows) and
+// gathered on every rank (psdlearn.KernelDistributor); b is not used.
+func (e *Executor) Laplacian(x *mat.Dense, k int, g sparse.GraphOptions, _ engine.Backend) (*sparse.CSR, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: Laplacian: nil data", ErrInvalid)
+	}
+	n, d := x.Dims()
+	p, r := e.comm.Size(), e.comm.Rank()
+	lo, hi := n*r/p, n*(r+1)/p
+	var xl *mat.Dense
+	if hi > lo {
+		xl = x.Slice(lo, hi, 0, d).(*mat.Dense)
+	}
+	lr, err := Laplacian(e.comm, xl, k, g)
+	if err != nil {
+		return nil, err
+	}
+	return gatherRows(e.comm, lr.L, lr.Counts, n)
+}
+
+// gatherRows gathers every rank's rows (counts[q] of them on rank q, in
+// rank order) of an n-column CSR matrix on every rank.
+func gatherRows(comm mpi.Comm, a *sparse.CSR, counts []int, n int) (*sparse.CSR, error) {
+	p := comm.Size()
+	rows := 0
+	for _, c := range counts {
+		rows += c
+	}
+	if a == nil {
+		a = &sparse.CSR{Cols: n, Indptr: []int{0}}
+	}
+	first, last := a.Indptr[0], a.Indptr[a.Rows]
+	// Row lengths, then the entries' columns and values.
+	lens := make([]float64, a.Rows)
+	for i := range lens {
+		lens[i] = float64(a.Indptr[i+1] - a.Indptr[i])
+	}
+	all := make([]float64, rows)
+	if err := comm.Allgatherv(lens, all, counts); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	out := &sparse.CSR{Rows: rows, Cols: n, Indptr: make([]int, rows+1)}
+	for i, l := range all {
+		out.Indptr[i+1] = out.Indptr[i] + int(l)
+	}
+	nnz := make([]int, p)
+	row := 0
+	for q, c := range counts {
+		nnz[q] = out.Indptr[row+c] - out.Indptr[row]
+		row += c
+	}
+	ind := make([]float64, last-first)
+	for i, c := range a.Ind[first:last] {
+		ind[i] = float64(c)
+	}
+	allInd := make([]float64, out.Indptr[rows])
+	if err := comm.Allgatherv(ind, allInd, nnz); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	out.Data = make([]float64, out.Indptr[rows])
+	if err := comm.Allgatherv(a.Data[first:last], out.Data, nnz); err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	out.Ind = make([]int, len(allInd))
+	for i, v := range allInd {
+		out.Ind[i] = int(v)
+	}
+	return out, nil
+}

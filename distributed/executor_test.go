@@ -19,6 +19,7 @@ import (
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
+	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -333,6 +334,43 @@ func TestExecutorPCA(t *testing.T) {
 				}
 				if !slices.Equal(got[r].PCA.Components.RawMatrix().Data, want.PCA.Components.RawMatrix().Data) || !slices.Equal(got[r].PCA.Variances, want.PCA.Variances) {
 					t.Errorf("n=%d P=%d rank %d: the components differ from FitPCA's", n, p, r)
+				}
+			}
+		}
+	}
+}
+
+// TestExecutorLaplacian: the Executor's kNN Laplacian is npkl.Laplacian's
+// bit for bit on 1, 2 and 3 ranks, for the union and mutual graphs.
+func TestExecutorLaplacian(t *testing.T) {
+	for _, name := range []string{"iris", "wine"} {
+		ds, err := datasets.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range []sparse.GraphOptions{{}, {Symmetrize: sparse.Mutual}, {Symmetrize: sparse.Average, Weight: sparse.Heat}} {
+			want, err := npkl.Laplacian(ds.X, 5, g, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []int{1, 2, 3} {
+				got := make([]*sparse.CSR, p)
+				errs := runRanks(p, func(comm mpi.Comm) error {
+					ex, _, err := distributed.NewExecutor(context.Background(), comm)
+					if err != nil {
+						return err
+					}
+					got[comm.Rank()], err = ex.Laplacian(ds.X, 5, g, nil)
+					return err
+				})
+				for r, err := range errs {
+					if err != nil {
+						t.Fatalf("%s P=%d rank %d: %v", name, p, r, err)
+					}
+					l := got[r]
+					if l.Rows != want.Rows || l.Cols != want.Cols || !slices.Equal(l.Indptr, want.Indptr) || !slices.Equal(l.Ind, want.Ind) || !slices.Equal(l.Data, want.Data) {
+						t.Errorf("%s %+v P=%d rank %d: the Laplacian differs from npkl.Laplacian's", name, g, p, r)
+					}
 				}
 			}
 		}
