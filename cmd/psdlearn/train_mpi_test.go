@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,7 @@ type trainRun struct {
 	RankReadBytes []int64   `json:"rank_read_bytes"`
 	RankPeakRSSMB []float64 `json:"rank_peak_rss_mb"`
 	Model         string    `json:"model"`
+	Satisfaction  jsonFloat `json:"triplet_satisfaction"`
 }
 
 // TestTrainMPI builds psdlearn with -tags mpi and runs `mpirun -np P
@@ -63,6 +65,38 @@ func TestTrainMPI(t *testing.T) {
 	}
 	one, job := trainJobs(t, bin)
 	compareMPI(t, one, job, int64(b.Len()), 1000, []string{"--data", csv, "--split", "rows:1000,500,500", "--standardize"}, true)
+
+	// PCA (its covariance chunks over the ranks), LMNN and ITML (solved on
+	// rank 0), and a triplet file with C chosen on held-out triplets: the
+	// one-process answers.
+	trip := filepath.Join(dir, "t.csv")
+	var tb strings.Builder
+	tb.WriteString("i,j,k\n")
+	for i := 0; i+2 < 600; i += 3 {
+		fmt.Fprintf(&tb, "%d,%d,%d\n", i, i+1, i+2)
+	}
+	if err := os.WriteFile(trip, []byte(tb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--algo", "frobmetric", "--pca", "8", "--C", "1,10"},
+		{"--algo", "lmnn", "--iters", "30"},
+		{"--algo", "itml"},
+		{"--algo", "frobmetric", "--triplets", trip, "--label-col", "-1", "--C", "1,10"},
+	} {
+		a := append([]string{"--data", csv, "--split", "rows:1000,500,500", "--standardize"}, args...)
+		if slices.Contains(args, "--triplets") {
+			a = append([]string{"--data", csv, "--standardize"}, args...)
+		}
+		want := one(a...)
+		got, err := job(2, a...)
+		if err != nil {
+			t.Fatalf("%v -np 2: %v", args, err)
+		}
+		if !same(float64(got.ChosenC), float64(want.ChosenC)) || !same(float64(got.TestError), float64(want.TestError)) || !same(float64(got.Satisfaction), float64(want.Satisfaction)) {
+			t.Errorf("%v -np 2: C %v, test error %v, held-out satisfaction %v; one process %v, %v, %v", args, got.ChosenC, got.TestError, got.Satisfaction, want.ChosenC, want.TestError, want.Satisfaction)
+		}
+	}
 
 	// One file per rank ("{rank}"): the rows split after row 1,200, and the
 	// model is the one of the shared file.
