@@ -180,16 +180,6 @@ type Executor interface {
 	KNNErrors(b engine.Backend, l, refX *mat.Dense, refY []int, k int, sets ...eval.Queries) ([]float64, error)
 }
 
-// A TripletExecutor is an Executor that also builds the triplets (each
-// point's K nearest same-class × K nearest other-class points): it returns
-// what constraints.TripletsBLAS returns on the same arguments, the same
-// triplets in the same order. The pipeline uses it when its Executor has
-// it.
-type TripletExecutor interface {
-	Executor
-	Triplets(b engine.Backend, x *mat.Dense, y []int, k int) (*constraints.TripletSet, error)
-}
-
 // A ChunkExecutor is an Executor that also computes the chunks of a
 // reduction (PCA's covariance, data.ChunkRunner) over its processes,
 // returning every chunk's part on every process so that the sum is one

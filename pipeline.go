@@ -489,12 +489,7 @@ func (r *run) prepareLabelled(rows []int, val *data.Dataset, fold int) (*split, 
 	}
 	r.res.Phases.Preprocess += time.Since(t0).Seconds()
 	t1 := time.Now()
-	var ts *constraints.TripletSet
-	if te, ok := r.exec.(TripletExecutor); ok {
-		ts, err = te.Triplets(r.b, x, tr.Y, r.k)
-	} else {
-		ts, err = constraints.TripletsBLAS(r.b.BLAS(), x, tr.Y, r.k)
-	}
+	ts, err := constraints.TripletsBLAS(r.b.BLAS(), x, tr.Y, r.k)
 	if err != nil {
 		return nil, fmt.Errorf("psdlearn: triplets: %w", err)
 	}

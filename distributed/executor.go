@@ -232,56 +232,6 @@ func (e *Executor) SimpleNPKL(ctx context.Context, lap *sparse.CSR, pairs *const
 		Eigensolver: npkl.Lanczos, Seconds: time.Since(t0).Seconds()}, nil
 }
 
-// Triplets returns constraints.TripletsBLAS's triplets of x, y and k, the
-// same list in the same order, built across the ranks (Triplets in this
-// package: each rank searches the neighbours of its block of rows) and
-// gathered on every rank (psdlearn.TripletExecutor).
-func (e *Executor) Triplets(b engine.Backend, x *mat.Dense, y []int, k int) (*constraints.TripletSet, error) {
-	if x == nil {
-		return nil, fmt.Errorf("%w: nil data", ErrInvalid)
-	}
-	n, d := x.Dims()
-	if len(y) != n {
-		return nil, fmt.Errorf("%w: %d labels for %d points", ErrInvalid, len(y), n)
-	}
-	p, r := e.comm.Size(), e.comm.Rank()
-	lo, hi := n*r/p, n*(r+1)/p
-	var xl *mat.Dense
-	if hi > lo {
-		xl = x.Slice(lo, hi, 0, d).(*mat.Dense)
-	}
-	sh, err := Triplets(e.comm, xl, y[lo:hi], k)
-	if err != nil {
-		return nil, err
-	}
-	counts := make([]float64, p)
-	if err := e.comm.Allgatherv([]float64{float64(3 * len(sh.Triplets))}, counts, repeat(p, 1)); err != nil {
-		return nil, fmt.Errorf("distributed: %w", err)
-	}
-	sizes, total := make([]int, p), 0
-	for q, c := range counts {
-		sizes[q] = int(c)
-		total += sizes[q]
-	}
-	send := make([]float64, 0, 3*len(sh.Triplets))
-	for _, t := range sh.Triplets {
-		send = append(send, float64(t.I), float64(t.J), float64(t.K))
-	}
-	all := make([]float64, total)
-	if err := e.comm.Allgatherv(send, all, sizes); err != nil {
-		return nil, fmt.Errorf("distributed: %w", err)
-	}
-	tri := make([]constraints.Triplet, total/3)
-	for i := range tri {
-		tri[i] = constraints.Triplet{I: int(all[3*i]), J: int(all[3*i+1]), K: int(all[3*i+2])}
-	}
-	ts, err := constraints.NewTripletSet(n, tri)
-	if err != nil {
-		return nil, fmt.Errorf("distributed: %w", err)
-	}
-	return ts, nil
-}
-
 // RunChunks computes the chunks of a reduction over the ranks, chunk c on
 // rank c mod P, and returns every part on every rank, in chunk order
 // (psdlearn.ChunkExecutor, data.ChunkRunner): PCA's covariance is then

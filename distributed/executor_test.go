@@ -267,41 +267,6 @@ func TestExecutorCluster(t *testing.T) {
 	}
 }
 
-// TestExecutorTriplets: the Executor's triplets are constraints.Triplets'
-// list, in its order, on 1, 2 and 3 ranks, with bal's many tied distances
-// (integer features 1–5) among the cases.
-func TestExecutorTriplets(t *testing.T) {
-	for _, name := range []string{"iris", "wine", "balance"} {
-		ds, err := datasets.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := constraints.Triplets(ds.X, ds.Y, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range []int{1, 2, 3} {
-			got := make([]*constraints.TripletSet, p)
-			errs := runRanks(p, func(comm mpi.Comm) error {
-				ex, _, err := distributed.NewExecutor(context.Background(), comm)
-				if err != nil {
-					return err
-				}
-				got[comm.Rank()], err = ex.Triplets(nil, ds.X, ds.Y, 3)
-				return err
-			})
-			for r, err := range errs {
-				if err != nil {
-					t.Fatalf("%s P=%d rank %d: %v", name, p, r, err)
-				}
-				if !slices.Equal(got[r].Triplets, want.Triplets) {
-					t.Errorf("%s P=%d rank %d: %d triplets differ from constraints.Triplets' %d", name, p, r, got[r].Len(), want.Len())
-				}
-			}
-		}
-	}
-}
-
 // TestExecutorPCA: PCA fitted with the covariance's chunks spread over 1, 2
 // and 3 ranks (RunChunks) is FitPCA's to the bit, on 5,000 rows (8
 // chunks) and on 100 (one chunk).
