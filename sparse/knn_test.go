@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"fmt"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"math"
@@ -236,5 +237,46 @@ func TestKNNScreenFallback(t *testing.T) {
 		if got.Index[p] != wi[p] || got.Dist[p] != wd[p] {
 			t.Fatalf("query %d rank %d: got (%d, %g), want (%d, %g)", p/4, p%4, got.Index[p], got.Dist[p], wi[p], wd[p])
 		}
+	}
+}
+
+// TestKNNScreenOutlierNorms checks the screen on data whose references have
+// very different norms, the shape of standardised raw pixels: most features
+// are noise of unit scale, and a few are zero except in one row, where they
+// are hundreds. The uniform error bound, which grows with the largest
+// reference norm, could certify hardly any query of such data, and every
+// uncertified query costs an exact pass over all references. Every answer
+// must match brute force, and at most 1% of the queries may fall back.
+func TestKNNScreenOutlierNorms(t *testing.T) {
+	for _, tc := range []struct {
+		n, d, outliers int
+		scale          float64
+		seed           uint64
+	}{
+		{1000, 64, 10, 300, 1},
+		{1000, 128, 40, 1000, 2},
+		{1200, 200, 5, 3000, 3},
+	} {
+		t.Run(fmt.Sprintf("n%d-d%d-x%g", tc.n, tc.d, tc.scale), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(tc.seed, 11))
+			x := randDense(rng, tc.n, tc.d)
+			for o := 0; o < tc.outliers; o++ {
+				x.Set(rng.IntN(tc.n), rng.IntN(tc.d), tc.scale*(1+rng.Float64()))
+			}
+			before := screenFallbacks.Load()
+			got, err := knnBLAS(nativeBLAS, x, x, 3, true, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fb := screenFallbacks.Load() - before; fb > int64(tc.n/100) {
+				t.Errorf("%d of %d queries fell back to the exact pass", fb, tc.n)
+			}
+			wi, wd := bruteKNN(x, x, 3, true)
+			for p := range wi {
+				if got.Index[p] != wi[p] || got.Dist[p] != wd[p] {
+					t.Fatalf("query %d rank %d: got (%d, %g), want (%d, %g)", p/3, p%3, got.Index[p], got.Dist[p], wi[p], wd[p])
+				}
+			}
+		})
 	}
 }
