@@ -164,8 +164,7 @@ func PhasesData(n, dim int, seed uint64) (*mat.Dense, []int) {
 }
 
 // Phases profiles FrobMetric (C = 1, L-BFGS-B only) and BoostMetric (stage-wise,
-// exponential loss; the Lanczos path it takes above 200 dimensions and the
-// dense path) at every dimension: PhasesData, its 3-NN triplets, Iters
+// exponential loss; the Lanczos path and the dense path) at every dimension: PhasesData, its 3-NN triplets, Iters
 // iterations, and per phase the seconds, the count, the least flops and
 // their time at the measured DGEMM rate.
 func Phases(ctx context.Context, opt PhasesOptions) (*PhasesReport, error) {

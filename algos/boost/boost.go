@@ -168,7 +168,11 @@ const (
 type EigMethod int
 
 const (
-	// EigAuto uses EigDense up to Options.DenseMaxDim dimensions and EigLanczos above.
+	// EigAuto uses EigDense up to Options.DenseMaxDim dimensions and
+	// EigLanczos above; without DenseMaxDim, the path a cost model of one
+	// iteration finds cheaper for the data's size (dense on MNIST's 784
+	// pixels with 20,000 points, Lanczos from about 200 dimensions with 100
+	// points).
 	EigAuto EigMethod = iota
 	// EigDense forms the D×D matrix Xᵀ L_W X and calls the dense partial eigensolver.
 	EigDense
@@ -219,7 +223,8 @@ type Options struct {
 	// how many more iterations to run: 0 stops at the limit. The boostmetric
 	// trainer extends the limit while the validation error still improves.
 	Extend func(it int, r *Result) int
-	// Eig selects the eigensolver; DenseMaxDim is the EigAuto threshold (zero selects 200).
+	// Eig selects the eigensolver; DenseMaxDim, if positive, is the EigAuto
+	// threshold on the dimension (zero: the cost model, see EigAuto).
 	Eig         EigMethod
 	DenseMaxDim int
 	// Precision selects the arithmetic of BoostMetric's weighted Gram Â(u)

@@ -30,15 +30,23 @@ type terms interface {
 
 // newTerms returns the cheaper evaluator for the pricer's problem: the D×D
 // one (cost O(N·D² + pairs·D) per evaluation, whatever the number of terms)
-// when the pricer forms dense D×D matrices anyway, and the stored margins
-// (O(m·J) per evaluation, m·J floats of memory) otherwise.
+// when the pricer forms dense D×D matrices anyway and D is at most
+// metricTermsMaxDim, and the stored margins (O(m·J) per evaluation, m·J
+// floats of memory) otherwise.
 func newTerms(pr *pricer) terms {
-	if pr.dense {
+	if pr.dense && pr.d <= metricTermsMaxDim {
 		return &metricTerms{pr: pr, xm: mat.NewSymDense(pr.d, nil), gram: mat.NewSymDense(pr.d, nil),
 			pairs: make([]float64, len(pr.ts.Pairs))}
 	}
 	return &storedTerms{}
 }
+
+// metricTermsMaxDim bounds the dimension of the D×D term evaluator. The
+// pricer may take the dense path well above it (on MNIST's 784 pixels), but
+// there an evaluation's Gram, 2·N·D² = 6e10 flops for 50,000 points, costs
+// far more than the stored margins' m·J = 2e8 for 450,000 triplets and 500
+// terms.
+const metricTermsMaxDim = 200
 
 // storedTerms keeps the margins of every term.
 type storedTerms struct{ hs [][]float64 }
