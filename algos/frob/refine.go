@@ -68,8 +68,11 @@ import (
 // in a row.
 type refiner struct {
 	target float64 // relative gap at which the solve stops
-	next   int     // evaluation count before which no step runs
-	failed int     // steps in a row that raised neither bound
+	// goal is the relative gap of the whole solve (a working-set round's
+	// target is looser): steps run only when it is at most refineMaxTarget.
+	goal   float64
+	next   int // evaluation count before which no step runs
+	failed int // steps in a row that raised neither bound
 	// ctx, if non-nil, is the solve's: a step checks it before its
 	// factorisation and between its active-set passes.
 	ctx context.Context
@@ -188,10 +191,13 @@ func (e *metricEval) refineStep(primal, dual float64) error {
 	if len(e.lam) == 0 || e.u == nil {
 		return nil
 	}
-	free := e.candidates()
+	free, nfree := e.candidates()
 	f := len(free)
 	e.stepSize = f
 	if f == 0 {
+		if nfree > refineMaxFree {
+			e.stepInfo = fmt.Sprintf("skipped: %d free multipliers, more than %d", nfree, refineMaxFree)
+		}
 		return nil
 	}
 	if e.stepFlops(f) > refineMaxCost*e.evalFlops() {
@@ -376,8 +382,10 @@ func (e *metricEval) faceStep(sd, qn []float64, nn int) *mat.SymDense {
 // multipliers, the ones at a bound whose margin is on the wrong side of 1
 // (u_r = 0 with m_r < 1, u_r = C/m with m_r > 1: they carry the rest of
 // the duality gap), the largest violations first, and the refineExtra at a
-// bound nearest margin 1 on the right side, within refineMaxFree in all.
-func (e *metricEval) candidates() []int {
+// bound nearest margin 1 on the right side, within refineMaxFree in all,
+// and the number of free multipliers; none when those are more than
+// refineMaxFree.
+func (e *metricEval) candidates() (out []int, nfree int) {
 	c := e.cm
 	lo, hi := 1e-9*c, c*(1-1e-9)
 	var free, wrong, right []int
@@ -397,9 +405,9 @@ func (e *metricEval) candidates() []int {
 	}
 	room := refineMaxFree - len(free)
 	if room < 0 {
-		return nil // the factorisation would cost more than it saves
+		return nil, len(free) // the factorisation would cost more than it saves
 	}
-	out := free
+	out = free
 	if len(wrong) > room {
 		slices.SortFunc(wrong, func(a, b int) int { return byDistance(b, a) })
 		wrong = wrong[:room]
@@ -410,7 +418,7 @@ func (e *metricEval) candidates() []int {
 		out = append(out, right[:extra]...)
 	}
 	slices.Sort(out)
-	return out
+	return out, len(free)
 }
 
 // primalPoint is a PSD matrix X = V diag(lam) Vᵀ with its margins and
