@@ -68,11 +68,8 @@ import (
 // in a row.
 type refiner struct {
 	target float64 // relative gap at which the solve stops
-	// goal is the relative gap of the whole solve (a working-set round's
-	// target is looser): steps run only when it is at most refineMaxTarget.
-	goal   float64
-	next   int // evaluation count before which no step runs
-	failed int // steps in a row that raised neither bound
+	next   int     // evaluation count before which no step runs
+	failed int     // steps in a row that raised neither bound
 	// ctx, if non-nil, is the solve's: a step checks it before its
 	// factorisation and between its active-set passes.
 	ctx context.Context
