@@ -43,9 +43,9 @@ import (
 // (Extend, if set, must answer alike on every rank for the same Result).
 // The hinge loss (PSDBoost) is not distributed and is refused, and so is
 // EigLanczos: the Gram matrix is always assembled, D×D,
-// and factored by the backend's dense eigensolver on rank 0 (for D above
-// boost's EigAuto threshold, 200, the one-process run uses Lanczos, whose
-// eigenvectors agree only to its tolerance). Progress, if set, is called on
+// and factored by the backend's dense eigensolver on rank 0 (where boost's
+// EigAuto cost model picks Lanczos, the one-process run's eigenvectors
+// agree with these only to Lanczos's tolerance). Progress, if set, is called on
 // every rank that sets it.
 //
 // Cancellation is collective: a rank whose ctx is done says so in the next
