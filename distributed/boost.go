@@ -27,9 +27,10 @@ import (
 // rounding: W in the units of the data, V, Scale, Iterations, Stop,
 // Objective, Curve and Lambda.
 //
-// Per iteration each rank assembles its part of Â(u) = Σ_r u_r A_r, the
-// weighted Gram Xᵀ L_W X over the triplets anchored at its rows (its rows
-// and its halo), and one AllreduceSum adds the D×D parts; rank 0 computes
+// Per iteration each rank assembles its share of Â(u) = Σ_r u_r A_r =
+// Xᵀ L_W X, a GEMM over its own rows (the degrees of its halo rows go to
+// their owners, one AllreduceSum of N values; see ownGram), and one
+// AllreduceSum adds the D×D shares; rank 0 computes
 // the leading eigenpair and broadcasts it; every rank computes its
 // triplets' margins, and the line search's sums (exponentials shifted by
 // their running maximum) are gathered, a handful of scalars per rank and
@@ -136,6 +137,14 @@ func checkLocal(x *mat.Dense, sh *Shard) error {
 	}
 	if rows != sh.Rows {
 		return fmt.Errorf("%w: %d rows for a shard of %d", ErrInvalid, rows, sh.Rows)
+	}
+	if sh.Offset < 0 || sh.Rows < 0 || sh.Offset > sh.N-sh.Rows {
+		return fmt.Errorf("%w: rows [%d,%d) outside the %d rows of the data", ErrInvalid, sh.Offset, sh.Offset+sh.Rows, sh.N)
+	}
+	for _, g := range sh.HaloIndex {
+		if g < 0 || g >= sh.N || (g >= sh.Offset && g < sh.Offset+sh.Rows) {
+			return fmt.Errorf("%w: halo row %d outside [0,%d) or among this rank's rows [%d,%d)", ErrInvalid, g, sh.N, sh.Offset, sh.Offset+sh.Rows)
+		}
 	}
 	if sh.Halo != nil {
 		hr, hd := sh.Halo.Dims()
@@ -283,19 +292,29 @@ type local struct {
 	ts    *constraints.TripletSet
 	graph *engine.PairGraph
 	d, m  int
-	gram  *mat.SymDense
+	own   *ownGram
 	z     *mat.Dense
 	pairs []float64
 }
 
 func newLocal(b engine.Backend, x *mat.Dense, sh *Shard, s float64, d int) (*local, error) {
 	lp := &local{b: b, d: d, m: len(sh.Triplets)}
+	nh := len(sh.HaloIndex)
 	if lp.m == 0 {
+		nh = 0
+	}
+	n := sh.Rows + nh
+	if n > 0 {
+		lp.x = mat.NewDense(n, d, nil)
+	}
+	defer func() { lp.own = newOwnGram(b, lp.x, sh.Rows, sh.Offset, sh.HaloIndex[:nh], sh.N, d) }()
+	if lp.m == 0 {
+		if n > 0 {
+			lp.x.Copy(x.Slice(0, sh.Rows, 0, d))
+			lp.x.Scale(1/s, lp.x)
+		}
 		return lp, nil
 	}
-	nh := len(sh.HaloIndex)
-	n := sh.Rows + nh
-	lp.x = mat.NewDense(n, d, nil)
 	dst := lp.x.RawMatrix()
 	raw := x.RawMatrix()
 	for i := 0; i < sh.Rows; i++ {
@@ -326,36 +345,25 @@ func newLocal(b engine.Backend, x *mat.Dense, sh *Shard, s float64, d int) (*loc
 	if lp.graph, err = lp.ts.Graph(make([]float64, lp.m)); err != nil {
 		return nil, fmt.Errorf("distributed: %w", err)
 	}
-	lp.gram = mat.NewSymDense(d, nil)
 	lp.z = mat.NewDense(n, 1, nil)
 	lp.pairs = make([]float64, len(lp.ts.Pairs))
 	return lp, nil
 }
 
-// gramInto writes the upper triangle of this rank's Xᵀ L_W X for the
-// weights u of its triplets into buf (D(D+1)/2 values, row by row); zeros
-// without triplets.
-func (lp *local) gramInto(buf, u []float64) error {
-	if lp.m == 0 {
-		for i := range buf {
-			buf[i] = 0
+// gramInto writes the upper triangle of this rank's share of Xᵀ L_W X
+// for the weights u of its triplets into buf (D(D+1)/2 values, row by row):
+// the share of its own rows (ownGram), so that the shares of all ranks add
+// up to the whole Gram. It is collective.
+func (lp *local) gramInto(comm mpi.Comm, buf, u []float64) error {
+	var g *engine.PairGraph
+	if lp.m > 0 {
+		var err error
+		if g, err = lp.ts.GraphInto(lp.graph, u); err != nil {
+			return fmt.Errorf("distributed: triplet weights: %w", err)
 		}
-		return nil
+		lp.graph = g
 	}
-	g, err := lp.ts.GraphInto(lp.graph, u)
-	if err != nil {
-		return fmt.Errorf("distributed: triplet weights: %w", err)
-	}
-	lp.graph = g
-	if err := lp.b.WeightedGram(lp.gram, lp.x, g); err != nil {
-		return fmt.Errorf("distributed: %w", err)
-	}
-	raw := lp.gram.RawSymmetric()
-	k := 0
-	for i := 0; i < lp.d; i++ {
-		k += copy(buf[k:], raw.Data[i*raw.Stride+i:i*raw.Stride+lp.d])
-	}
-	return nil
+	return lp.own.into(comm, buf, g)
 }
 
 // margins writes H_r = (z_I − z_K)² − (z_I − z_J)², z = X v, into h.
@@ -566,7 +574,7 @@ type pricing struct {
 func (pr *pricing) price(ctx context.Context, u []float64) (lambda float64, v []float64, cancelled bool, err error) {
 	nt := len(pr.buf) - 1
 	buf, top := pr.buf, pr.top
-	if err := pr.lp.gramInto(buf[:nt], u); err != nil {
+	if err := pr.lp.gramInto(pr.comm, buf[:nt], u); err != nil {
 		return 0, nil, false, err // only on inconsistent input, which checkLocal excludes
 	}
 	buf[nt] = 0

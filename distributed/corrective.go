@@ -143,7 +143,7 @@ func (c *corrector) eval(w, grad, rho []float64, cancel bool) (val float64, sep 
 		}
 		val = all[0]
 	}
-	if err := c.lp.gramInto(c.tri, c.p); err != nil {
+	if err := c.lp.gramInto(c.rd.comm, c.tri, c.p); err != nil {
 		return 0, false, err
 	}
 	g, err := c.rd.sums(c.tri...)

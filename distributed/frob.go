@@ -23,9 +23,10 @@ import (
 // their anchor. Every rank runs the same L-BFGS-B and Newton polish over
 // all m multipliers (frob.LearnOracle); a dual evaluation
 //
-//   - forms this rank's part of G(u) = Σ_r u_r A_r, the weighted Gram over
-//     its triplets (its rows and halo), and adds the D×D parts with one
-//     AllreduceSum (which also carries a cancellation flag);
+//   - forms this rank's share of G(u) = Σ_r u_r A_r, a GEMM over its own
+//     rows (the degrees of its halo rows go to their owners, one
+//     AllreduceSum of N values; see ownGram), and adds the D×D shares with
+//     one AllreduceSum (which also carries a cancellation flag);
 //   - eigendecomposes G on rank 0, which broadcasts the positive
 //     eigenpairs, so every rank has the same bits of (G)_+;
 //   - computes its triplets' margins ⟨A_r, (G)_+⟩ and gathers all m of them
@@ -89,7 +90,7 @@ func FrobMetric(ctx context.Context, comm mpi.Comm, xLocal *mat.Dense, sh *Shard
 	if m == 0 {
 		return nil, fmt.Errorf("%w: no triplets on any rank", ErrInvalid)
 	}
-	o := &frobOracle{comm: comm, b: b, user: ctx, n: sh.N, d: d, m: m, counts: counts, off: offsets[comm.Rank()], mloc: lp.m, lts: lp.ts}
+	o := &frobOracle{comm: comm, b: b, lp: lp, user: ctx, n: sh.N, d: d, m: m, counts: counts, off: offsets[comm.Rank()], mloc: lp.m, lts: lp.ts}
 	if opt.WorkingSet == frob.WorkingSetOn || (opt.WorkingSet == frob.WorkingSetAuto && m >= frob.WorkingSetMinTriplets) {
 		if err := o.newWSData(xLocal, sh, s, counts); err != nil {
 			return nil, err
@@ -138,6 +139,7 @@ type frobOracle struct {
 	comm      mpi.Comm
 	b         engine.Backend
 	part      *frob.Part // nil when this rank has no triplets
+	lp        *local     // its rows, halo and triplets (the Gram's share)
 	user      context.Context
 	cancel    func()
 	n, d, m   int
@@ -175,22 +177,14 @@ func (o *frobOracle) Norms() ([]float64, error) {
 	return out, o.gather(out, "triplet norms")
 }
 
-// gram sets o.g to Σ_r w_r A_r over all ranks' triplets (w: all m), this
-// rank's copy of one AllreduceSum, which also carries the cancellation
-// flag: when any rank's context is done, every rank cancels the solve's.
+// gram sets o.g to Σ_r w_r A_r over all ranks' triplets (w: all m): each
+// rank's share over its own rows (ownGram), added by one AllreduceSum,
+// which also carries the cancellation flag: when any rank's context is
+// done, every rank cancels the solve's.
 func (o *frobOracle) gram(w []float64) error {
 	buf := o.buf
-	if o.part != nil {
-		if err := o.part.Gram(o.g, w[o.off:o.off+o.mloc]); err != nil {
-			return fmt.Errorf("distributed: %w", err)
-		}
-		raw := o.g.RawSymmetric()
-		k := 0
-		for i := 0; i < o.d; i++ {
-			k += copy(buf[k:], raw.Data[i*raw.Stride+i:i*raw.Stride+o.d])
-		}
-	} else {
-		clear(buf[:o.nt])
+	if err := o.lp.gramInto(o.comm, buf[:o.nt], w[o.off:o.off+o.mloc]); err != nil {
+		return err
 	}
 	buf[o.nt] = 0
 	if o.user.Err() != nil {

@@ -8,12 +8,18 @@ import (
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/internal/locality"
 	"gonum.org/v1/gonum/mat"
 )
 
 // The Executor's sharded solves: every rank holds all the training rows
 // and triplets and keeps the block of rows (and the triplets anchored in
-// it) that shardOf assigns it, as FrobMetric and BoostMetric expect.
+// it) that shardOf assigns it, as FrobMetric and BoostMetric expect. The
+// rows are first renumbered for locality (as the one-process learners do):
+// points joined by triplet pairs end up in the same block, so a rank's
+// halo is small and its products with the triplet graph's Laplacian read
+// nearby rows. Triplet r keeps its number, so per-triplet vectors (U0, U)
+// need no translation, and the metric does not depend on the row order.
 
 // kernels runs FrobMetric's and BoostMetric's solves sharded
 // (psdlearn.Distributor).
@@ -22,7 +28,7 @@ type kernels struct{ e *Executor }
 // FrobMetric returns FrobMetric's solve of x and ts, sharded.
 func (k kernels) FrobMetric(_ context.Context, x *mat.Dense, ts *constraints.TripletSet, opt frob.MetricOptions) (*frob.MetricResult, error) {
 	e := k.e
-	sp, err := shardOf(e.comm.Rank(), e.comm.Size(), x, ts)
+	sp, err := localShard(e.comm.Rank(), e.comm.Size(), x, ts)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +48,7 @@ func (k kernels) FrobMetric(_ context.Context, x *mat.Dense, ts *constraints.Tri
 // BoostMetric returns BoostMetric's solve of x and ts, sharded.
 func (k kernels) BoostMetric(_ context.Context, x *mat.Dense, ts *constraints.TripletSet, opt boost.Options) (*boost.Result, error) {
 	e := k.e
-	sp, err := shardOf(e.comm.Rank(), e.comm.Size(), x, ts)
+	sp, err := localShard(e.comm.Rank(), e.comm.Size(), x, ts)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +58,18 @@ func (k kernels) BoostMetric(_ context.Context, x *mat.Dense, ts *constraints.Tr
 		e.stop(err)
 	}
 	return res, err
+}
+
+// localShard is shardOf on x and ts renumbered for locality.
+func localShard(r, p int, x *mat.Dense, ts *constraints.TripletSet) (*split, error) {
+	if x == nil || ts == nil {
+		return nil, fmt.Errorf("%w: no rows or no triplets to shard", ErrInvalid)
+	}
+	x, ts, err := locality.Apply(x, ts)
+	if err != nil {
+		return nil, fmt.Errorf("distributed: %w", err)
+	}
+	return shardOf(r, p, x, ts)
 }
 
 // split is this rank's shard of a solve on rows x and triplets ts: the

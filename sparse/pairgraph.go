@@ -275,8 +275,8 @@ func (g *PairGraph) LaplacianMulRows(dst *mat.Dense, rows []int, x *mat.Dense) {
 	})
 }
 
-// LaplacianMulDense overwrites dst (n×c) with L_W·x for an n×c dense x.
-// Blocks of rows are shared among goroutines; within a block the entries
+// LaplacianMulDense overwrites dst (h×c, h ≤ n) with the first h rows of
+// L_W·x for an n×c dense x (all of it when h = n). Blocks of rows are shared among goroutines; within a block the entries
 // are visited by increasing column, so the rows of x are read in address
 // order while the block's output rows stay in cache (the row-by-row product
 // reads x at random and is memory-bound on large graphs). Each output row
@@ -286,26 +286,28 @@ func (g *PairGraph) LaplacianMulDense(dst, x *mat.Dense) {
 	if r != g.n {
 		panic(fmt.Sprintf("sparse: LaplacianMulDense: x has %d rows, graph has %d points", r, g.n))
 	}
-	if dr, dc := dst.Dims(); dr != r || dc != c {
+	h, dc := dst.Dims()
+	if h > r || dc != c {
 		panic("sparse: LaplacianMulDense: dst dimension mismatch")
 	}
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	data := g.lap.Data
+	nb := (h + blockRows - 1) / blockRows
 	block := func(b int) {
-		for i := b * blockRows; i < min((b+1)*blockRows, r); i++ {
+		for i := b * blockRows; i < min((b+1)*blockRows, h); i++ {
 			out := dr.Data[i*dr.Stride : i*dr.Stride+c]
 			for k := range out {
 				out[k] = 0
 			}
 		}
 		for _, e := range g.blk[g.blkPtr[b]:g.blkPtr[b+1]] {
-			if v := data[e.slot]; v != 0 {
+			if v := data[e.slot]; v != 0 && int(e.row) < h {
 				row, col := int(e.row), int(e.col)
 				f64.Axpy(v, xr.Data[col*xr.Stride:col*xr.Stride+c], dr.Data[row*dr.Stride:row*dr.Stride+c])
 			}
 		}
 	}
-	g.forBlocks(len(data)*c, block)
+	g.forBlocks(nb, len(data)*c*h/r, block)
 }
 
 // LaplacianMulDense32 is LaplacianMulDense in single precision: dst = L_W·x
@@ -318,7 +320,7 @@ func (g *PairGraph) LaplacianMulDense32(dst, x []float32, c int) {
 		panic(fmt.Sprintf("sparse: LaplacianMulDense32: %d and %d values for %d×%d", len(x), len(dst), g.n, c))
 	}
 	data := g.lap.Data
-	g.forBlocks(len(data)*c, func(b int) {
+	g.forBlocks(len(g.blkPtr)-1, len(data)*c, func(b int) {
 		clear(dst[b*blockRows*c : min((b+1)*blockRows, g.n)*c])
 		for _, e := range g.blk[g.blkPtr[b]:g.blkPtr[b+1]] {
 			if v := data[e.slot]; v != 0 {
@@ -329,11 +331,10 @@ func (g *PairGraph) LaplacianMulDense32(dst, x []float32, c int) {
 	})
 }
 
-// forBlocks runs block(b) for every row block of the blocked entry order,
-// on parallel goroutines that take the next block as they finish one when
-// the work (about flops) is large enough.
-func (g *PairGraph) forBlocks(flops int, block func(b int)) {
-	nb := len(g.blkPtr) - 1
+// forBlocks runs block(b) for the first nb row blocks of the blocked entry
+// order, on parallel goroutines that take the next block as they finish one
+// when the work (about flops) is large enough.
+func (g *PairGraph) forBlocks(nb, flops int, block func(b int)) {
 	p := min(runtime.GOMAXPROCS(0), nb)
 	if p <= 1 || flops < parallelThreshold {
 		for b := 0; b < nb; b++ {

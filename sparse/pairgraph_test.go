@@ -63,6 +63,15 @@ func TestLaplacianMulDense(t *testing.T) {
 				}
 			}
 		}
+		// The leading rows only: the same values, bit for bit.
+		for _, h := range []int{1, tc.n / 2, max(1, tc.n-blockRows/3)} {
+			head := mat.NewDense(h, tc.cols, nil)
+			head.Apply(func(int, int, float64) float64 { return 7 }, head)
+			g.LaplacianMulDense(head, x)
+			if !mat.Equal(head, got.Slice(0, h, 0, tc.cols)) {
+				t.Fatalf("n=%d: the first %d rows of L x differ from the whole product's", tc.n, h)
+			}
+		}
 		// Single precision: the same order of float32 operations as a
 		// row-by-row float32 product, so again exactly equal.
 		x32 := make([]float32, tc.n*tc.cols)

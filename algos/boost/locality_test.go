@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/internal/locality"
+	"github.com/psdlearn/psdlearn/internal/locality"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"gonum.org/v1/gonum/mat"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/algos/internal/locality"
+	"github.com/psdlearn/psdlearn/internal/locality"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"gonum.org/v1/gonum/mat"

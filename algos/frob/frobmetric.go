@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
-	"github.com/psdlearn/psdlearn/algos/internal/locality"
+	"github.com/psdlearn/psdlearn/internal/locality"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/algos/internal/locality"
+	"github.com/psdlearn/psdlearn/internal/locality"
 	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"gonum.org/v1/gonum/mat"
 )
