@@ -35,7 +35,10 @@ import (
 // matrices (see letters.go). The letters cases take minutes each. The MVU
 // cases unroll Swiss rolls of 2,000 and 20,000 points (see mvu.go). The
 // fashion cases run BoostMetric and FrobMetric on Fashion-MNIST when the
-// Debian package dataset-fashion-mnist is installed (see FashionCases).
+// Debian package dataset-fashion-mnist is installed (see FashionCases). The
+// deep case runs FrobMetric with one C on 20,000 generated points at
+// D = 2,048, the comparison of the backends at deep-feature dimensions
+// (see DeepCases).
 func AlgoCases(seed uint64) []Case {
 	var cases []Case
 	for _, c := range []struct {
@@ -133,6 +136,7 @@ func AlgoCases(seed uint64) []Case {
 	}
 	cases = append(cases, lettersCases(seed)...)
 	cases = append(cases, FashionCases(seed, DefaultFashion)...)
+	cases = append(cases, DeepCases(seed, DefaultDeep)...)
 	return append(cases, mvuCases(seed)...)
 }
 

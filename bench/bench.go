@@ -60,7 +60,10 @@ type Result struct {
 	BaseRSSMB float64 `json:"base_rss_mb,omitempty"`
 	// Curve is a convergence curve of the last run (objective per iteration), if any.
 	Curve []float64 `json:"curve,omitempty"`
-	Error string    `json:"error,omitempty"`
+	// Error says why the case has no figures: its error, "skipped: …"
+	// when its data are missing, or "unfinished: …" when Options.TimeLimit
+	// ran out.
+	Error string `json:"error,omitempty"`
 }
 
 // Outcome is what one run of a case reports besides its time.
@@ -84,6 +87,11 @@ type Options struct {
 	Case string
 	// NoWarmup skips the untimed warm-up run; for long cases measured once.
 	NoWarmup bool
+	// TimeLimit, if positive, bounds every run of a case (the warm-up
+	// too): the run's context is cancelled when it runs out, and a run that
+	// reaches it is reported in Result.Error as "unfinished: …", without
+	// a time or metrics; the next backend or case runs after it.
+	TimeLimit time.Duration
 	// Progress, if non-nil, receives an event per finished case.
 	Progress progress.Func
 }
@@ -131,7 +139,7 @@ func Run(ctx context.Context, suite string, cases []Case, opt Options) ([]Result
 				return out, err
 			}
 			r := Result{Suite: suite, Case: c.Name, Backend: b.Name(), Size: c.Size, Detail: c.Detail}
-			m, err := measure(ctx, c, b, n, warm)
+			m, err := measure(ctx, c, b, n, warm, opt.TimeLimit)
 			r.PeakHeapMB, r.PeakRSSMB, r.BaseRSSMB = m.peakHeap, m.peakRSS, m.baseRSS
 			if err != nil {
 				r.Error = err.Error()
@@ -193,15 +201,17 @@ type measurement struct {
 }
 
 // measure sets c up on b, runs it once untimed if warmup, then runs times
-// timed runs. Before each timed run it resets the resident-set high-water
-// mark; the peak RSS reported is the largest over the runs, with the
-// baseline of that run.
-func measure(ctx context.Context, c Case, b engine.Backend, runs int, warmup bool) (measurement, error) {
+// timed runs, each bounded by limit when it is positive (see boundedRun).
+// Before each timed run it resets the resident-set high-water mark; the
+// peak RSS reported is the largest over the runs, with the baseline of
+// that run.
+func measure(ctx context.Context, c Case, b engine.Backend, runs int, warmup bool, limit time.Duration) (measurement, error) {
 	var m measurement
 	run, err := c.Setup(b)
 	if err != nil {
 		return m, err
 	}
+	run = boundedRun(run, limit)
 	if warmup {
 		if _, err := run(ctx); err != nil {
 			return m, err
@@ -241,6 +251,28 @@ func measure(ctx context.Context, c Case, b engine.Backend, runs int, warmup boo
 	m.peakHeap = <-peak
 	stop = nil
 	return m, nil
+}
+
+// boundedRun returns run with every call bounded by limit (run itself
+// when limit ≤ 0): its context is cancelled after limit, and a call that
+// has not returned by then — stopped by the cancellation or not — reports
+// an "unfinished: …" error instead of its outcome, since it did not finish
+// within the limit. A cancellation of the caller's own context is passed
+// on as it is.
+func boundedRun(run func(context.Context) (Outcome, error), limit time.Duration) func(context.Context) (Outcome, error) {
+	if limit <= 0 {
+		return run
+	}
+	return func(ctx context.Context) (Outcome, error) {
+		rctx, cancel := context.WithTimeout(ctx, limit)
+		defer cancel()
+		start := time.Now()
+		o, err := run(rctx)
+		if ctx.Err() == nil && rctx.Err() != nil {
+			return Outcome{}, fmt.Errorf("unfinished: the time limit of %v ran out after %v of the run; no result", limit, time.Since(start).Round(time.Millisecond))
+		}
+		return o, err
+	}
 }
 
 // sampleHeap samples the Go heap every 2 ms until stop is closed and then
@@ -358,6 +390,8 @@ func Markdown(w io.Writer, results []Result) error {
 			switch {
 			case !ok:
 				sb.WriteString(" |")
+			case strings.HasPrefix(r.Error, "unfinished:"):
+				fmt.Fprintf(&sb, " %s |", r.Error) // the time limit, not a failure
 			case r.Error != "":
 				fmt.Fprintf(&sb, " error: %s |", r.Error)
 			default:

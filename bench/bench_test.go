@@ -3,8 +3,10 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/psdlearn/psdlearn/engine"
 )
@@ -102,5 +104,34 @@ func TestMarkdownRSS(t *testing.T) {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, buf.String())
 		}
+	}
+}
+
+// TestBoundedRun: a run within the limit keeps its outcome; one past it is
+// unfinished whether or not it heeds its context; the caller's own
+// cancellation is passed on, not reported as the limit.
+func TestBoundedRun(t *testing.T) {
+	quick := func(context.Context) (Outcome, error) { return Outcome{Iterations: 3}, nil }
+	heeds := func(ctx context.Context) (Outcome, error) { <-ctx.Done(); return Outcome{}, ctx.Err() }
+	ignores := func(context.Context) (Outcome, error) {
+		time.Sleep(30 * time.Millisecond)
+		return Outcome{Iterations: 5}, nil
+	}
+	if o, err := boundedRun(quick, time.Hour)(t.Context()); err != nil || o.Iterations != 3 {
+		t.Errorf("quick: %+v, %v", o, err)
+	}
+	if o, err := boundedRun(quick, 0)(t.Context()); err != nil || o.Iterations != 3 {
+		t.Errorf("no limit: %+v, %v", o, err)
+	}
+	for name, run := range map[string]func(context.Context) (Outcome, error){"heeds": heeds, "ignores": ignores} {
+		o, err := boundedRun(run, 5*time.Millisecond)(t.Context())
+		if err == nil || !strings.HasPrefix(err.Error(), "unfinished:") || o.Iterations != 0 {
+			t.Errorf("%s: %+v, %v", name, o, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := boundedRun(heeds, time.Hour)(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }

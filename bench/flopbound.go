@@ -79,6 +79,12 @@ func gemmRates(impl blas.Float64, d int) (dgemm, sgemm float64) {
 // bound), with the rates as "dgemm_gflops" and "sgemm_gflops".
 func addFlopBounds(m map[string]float64, rep *psdlearn.Result, b engine.Backend) {
 	dgemm, sgemm := gemmRates(b.BLAS(), rep.Dim)
+	addFlopBoundsAt(m, rep, dgemm, sgemm)
+}
+
+// addFlopBoundsAt is addFlopBounds at the given rates (flop/s; sgemm 0:
+// the DGEMM rate), measured beforehand at rep.Dim.
+func addFlopBoundsAt(m map[string]float64, rep *psdlearn.Result, dgemm, sgemm float64) {
 	if sgemm == 0 {
 		sgemm = dgemm
 	}

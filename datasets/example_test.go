@@ -49,3 +49,20 @@ func ExampleConcentricCircles() {
 	// class 2 at radius 3.000
 	// class 3 at radius 4.000
 }
+
+// Deep-feature-like data: ten classes in a 16-dimensional subspace of
+// R^2048, buried in isotropic noise; also the data spec subspace:N:D[:SEED].
+func ExampleSubspace() {
+	x, y, err := datasets.Subspace(1000, 2048, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, c := x.Dims()
+	fmt.Println(r, c, y[:12])
+	d, _ := data.Load("subspace:1000:2048:1", data.LoadOptions{})
+	fmt.Println(d.Len(), d.Dim(), d.Classes)
+	// Output:
+	// 1000 2048 [0 1 2 3 4 5 6 7 8 9 0 1]
+	// 1000 2048 [0 1 2 3 4 5 6 7 8 9]
+}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/psdlearn/psdlearn/bench"
 	"github.com/psdlearn/psdlearn/engine"
@@ -53,6 +55,7 @@ type benchFlags struct {
 	suite, backends, caseFilter, plotDir, mdOut string
 	backendSet                                  bool // --backend was given
 	runs, maxSize                               int
+	timeLimit                                   time.Duration
 	warmup                                      bool
 	seed                                        uint64
 }
@@ -66,6 +69,9 @@ func runBench(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	if section, ok := benchReports[f.suite]; ok {
+		if f.timeLimit != 0 {
+			return usagef("bench: --time-limit applies to the suites %s", strings.Join(sortedKeys(benchSuites), ", "))
+		}
 		return runBenchReport(ctx, env, f, section)
 	}
 	if f.mdOut != "" {
@@ -82,6 +88,7 @@ func parseBenchFlags(env *cmdEnv, args []string) (*benchFlags, error) {
 	runs := fs.Int("runs", bench.DefaultRuns, "timed runs per case (after one warm-up); the median is reported")
 	maxSize := fs.Int("max-size", 0, "skip cases larger than this size (0: no limit; --suite boostfig2 and phases: the largest input dimension)")
 	caseFilter := fs.String("case", "", "run only the cases whose name or detail contains this (case-insensitive), e.g. letters")
+	timeLimit := fs.Duration("time-limit", 0, "suites "+strings.Join(sortedKeys(benchSuites), ", ")+": bound every run of a case, e.g. 2h; a run that reaches it is reported unfinished, without a result, and the next backend runs (0: no limit)")
 	warmup := fs.Bool("warmup", true, "run each case once untimed before the timed runs (--warmup=false for long cases)")
 	plotDir := fs.String("plot", "", "directory to write PNG charts into")
 	seed := fs.Uint64("seed", 1, "random seed of the generated inputs")
@@ -95,8 +102,11 @@ func parseBenchFlags(env *cmdEnv, args []string) (*benchFlags, error) {
 	if *runs < 1 || *maxSize < 0 {
 		return nil, usagef("bench: --runs %d, --max-size %d: want --runs ≥ 1 and --max-size ≥ 0 (0: no limit)", *runs, *maxSize)
 	}
+	if *timeLimit < 0 {
+		return nil, usagef("bench: --time-limit %v: want a duration ≥ 0 (0: no limit)", *timeLimit)
+	}
 	f := &benchFlags{suite: *suite, backends: *backends, caseFilter: *caseFilter, plotDir: *plotDir, mdOut: *mdOut,
-		runs: *runs, maxSize: *maxSize, warmup: *warmup, seed: *seed}
+		runs: *runs, maxSize: *maxSize, timeLimit: *timeLimit, warmup: *warmup, seed: *seed}
 	fs.Visit(func(fl *flag.Flag) {
 		if fl.Name == "backend" {
 			f.backendSet = true
@@ -149,7 +159,7 @@ func runBenchSuite(ctx context.Context, env *cmdEnv, f *benchFlags) error {
 		}
 		bs = append(bs, b)
 	}
-	results, err := bench.Run(ctx, f.suite, cases(f.seed), bench.Options{Backends: bs, Runs: f.runs, MaxSize: f.maxSize, Case: f.caseFilter, NoWarmup: !f.warmup, Progress: newProgress(env).event})
+	results, err := bench.Run(ctx, f.suite, cases(f.seed), bench.Options{Backends: bs, Runs: f.runs, MaxSize: f.maxSize, Case: f.caseFilter, NoWarmup: !f.warmup, TimeLimit: f.timeLimit, Progress: newProgress(env).event})
 	if err != nil {
 		return err
 	}
@@ -218,6 +228,10 @@ func benchSummaryOf(suite string, results []bench.Result, plots []string) benchS
 			Median: jsonFloat(r.Median), Min: jsonFloat(r.Min), Iterations: r.Iterations, PerIteration: jsonFloat(r.PerIteration),
 			PeakHeapMB: jsonFloat(r.PeakHeapMB), PeakRSSMB: jsonFloat(r.PeakRSSMB), BaseRSSMB: jsonFloat(r.BaseRSSMB),
 			Curve: jsonFloats(r.Curve), Error: r.Error}
+		if r.Error != "" {
+			// Failed, skipped or unfinished: no time was measured.
+			br.Median, br.Min = jsonFloat(math.NaN()), jsonFloat(math.NaN())
+		}
 		if r.Metrics != nil {
 			br.Metrics = make(map[string]jsonFloat, len(r.Metrics))
 			for k, v := range r.Metrics {

@@ -74,6 +74,12 @@ func TestHostileLimits(t *testing.T) {
 		{"bench --max-size -1", []string{"bench", "--max-size", "-1"}, "--max-size -1"},
 		{"bench --runs 0", []string{"bench", "--runs", "0"}, "--runs 0"},
 		{"bench --case nomatch", []string{"bench", "--case", "nomatch-zzz", "--runs", "1"}, "no case"},
+		{"bench --time-limit -1s", []string{"bench", "--time-limit", "-1s"}, "--time-limit -1s"},
+		{"bench --time-limit 1 (no unit)", []string{"bench", "--time-limit", "1"}, "time-limit"},
+		{"bench --suite phases --time-limit", []string{"bench", "--suite", "phases", "--time-limit", "1m"}, "--time-limit applies to the suites"},
+		{"train --data subspace:100:8", []string{"train", "--algo", "frobmetric", "--data", "subspace:100:8"}, "8 dimensions, want 16 to 65536"},
+		{"train --data subspace:10000000:4096", []string{"train", "--algo", "frobmetric", "--data", "subspace:10000000:4096"}, "at most 2^28 entries"},
+		{"train --data subspace:100", []string{"train", "--algo", "frobmetric", "--data", "subspace:100"}, "want subspace:N:D"},
 	})
 }
 
