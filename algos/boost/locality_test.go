@@ -5,9 +5,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/internal/locality"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine/enginetest"
+	"github.com/psdlearn/psdlearn/internal/locality"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/psdlearn/psdlearn/internal/locality"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
+	"github.com/psdlearn/psdlearn/internal/locality"
 	"gonum.org/v1/gonum/mat"
 )
 

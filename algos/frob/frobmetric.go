@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
-	"github.com/psdlearn/psdlearn/internal/locality"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/errs"
+	"github.com/psdlearn/psdlearn/internal/locality"
 	"github.com/psdlearn/psdlearn/progress"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"

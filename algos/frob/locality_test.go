@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/psdlearn/psdlearn/internal/locality"
 	"github.com/psdlearn/psdlearn/engine/enginetest"
+	"github.com/psdlearn/psdlearn/internal/locality"
 	"gonum.org/v1/gonum/mat"
 )
 
