@@ -289,3 +289,49 @@ func TestSolveJump(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectedNewtonCancelledInCG: a Hessian product costs about an
+// evaluation and CG may take hundreds, so a cancellation during CG stops
+// the polish at the next product, not at the next Newton step.
+func TestProjectedNewtonCancelledInCG(t *testing.T) {
+	const n = 40
+	p := newBox(n)
+	lower, upper := nonNegative(n)
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	products, after := 0, 0
+	np := NewtonProblem{
+		Eval: p.eval,
+		Hessian: func() (func(out, v []float64) error, func([]float64), float64, error) {
+			// An ill-conditioned diagonal: CG needs about n products.
+			return func(out, v []float64) error {
+				products++
+				if ctx.Err() != nil {
+					after++
+				}
+				if products == 3 {
+					cancel()
+				}
+				for i := range v {
+					out[i] = math.Pow(10, float64(i%8)) * v[i]
+				}
+				return nil
+			}, func([]float64) {}, 0, nil
+		},
+		Merit:     func() float64 { pr, du := p.certificate(); return RelGap(pr, du) },
+		Target:    1e-14,
+		ActiveEps: func(int, float64) float64 { return 0 },
+		MinStep:   1e-10,
+	}
+	_, err := ProjectedNewton(ctx, np, u, lower, upper, PolishConfig{Steps: 5, CGIters: 2 * n})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want one wrapping context.Canceled", err)
+	}
+	if after != 0 || products != 3 {
+		t.Errorf("%d Hessian products, %d of them after the cancellation; want 3 and 0", products, after)
+	}
+}

@@ -59,9 +59,18 @@ func ProjectedNewton(ctx context.Context, p NewtonProblem, u, lower, upper []flo
 		if err := ctx.Err(); err != nil {
 			return evals, fmt.Errorf("dualsolve: %w", err)
 		}
-		apply, jacobi, ridge, err := p.Hessian()
+		hess, jacobi, ridge, err := p.Hessian()
 		if err != nil {
 			return evals, err
+		}
+		// A Hessian product costs about an evaluation, and CG takes up to
+		// CGIters of them: each checks ctx, so a cancellation is seen
+		// within one product, not at the next step.
+		apply := func(out, v []float64) error {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("dualsolve: %w", err)
+			}
+			return hess(out, v)
 		}
 		// ε-active set (Bertsekas): variables near a bound whose gradient
 		// pushes them onto it are fixed there.
@@ -105,6 +114,9 @@ func ProjectedNewton(ctx context.Context, p NewtonProblem, u, lower, upper []flo
 		// rounding level of f only the merit can tell progress).
 		accepted := false
 		for t := 1.0; t > p.MinStep; t *= 0.5 {
+			if err := ctx.Err(); err != nil {
+				return evals, fmt.Errorf("dualsolve: %w", err)
+			}
 			var slope float64
 			for i := range trial {
 				trial[i] = min(max(u[i]+t*d[i], lower[i]), upper[i])
