@@ -28,44 +28,27 @@ type terms interface {
 	dots(g, p []float64) error
 }
 
-// newTerms returns the cheaper evaluator for the pricer's problem: the D×D
-// one (cost O(N·D² + pairs·D) per evaluation, whatever the number of terms)
-// when the pricer forms dense D×D matrices anyway and D is at most
-// metricTermsMaxDim, and the stored margins (O(m·J) per evaluation, m·J
-// floats of memory) otherwise.
+// newTerms returns the evaluator of the pricer's problem: the projections
+// P = X V of the points on the terms (projectedTerms), and, when the pricer
+// forms dense D×D matrices anyway and D is at most metricTermsMaxDim, the
+// D×D evaluator from the number of terms at which it becomes the cheaper
+// one. The margins H (m×J) are never stored: they would take m·J floats,
+// nine times P's N·J on MNIST's 450,000 triplets of 50,000 points.
 func newTerms(pr *pricer) terms {
+	t := newProjectedTerms(pr)
 	if pr.dense && pr.d <= metricTermsMaxDim {
-		return &metricTerms{pr: pr, xm: mat.NewSymDense(pr.d, nil), gram: mat.NewSymDense(pr.d, nil),
+		t.dense = &metricTerms{pr: pr, xm: mat.NewSymDense(pr.d, nil), gram: mat.NewSymDense(pr.d, nil),
 			pairs: make([]float64, len(pr.ts.Pairs))}
+		t.crossover = projectedCrossover(pr.n, pr.d, len(pr.ts.Pairs))
 	}
-	return &storedTerms{}
+	return t
 }
 
 // metricTermsMaxDim bounds the dimension of the D×D term evaluator. The
 // pricer may take the dense path well above it (on MNIST's 784 pixels), but
 // there an evaluation's Gram, 2·N·D² = 6e10 flops for 50,000 points, costs
-// far more than the stored margins' m·J = 2e8 for 450,000 triplets and 500
-// terms.
+// more than the projections' for any number of terms a run reaches.
 const metricTermsMaxDim = 200
-
-// storedTerms keeps the margins of every term.
-type storedTerms struct{ hs [][]float64 }
-
-func (s *storedTerms) add(_, h []float64) { s.hs = append(s.hs, h) }
-func (s *storedTerms) truncate(j int)     { s.hs = s.hs[:j] }
-func (s *storedTerms) margins(rho, w []float64) (float64, error) {
-	return marginsOf(rho, s.hs, w), nil
-}
-func (s *storedTerms) dots(g, p []float64) error {
-	for j, hj := range s.hs {
-		var t float64
-		for r, v := range hj {
-			t += v * p[r]
-		}
-		g[j] = t
-	}
-	return nil
-}
 
 // metricTerms works with X = Σ_j w_j v_j v_jᵀ: the margins are ⟨A_r, X⟩ from
 // the quadratic forms of X on the pairs, and Σ_r p_r H_rj = v_jᵀ Â(p) v_j
