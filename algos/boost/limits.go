@@ -33,13 +33,15 @@ func checkPSDOptions(c, eps float64) error {
 // the Lanczos basis (about 40·D); the data and its projections (2·N·D);
 // every term's direction and margins (D + m per term; PSDBoost's LP column,
 // held by the LP solver, adds about as much again as the margins, which
-// is left out so that long runs that stop early are not refused); and the
-// per-triplet vectors (about 20·m).
+// is left out so that long runs that stop early are not refused), or, when
+// that is more, the projections of the points on the terms that the
+// totally corrective re-solves keep (2·N per term: their storage doubles
+// as it grows); and the per-triplet vectors (about 20·m).
 func Memory(n, d, m, iters int, dense bool) float64 {
 	if iters <= 0 {
 		iters = max(DefaultIters, DefaultPSDBoostIters)
 	}
-	b := limits.Words(2, n, d) + limits.Words(20, m) + limits.Words(iters, d) + limits.Words(iters, m)
+	b := limits.Words(2, n, d) + limits.Words(20, m) + limits.Words(iters, d) + limits.Words(iters, max(m, 2*n))
 	if dense {
 		return b + limits.Words(3, d, d)
 	}
