@@ -469,20 +469,8 @@ func spectrumOf(s mat.Symmetric) []float64 {
 // eigenpair of Â(u) at D = 400 (2,000 points, 18,000 triplets).
 func BenchmarkPricing(b *testing.B) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	const n, d = 2000, 400
-	x := mat.NewDense(n, d, nil)
-	y := make([]int, n)
-	for i := 0; i < n; i++ {
-		y[i] = i % 5
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64()+0.3*float64(y[i]*(j%3)))
-		}
-	}
+	x, ts := classTriplets(b, rng, 2000, 400, 5, 0.3)
 	be := engine.Default()
-	ts, err := makeTriplets(be, x, y, 3)
-	if err != nil {
-		b.Fatal(err)
-	}
 	u := make([]float64, ts.Len())
 	for r := range u {
 		u[r] = rng.Float64()

@@ -8,7 +8,6 @@ import (
 
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/engine/enginetest"
-	"gonum.org/v1/gonum/mat"
 )
 
 // storedTerms is the definition the evaluators are checked against: the
@@ -155,19 +154,8 @@ func checkTerms(t *testing.T, rng *rand.Rand, fast terms, slow *storedTerms, m i
 func BenchmarkTerms(b *testing.B) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	const n, d = 20000, 164
-	x := mat.NewDense(n, d, nil)
-	y := make([]int, n)
-	for i := 0; i < n; i++ {
-		y[i] = i % 10
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64()+0.5*float64(y[i]*(j%3)))
-		}
-	}
+	x, ts := classTriplets(b, rng, n, d, 10, 0.5)
 	be := engine.Default()
-	ts, err := makeTriplets(be, x, y, 3)
-	if err != nil {
-		b.Fatal(err)
-	}
 	pr, err := newPricer(be, x, ts, Options{Eig: EigDense})
 	if err != nil {
 		b.Fatal(err)

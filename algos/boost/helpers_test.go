@@ -122,3 +122,25 @@ func testError(t testing.TB, b engine.Backend, res *Result, xtr *mat.Dense, ytr 
 	}
 	return e
 }
+
+// classTriplets returns n points in d dimensions of the given number of
+// classes (point i in class i mod classes: unit Gaussian noise plus
+// shift·class on every feature j with j mod 3 = 1 and twice that with
+// j mod 3 = 2), drawn from rng, with their 3×3 nearest-neighbour triplets
+// on the default backend.
+func classTriplets(t testing.TB, rng *rand.Rand, n, d, classes int, shift float64) (*mat.Dense, *constraints.TripletSet) {
+	t.Helper()
+	x := mat.NewDense(n, d, nil)
+	y := make([]int, n)
+	for i := 0; i < n; i++ {
+		y[i] = i % classes
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64()+shift*float64(y[i]*(j%3)))
+		}
+	}
+	ts, err := makeTriplets(engine.Default(), x, y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, ts
+}
