@@ -2,6 +2,7 @@ package distributed_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/mpi"
@@ -22,5 +23,21 @@ func TestFakeComm(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// TestFakeCommPanic: a rank that panics returns the panic as its error,
+// and a rank waiting for it in a collective fails instead of hanging, so
+// a fuzz input that panics one rank is reported, not a dead process.
+func TestFakeCommPanic(t *testing.T) {
+	errs := runRanks(2, func(c mpi.Comm) error {
+		if c.Rank() == 1 {
+			var s []int
+			_ = s[c.Rank()]
+		}
+		return c.Barrier()
+	})
+	if errs[0] == nil || errs[1] == nil || !strings.Contains(errs[1].Error(), "rank 1 panicked: runtime error: index out of range") {
+		t.Fatalf("errors %v", errs)
 	}
 }

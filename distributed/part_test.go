@@ -2,6 +2,7 @@ package distributed_test
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -80,6 +81,15 @@ func readParts(t *testing.T, tc partCase, p int) ([]*distributed.Rows, []error, 
 // are the one-process reader's rows and labels, exactly, and that each
 // rank read at most its byte range plus the line straddling its end (plus,
 // for CSV, the first record, read by every rank).
+// scaledLimits returns opt with the limits on a whole input, MaxElements
+// and MaxInputBytes, p times larger (the most p parts within opt can
+// hold).
+func scaledLimits(opt data.LoadOptions, p int) data.LoadOptions {
+	opt.MaxElements = p * cmp.Or(opt.MaxElements, data.DefaultMaxElements)
+	opt.MaxInputBytes = int64(p) * cmp.Or(opt.MaxInputBytes, data.DefaultMaxInputBytes)
+	return opt
+}
+
 // errLine returns the line an error names in the fuzzed file f.csv or
 // f.libsvm (0: none). Ranks other than the one that found an error hold
 // its text only, so the line is read from the text.
@@ -98,6 +108,23 @@ func checkParts(t *testing.T, tc partCase, p int) (st partStats) {
 	t.Helper()
 	want, werr := data.Load(tc.spec, tc.opt)
 	got, errs, read := readParts(t, tc, p)
+	if errors.Is(werr, data.ErrLimit) {
+		// The limits bound each rank's part, one process the whole file
+		// (ReadRows): P parts may hold what one process refuses. Unless
+		// the ranks stop at a limit of their own, they must read what one
+		// process reads under limits P times larger, each rank within the
+		// limits (checked below).
+		if errors.Is(errs[0], data.ErrLimit) || errors.Is(errs[0], distributed.ErrRemote) && slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, data.ErrLimit) }) {
+			for r, err := range errs {
+				if err == nil || err.Error() != errs[0].Error() {
+					t.Errorf("%s, P=%d, rank %d: error %v, rank 0 %v", tc.name, p, r, err, errs[0])
+				}
+			}
+			st.errors++
+			return st
+		}
+		want, werr = data.Load(tc.spec, scaledLimits(tc.opt, p))
+	}
 	if werr != nil {
 		// The same error on every rank: the one-process text, after the
 		// rank that found it. One exception: the one-process reader checks
@@ -135,6 +162,9 @@ func checkParts(t *testing.T, tc partCase, p int) (st partStats) {
 			t.Fatalf("%s, P=%d, rank %d: n %d dim %d lo %d classes %q; one process n %d dim %d lo %d classes %q", tc.name, p, r, rw.N, rw.Dim, rw.Lo, rw.Classes, n, dim, lo, want.Classes)
 		}
 		k := len(rw.Y)
+		if maxEl := cmp.Or(tc.opt.MaxElements, data.DefaultMaxElements); k*dim > maxEl {
+			t.Errorf("%s, P=%d, rank %d: %d rows × %d features, beyond the limit of %d values", tc.name, p, r, k, dim, maxEl)
+		}
 		if k > 0 && !mat.Equal(rw.X, want.X.Slice(lo, lo+k, 0, dim)) {
 			t.Errorf("%s, P=%d, rank %d: rows %d–%d differ from one process's", tc.name, p, r, lo, lo+k-1)
 		}
@@ -437,7 +467,9 @@ func TestReadRowsCases(t *testing.T) {
 		{"libsvm", "1 1:2\n2 2:nan\n1 1:1\n", data.LoadOptions{}}, // an error on a later line
 		{"libsvm", "1\n2\n", data.LoadOptions{}},                  // no features
 		{"libsvm", "# only a comment\n", data.LoadOptions{}},
-		{"libsvm", "1 1:2\r 2:3\n2 1:1\n-1 2:1\r 3:4\n", data.LoadOptions{}}, // a carriage return inside a line, not at the file's start
+		{"libsvm", "1 1:2\r 2:3\n2 1:1\n-1 2:1\r 3:4\n", data.LoadOptions{}},            // a carriage return inside a line, not at the file's start
+		{"libsvm", "1 40000:1\n2 1:1\n", data.LoadOptions{MaxElements: 1 << 16}},        // beyond the limit in one process, within it on each of P ≥ 2 ranks
+		{"libsvm", "1 40000:1\n2 1:1\n3 1:1\n", data.LoadOptions{MaxElements: 1 << 16}}, // P = 2: a rank's two rows beyond the limit
 		{"csv", "1,2,a\n3,4,b\r\n5\r,6,a\n7,8\r,b\n", data.LoadOptions{}},
 		{"libsvm", "", data.LoadOptions{}},
 	} {
@@ -751,7 +783,10 @@ func FuzzReadRows(f *testing.F) {
 			text = bytes.ReplaceAll(text, []byte{'"'}, nil)
 		}
 		path := filepath.Join(t.TempDir(), "f."+format)
-		tc := partCase{name: "fuzz", spec: path, format: format, file: text, header: firstRecordEnd(string(text))}.write()
+		// A small limit on values: an index such as 900000000 would
+		// otherwise have every rank and the one-process reference
+		// allocate and compare gigabytes (DefaultMaxElements).
+		tc := partCase{name: "fuzz", spec: path, opt: data.LoadOptions{MaxElements: 1 << 16}, format: format, file: text, header: firstRecordEnd(string(text))}.write()
 		checkParts(t, tc, 1+int(p%4))
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"sync"
 
 	"github.com/psdlearn/psdlearn/mpi"
@@ -39,7 +40,10 @@ type fakeComm struct {
 // RunFake runs body on p in-process ranks of a fake MPI job and returns
 // their errors. The fake communicators pass this package's conformance
 // suite; they let distributed code be tested with several ranks in one
-// plain go test, without MPI. Reductions add in rank order.
+// plain go test, without MPI. Reductions add in rank order. A rank that
+// panics returns an error carrying the panic and its stack (the other
+// ranks fail with errLeft where they wait for it), so a fuzz target or a
+// test reports the input instead of the whole process dying.
 func RunFake(p int, body func(c mpi.Comm) error) []error {
 	w := &fakeWorld{p: p, sig: make([]string, p), slot: make([][]float64, p), bytes: make([][]byte, p)}
 	w.cond = sync.NewCond(&w.mu)
@@ -54,6 +58,11 @@ func RunFake(p int, body func(c mpi.Comm) error) []error {
 				w.left++
 				w.cond.Broadcast()
 				w.mu.Unlock()
+			}()
+			defer func() {
+				if v := recover(); v != nil {
+					errs[r] = fmt.Errorf("fake mpi: rank %d panicked: %v\n%s", r, v, debug.Stack())
+				}
 			}()
 			errs[r] = body(&fakeComm{w: w, rank: r})
 		}(r)
