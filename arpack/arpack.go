@@ -11,6 +11,10 @@
 // they deliver eigenpairs of the same accuracy (the test suite checks that
 // they agree to 1e-8 on analytic and real-data problems).
 //
+// BySize composes two solvers by the size of a solve's Lanczos basis; the
+// native engine backend runs Native up to NativeMaxBasisBytes and Go above,
+// where Go is the faster one.
+//
 // The operator is only ever applied to vectors (y ← A·x): it may be a sparse
 // matrix, a dense one or matrix-free (package sparse has all three). Both
 // implementations are deterministic for a seed.

@@ -3,7 +3,10 @@
 //
 //   - "go": pure Go on gonum, always registered;
 //   - "native": OpenBLAS/LAPACKE, arpack-ng, the Fortran L-BFGS-B and CLP
-//     through cgo, registered in cgo builds without the purego tag;
+//     through cgo, registered in cgo builds without the purego tag. Its
+//     sparse eigensolver is arpack-ng up to a Lanczos basis of
+//     arpack.NativeMaxBasisBytes and the pure-Go Lanczos above, where that
+//     is faster (arpack.BySize);
 //   - "perturbed": only in builds with the perturbed tag, for tests: the
 //     default one of the above with every dense result moved at the level
 //     of rounding (package engine/perturbed).
@@ -26,7 +29,7 @@ func init() {
 	register("go", goParts)
 	base := goParts
 	if lapack.HaveNative && arpack.HaveNative && lbfgsb.HaveNative && lp.HaveNative {
-		base = engine.Parts{Eig: lapack.Native, Eigs: arpack.Native, Min: lbfgsb.Native, LP: lp.Native, BLAS: lapack.NativeBLAS}
+		base = engine.Parts{Eig: lapack.Native, Eigs: arpack.BySize{Small: arpack.Native, Large: arpack.Go, MaxBasisBytes: arpack.NativeMaxBasisBytes}, Min: lbfgsb.Native, LP: lp.Native, BLAS: lapack.NativeBLAS}
 		register("native", base)
 	}
 	registerTestBackends(base)
