@@ -3,6 +3,7 @@ package boost
 import (
 	"fmt"
 
+	"github.com/psdlearn/psdlearn/internal/f64"
 	"gonum.org/v1/gonum/blas"
 )
 
@@ -37,22 +38,27 @@ func newProjectedTerms(pr *pricer) *projectedTerms {
 // projectedCrossover returns the number of terms above which the D×D
 // evaluator is cheaper than the projections, from the cost of one
 // evaluation (margins and gradient products) of each, in units of a flop
-// of the pair loops:
+// of the scalar pair loops:
 //
 //	D×D:         2·(2·N·D²)/gemmSpeedup + 6·pairs·D (two GEMMs, the pair forms and the Laplacian product)
-//	projections: 6·pairs·J                         (the weighted pair forms and the weighted squared differences)
+//	projections: 6·pairs·J/simdSpeedup             (the weighted pair forms and the weighted squared differences)
 //
-// The GEMMs run gemmSpeedup times faster per flop than the pair loops,
-// which read rows of X or P at random. BenchmarkTerms measures both: on
-// 20,000 points in 164 dimensions with 109,695 pairs, the D×D evaluation
-// takes 95–125 ms at any J and the projections 37 ms at J = 200 and 87 ms
-// at J = 400, so the crossover the model gives (about 600 terms) is where
-// the two meet.
+// The GEMMs run gemmSpeedup times faster per flop than the scalar pair
+// loops, which read rows of X or P at random, and the projections' loops
+// (f64.WeightedSqDist, f64.AddScaledSq: AVX2 where the processor has it)
+// simdSpeedup times faster. BenchmarkTerms measures both: on 20,000 points
+// in 164 dimensions with 109,695 pairs, the D×D evaluation takes 90–120 ms
+// at any J and the projections 28 ms at J = 200 and 48 ms at J = 400
+// (47 and 81 ms with scalar loops), so the crossover the model gives
+// (about 970 terms) is where the two meet.
 func projectedCrossover(n, d, pairs int) int {
-	const gemmSpeedup = 8
+	const (
+		gemmSpeedup = 8
+		simdSpeedup = 1.7
+	)
 	nn, dd, pp := float64(n), float64(d), float64(pairs)
 	dense := 4*nn*dd*dd/gemmSpeedup + 6*pp*dd
-	return int(dense / (6 * pp))
+	return int(simdSpeedup * dense / (6 * pp))
 }
 
 func (t *projectedTerms) add(v, h []float64) {
@@ -105,7 +111,7 @@ func (t *projectedTerms) margins(rho, w []float64) (float64, error) {
 	forChunks(len(pairs), func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			a, b := pairs[k].A*st, pairs[k].B*st
-			t.pairs[k] = weightedSqDist(t.proj[a:a+j], t.proj[b:b+j], w)
+			t.pairs[k] = f64.WeightedSqDist(w, t.proj[a:a+j], t.proj[b:b+j])
 		}
 	})
 	t.pr.ts.Margins(rho, t.pairs)
@@ -135,7 +141,7 @@ func (t *projectedTerms) dots(g, p []float64) error {
 		for k := lo; k < hi; k++ {
 			if om := t.omega[k]; om != 0 {
 				a, b := pairs[k].A*st, pairs[k].B*st
-				addWeightedSq(acc, om, t.proj[a:a+j], t.proj[b:b+j])
+				f64.AddScaledSq(acc, om, t.proj[a:a+j], t.proj[b:b+j])
 			}
 		}
 	})
@@ -148,34 +154,4 @@ func (t *projectedTerms) dots(g, p []float64) error {
 		}
 	}
 	return nil
-}
-
-// weightedSqDist returns Σ_k w_k (a_k − b_k)².
-func weightedSqDist(a, b, w []float64) float64 {
-	n := len(w)
-	a, b = a[:n], b[:n]
-	var s0, s1, s2, s3 float64
-	k := 0
-	for ; k+4 <= n; k += 4 {
-		d0, d1, d2, d3 := a[k]-b[k], a[k+1]-b[k+1], a[k+2]-b[k+2], a[k+3]-b[k+3]
-		s0 += w[k] * d0 * d0
-		s1 += w[k+1] * d1 * d1
-		s2 += w[k+2] * d2 * d2
-		s3 += w[k+3] * d3 * d3
-	}
-	for ; k < n; k++ {
-		d := a[k] - b[k]
-		s0 += w[k] * d * d
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// addWeightedSq sets acc_k += om·(a_k − b_k)².
-func addWeightedSq(acc []float64, om float64, a, b []float64) {
-	n := len(acc)
-	a, b = a[:n], b[:n]
-	for k := range acc {
-		d := a[k] - b[k]
-		acc[k] += om * d * d
-	}
 }
