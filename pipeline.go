@@ -465,9 +465,9 @@ func (r *run) subset(rows []int) *data.Dataset {
 // fold > 0), and builds the triplets.
 func (r *run) prepareLabelled(rows []int, val *data.Dataset, fold int) (*split, error) {
 	t0 := time.Now()
-	tr := r.subset(rows)
-	if len(rows) == len(r.y) {
-		tr = &data.Dataset{Name: "fit", X: r.d.X, Y: r.y}
+	tr := &data.Dataset{Name: "fit", X: r.d.X, Y: r.y}
+	if len(rows) != len(r.y) { // a fold: copy its rows (all of them: no copy)
+		tr = r.subset(rows)
 	}
 	pipe, err := r.fitPipeline(tr.X)
 	if err != nil {
