@@ -13,7 +13,6 @@ import (
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/grid"
-	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
@@ -727,7 +726,7 @@ func summaryWithScore(c *candidate, sel Selection, k int) string {
 // score is the validation error of sol on sp: the k-NN error on the
 // validation rows, or the fraction of validation triplets violated.
 func (r *run) score(sp *split, sol *Solution) (float64, error) {
-	met, err := model.NewMetric(sol.M)
+	met, err := r.metric(sol.M)
 	if err != nil {
 		return math.NaN(), fmt.Errorf("psdlearn: %s: learned matrix: %w", r.name, err)
 	}

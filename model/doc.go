@@ -14,8 +14,10 @@
 // # File format
 //
 // A model file is one JSON object, {"format": "psdlearn-model", "version":
-// 2, "kind": "metric" or "kernel", …}. Save writes version 2; Load reads
-// versions 1 and 2 and rejects any other. Version 2 added "provenance" (see
+// 3, "kind": "metric" or "kernel", …}. Save writes version 3; Load reads
+// versions 1 to 3 and rejects any other. Version 3 added the metric's
+// factor "l", which Load checks against M on random vectors instead of
+// decomposing M again. Version 2 added "provenance" (see
 // Provenance): the psdlearn module and Go versions, the backend, the seed,
 // the split as --split spells it ("0.7,0.15,0.15" or "rows:…"), the data set
 // as read (name, rows, features and DataSHA256) and the creation time (RFC

@@ -17,13 +17,14 @@ import (
 )
 
 // Format and Version identify model files: every file starts with
-// {"format": "psdlearn-model", "version": 2, …}. Save writes Version; Load
+// {"format": "psdlearn-model", "version": 3, …}. Save writes Version; Load
 // reads it and the versions before it (MinVersion on), and rejects newer
 // ones. Version 2 added the provenance; a version 1 file is read as a model
-// without one. The format is described in doc.go.
+// without one. Version 3 added the metric's factor L; a metric without one
+// is factored again when it loads. The format is described in doc.go.
 const (
 	Format     = "psdlearn-model"
-	Version    = 2
+	Version    = 3
 	MinVersion = 1
 )
 
@@ -99,6 +100,8 @@ func (m *Model) Transform(x *mat.Dense) (*mat.Dense, error) {
 type metricJSON struct {
 	Dim int         `json:"dim"`
 	M   [][]float64 `json:"m"` // D rows of D numbers
+	// L is the factor (version 3): D rows of r numbers.
+	L [][]float64 `json:"l,omitempty"`
 }
 
 type kernelJSON struct {
@@ -173,14 +176,26 @@ func pipelineOutDim(p *preprocess.Pipeline) int {
 }
 
 // Save writes the model as indented JSON. Numbers are written in Go's
-// shortest round-trip form, so Load gives back the same bits.
+// shortest round-trip form, so Load gives back the same bits. A metric
+// whose factor L does not reproduce M (fields changed after NewMetric) is
+// refused.
 func (m *Model) Save(w io.Writer) error {
 	if err := m.validate(); err != nil {
 		return err
 	}
+	if m.Metric != nil {
+		// The file keeps L as it is: refuse one that is not M's (a Metric
+		// changed by hand), as Load would.
+		if err := m.Metric.check(); err != nil {
+			return err
+		}
+		if err := m.Metric.checkFactor(); err != nil {
+			return fmt.Errorf("model: save: %w", err)
+		}
+	}
 	f := fileJSON{Format: Format, Version: Version, Kind: m.Kind, Algo: m.Algo, Preprocess: m.Preprocess, Classes: m.Classes, Info: sanitize(m.Info), Certificate: m.Certificate, Provenance: m.Provenance.toJSON()}
 	if m.Metric != nil {
-		f.Metric = &metricJSON{Dim: m.Metric.Dim(), M: rowsOf(m.Metric.M)}
+		f.Metric = &metricJSON{Dim: m.Metric.Dim(), M: rowsOf(m.Metric.M), L: rowsOf(m.Metric.L)}
 	}
 	if m.Kernel != nil {
 		f.Kernel = &kernelJSON{N: m.Kernel.N(), Rank: m.Kernel.Rank(), Lambda: m.Kernel.Lambda, V: rowsOf(m.Kernel.V)}
@@ -337,12 +352,11 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Kind: f.Kind, Algo: f.Algo, Preprocess: f.Preprocess, Classes: f.Classes, Info: f.Info, Certificate: f.Certificate, Provenance: prov}
+	if f.Version < 3 && f.Metric != nil && f.Metric.L != nil {
+		return nil, fmt.Errorf("%w: a version %d model file has no metric factor (it appeared in version 3)", ErrInvalid, f.Version)
+	}
 	if f.Metric != nil {
-		sym, err := symFromRows(f.Metric.M, f.Metric.Dim)
-		if err != nil {
-			return nil, err
-		}
-		if m.Metric, err = NewMetric(sym); err != nil {
+		if m.Metric, err = f.Metric.metric(); err != nil {
 			return nil, err
 		}
 	}
@@ -439,6 +453,57 @@ func LoadFile(path string) (*Model, error) {
 
 // symFromRows builds a symmetric matrix from a full square array, checking
 // |a_ij − a_ji| ≤ Tolerance·max|a|.
+// metric returns the file's metric: with its factor, checked (checkFactor
+// and the form NewMetric gives it) without a decomposition; without one
+// (files before version 3), factored by NewMetric.
+func (f *metricJSON) metric() (*Metric, error) {
+	sym, err := symFromRows(f.M, f.Dim)
+	if err != nil {
+		return nil, err
+	}
+	if f.L == nil {
+		return NewMetric(sym)
+	}
+	l, err := factorFromRows(f.L, f.Dim)
+	if err != nil {
+		return nil, err
+	}
+	met := &Metric{M: sym, L: l}
+	if err := met.checkForm(); err != nil {
+		return nil, err
+	}
+	if err := met.checkFactor(); err != nil {
+		return nil, err
+	}
+	return met, nil
+}
+
+// factorFromRows returns the D×r factor of a file: D rows of the same
+// length r, 1 ≤ r ≤ D, finite.
+func factorFromRows(rows [][]float64, dim int) (*mat.Dense, error) {
+	if len(rows) != dim || len(rows[0]) == 0 || len(rows[0]) > dim {
+		r := 0
+		if len(rows) > 0 {
+			r = len(rows[0])
+		}
+		return nil, fmt.Errorf("%w: metric factor %d×%d for dim %d, want %d rows of 1 to %d numbers", ErrInvalid, len(rows), r, dim, dim, dim)
+	}
+	r := len(rows[0])
+	l := mat.NewDense(dim, r, nil)
+	for i, row := range rows {
+		if len(row) != r {
+			return nil, fmt.Errorf("%w: metric factor row %d has %d entries, want %d", ErrInvalid, i, len(row), r)
+		}
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: metric factor entry (%d,%d) = %v", ErrInvalid, i, j, v)
+			}
+		}
+		l.SetRow(i, row)
+	}
+	return l, nil
+}
+
 func symFromRows(rows [][]float64, dim int) (*mat.SymDense, error) {
 	d := len(rows)
 	if d == 0 || d != dim {

@@ -11,7 +11,9 @@ import (
 
 // FuzzLoad feeds arbitrary bytes to the model loader. It must never panic,
 // and whatever it accepts must be a valid model: finite, symmetric, PSD
-// within tolerance, and it must survive a Save/Load round trip unchanged.
+// within tolerance, with a factor that reproduces M, and it must survive a
+// Save/Load round trip unchanged. The first seed is a version 3 file,
+// with the factor L the fuzzer then alters.
 func FuzzLoad(f *testing.F) {
 	m, err := NewMetric(mat.NewSymDense(2, []float64{2, 1, 1, 2}))
 	if err != nil {
@@ -60,8 +62,13 @@ func FuzzLoad(f *testing.F) {
 		if (again.Metric == nil) != (got.Metric == nil) {
 			t.Fatal("round trip changed the model kind")
 		}
-		if got.Metric != nil && !mat.Equal(again.Metric.M, got.Metric.M) {
-			t.Fatal("round trip changed the metric")
+		if got.Metric != nil {
+			if !mat.Equal(again.Metric.M, got.Metric.M) || !mat.Equal(again.Metric.L, got.Metric.L) {
+				t.Fatal("round trip changed the metric or its factor")
+			}
+			if err := got.Metric.checkFactor(); err != nil {
+				t.Fatalf("accepted a factor that fails its own check: %v", err)
+			}
 		}
 		if !reflect.DeepEqual(again.Provenance, got.Provenance) {
 			t.Fatalf("round trip changed the provenance: %+v, then %+v", got.Provenance, again.Provenance)

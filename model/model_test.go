@@ -173,15 +173,15 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err := m.Save(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(buf.String(), "{\n  \"format\": \"psdlearn-model\",\n  \"version\": 2,") {
+	if !strings.HasPrefix(buf.String(), "{\n  \"format\": \"psdlearn-model\",\n  \"version\": 3,") {
 		t.Errorf("file starts %q", buf.String()[:60])
 	}
 	got, err := Load(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !mat.Equal(got.Metric.M, met.M) {
-		t.Error("M changed by save/load")
+	if !mat.Equal(got.Metric.M, met.M) || !mat.Equal(got.Metric.L, met.L) {
+		t.Error("M or L changed by save/load")
 	}
 	z1, err := m.Transform(x)
 	if err != nil {
@@ -191,7 +191,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !mat.EqualApprox(z1, z2, 1e-12) {
+	if !mat.Equal(z1, z2) { // the file holds L: the same bits
 		t.Error("Transform changed by save/load")
 	}
 	if got.Algo != "test" || got.Info["gap"] != nil || got.InputDim() != 4 || len(got.Classes) != 2 {
@@ -216,10 +216,21 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 
 func TestLoadRejects(t *testing.T) {
 	const head = `{"format":"psdlearn-model","version":1,`
+	const v3 = `{"format":"psdlearn-model","version":3,"kind":"metric",`
 	for _, tc := range []struct{ name, in, want string }{
 		{"not JSON", `hello`, "decode"},
 		{"format", `{"format":"other","version":1,"kind":"metric","metric":{"dim":1,"m":[[1]]}}`, `format "other"`},
-		{"version 3", `{"format":"psdlearn-model","version":3,"kind":"metric","metric":{"dim":1,"m":[[1]]}}`, "unsupported model file version 3 (written by a newer psdlearn?): this psdlearn reads versions 1 to 2"},
+		{"version 4", `{"format":"psdlearn-model","version":4,"kind":"metric","metric":{"dim":1,"m":[[1]]}}`, "unsupported model file version 4 (written by a newer psdlearn?): this psdlearn reads versions 1 to 3"},
+		{"factor rows", v3 + `"metric":{"dim":2,"m":[[4,0],[0,1]],"l":[[2,0]]}}`, "metric factor 1×2 for dim 2"},
+		{"factor columns", v3 + `"metric":{"dim":1,"m":[[4]],"l":[[2,0]]}}`, "metric factor 1×2 for dim 1"},
+		{"factor ragged", v3 + `"metric":{"dim":2,"m":[[4,0],[0,1]],"l":[[2,0],[0]]}}`, "factor row 1 has 1 entries"},
+		{"factor empty", v3 + `"metric":{"dim":1,"m":[[4]],"l":[[]]}}`, "metric factor 1×0"},
+		{"factor of another M", v3 + `"metric":{"dim":2,"m":[[4,0],[0,1]],"l":[[2,0],[0,2]]}}`, "does not reproduce M"},
+		{"factor ascending", v3 + `"metric":{"dim":2,"m":[[4,0],[0,1]],"l":[[0,2],[1,0]]}}`, "column 1 is longer than column 0"},
+		{"factor sign", v3 + `"metric":{"dim":2,"m":[[4,0],[0,1]],"l":[[-2,0],[0,1]]}}`, "negative entry of largest magnitude"},
+		{"factor clipped column", v3 + `"metric":{"dim":2,"m":[[4,0],[0,0]],"l":[[2,0],[0,1e-9]]}}`, "below the clipping threshold"},
+		{"factor of a non-PSD M", v3 + `"metric":{"dim":2,"m":[[4,0],[0,-1]],"l":[[2],[0]]}}`, "does not reproduce M"},
+		{"factor in version 2", `{"format":"psdlearn-model","version":2,"kind":"metric","metric":{"dim":1,"m":[[1]],"l":[[1]]}}`, "no metric factor (it appeared in version 3)"},
 		{"version 0", `{"format":"psdlearn-model","version":0,"kind":"metric","metric":{"dim":1,"m":[[1]]}}`, "unsupported model file version 0"},
 		{"no version", `{"format":"psdlearn-model","kind":"metric","metric":{"dim":1,"m":[[1]]}}`, "unsupported model file version 0"},
 		{"unknown field", head + `"kind":"metric","metric":{"dim":1,"m":[[1]]},"extra":1}`, "unknown field"},

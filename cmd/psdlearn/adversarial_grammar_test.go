@@ -717,7 +717,9 @@ func advModel(kind, class string) []advContent {
 		return advFail(advContent{variant: "/dev/zero", path: "/dev/zero"}, advContent{variant: "random", data: advRandom(4096, 13)})
 	case "lying-header":
 		return advFail(advContent{variant: "dim 1e6", data: advModelJSON(k, cls, `"metric": {"dim": 1000000, "m": [[1]]},`)},
-			advContent{variant: "kernel n 1e9", data: advModelJSON("kernel", cls, `"kernel": {"n": 1000000000, "rank": 1, "lambda": [1], "v": [[1]]},`)})
+			advContent{variant: "kernel n 1e9", data: advModelJSON("kernel", cls, `"kernel": {"n": 1000000000, "rank": 1, "lambda": [1], "v": [[1]]},`)},
+			advContent{variant: "factor of another matrix", data: bytes.Replace(advModelJSON(k, cls, `"metric": {"dim": 2, "m": [[4,0],[0,1]], "l": [[2,0],[0,2]]},`), []byte(`"version": 2`), []byte(`"version": 3`), 1)},
+			advContent{variant: "factor rows 1e6", data: bytes.Replace(advModelJSON(k, cls, `"metric": {"dim": 1000000, "m": [[1]], "l": [[1]]},`), []byte(`"version": 2`), []byte(`"version": 3`), 1)})
 	case "compressed-bomb":
 		return advFail(advContent{path: "{asset:zeros.gz}"})
 	case "wrong-encoding":

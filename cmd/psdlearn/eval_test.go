@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -111,8 +113,13 @@ func TestEvalRecordedSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(v1)
-	if err := os.WriteFile(v1, []byte(strings.Replace(string(b), `"version": 2,`, `"version": 1,`, 1)), 0o644); err != nil {
+	// Version 1: no provenance and no factor (version 3).
+	b = regexp.MustCompile(`\],\n    "l": \[\n(      \[[^\]]*\],?\n)*    \]\n`).ReplaceAll(b, []byte("]\n"))
+	if err := os.WriteFile(v1, []byte(strings.Replace(string(b), fmt.Sprintf(`"version": %d,`, model.Version), `"version": 1,`, 1)), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(v1); !strings.Contains(string(b), `"version": 1,`) || strings.Contains(string(b), `"l": [`) {
+		t.Fatalf("not a version 1 file:\n%s", b)
 	}
 	ev = runJSON(t, "eval", "--model", v1, "--data", "builtin:iris")
 	if rows, _ := ev["rows"].(string); ev["mode"] != "loo" || ev["data_match"] != "unknown" || !strings.Contains(rows, "records no training data") {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"gonum.org/v1/gonum/mat"
 	"math"
 	"os"
 	"path/filepath"
@@ -76,8 +77,11 @@ func TestHostileReproducers(t *testing.T) {
 func TestWarningsPath(t *testing.T) {
 	dir := t.TempDir()
 	// A model whose metric is zero.
-	m := &model.Model{Kind: model.KindMetric, Metric: model.Identity(4), Classes: []string{"0", "1", "2"}}
-	m.Metric.M.Zero()
+	met, err := model.NewMetric(mat.NewSymDense(4, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &model.Model{Kind: model.KindMetric, Metric: met, Classes: []string{"0", "1", "2"}}
 	zero := filepath.Join(dir, "zero.json")
 	if err := m.SaveFile(zero); err != nil {
 		t.Fatal(err)
