@@ -365,12 +365,9 @@ func Load(r io.Reader) (*Model, error) {
 		if len(k.V) != k.N || k.N == 0 || k.Rank != len(k.Lambda) || k.Rank == 0 {
 			return nil, fmt.Errorf("%w: kernel with n=%d rank=%d has %d rows and %d eigenvalues", ErrInvalid, k.N, k.Rank, len(k.V), len(k.Lambda))
 		}
-		v := mat.NewDense(k.N, k.Rank, nil)
-		for i, row := range k.V {
-			if len(row) != k.Rank {
-				return nil, fmt.Errorf("%w: kernel factor row %d has %d entries, want %d", ErrInvalid, i, len(row), k.Rank)
-			}
-			v.SetRow(i, row)
+		v, err := denseFromRows(k.V, k.Rank, "kernel factor")
+		if err != nil {
+			return nil, err
 		}
 		if m.Kernel, err = NewKernel(v, k.Lambda); err != nil {
 			return nil, err
@@ -481,27 +478,32 @@ func (f *metricJSON) metric() (*Metric, error) {
 // factorFromRows returns the D×r factor of a file: D rows of the same
 // length r, 1 ≤ r ≤ D, finite.
 func factorFromRows(rows [][]float64, dim int) (*mat.Dense, error) {
-	if len(rows) != dim || len(rows[0]) == 0 || len(rows[0]) > dim {
+	if len(rows) == 0 || len(rows) != dim || len(rows[0]) == 0 || len(rows[0]) > dim {
 		r := 0
 		if len(rows) > 0 {
 			r = len(rows[0])
 		}
 		return nil, fmt.Errorf("%w: metric factor %d×%d for dim %d, want %d rows of 1 to %d numbers", ErrInvalid, len(rows), r, dim, dim, dim)
 	}
-	r := len(rows[0])
-	l := mat.NewDense(dim, r, nil)
+	return denseFromRows(rows, len(rows[0]), "metric factor")
+}
+
+// denseFromRows returns the rows as a len(rows)×cols matrix, refusing a
+// row of another length or a non-finite entry (what names the matrix).
+func denseFromRows(rows [][]float64, cols int, what string) (*mat.Dense, error) {
+	a := mat.NewDense(len(rows), cols, nil)
 	for i, row := range rows {
-		if len(row) != r {
-			return nil, fmt.Errorf("%w: metric factor row %d has %d entries, want %d", ErrInvalid, i, len(row), r)
+		if len(row) != cols {
+			return nil, fmt.Errorf("%w: %s row %d has %d entries, want %d", ErrInvalid, what, i, len(row), cols)
 		}
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: metric factor entry (%d,%d) = %v", ErrInvalid, i, j, v)
+				return nil, fmt.Errorf("%w: %s entry (%d,%d) = %v", ErrInvalid, what, i, j, v)
 			}
 		}
-		l.SetRow(i, row)
+		a.SetRow(i, row)
 	}
-	return l, nil
+	return a, nil
 }
 
 func symFromRows(rows [][]float64, dim int) (*mat.SymDense, error) {
