@@ -164,3 +164,35 @@ func TestSaveRefusesInconsistentFactor(t *testing.T) {
 		t.Errorf("saved a metric with another matrix's factor: %v", err)
 	}
 }
+
+// TestFactorExtremeMagnitudes: the factor check neither overflows nor
+// underflows at entries from 1e-300 to 1e300 (FuzzModelFields found a
+// 1.7e308 entry that made it NaN): a metric's own factor passes and
+// survives a file round trip, and another matrix's factor is refused.
+func TestFactorExtremeMagnitudes(t *testing.T) {
+	for _, scale := range []float64{1e-300, 1e-200, 1, 1e200, 1e300, 1.6e308} {
+		// The largest entry of M at scale: 1.6e308 is near MaxFloat64.
+		var m, other mat.SymDense
+		a, b := lowRankPSD(5, 6, 4), lowRankPSD(6, 6, 4)
+		m.ScaleSym(scale/mat.Norm(a, math.Inf(1)), a)
+		other.ScaleSym(scale/mat.Norm(b, math.Inf(1)), b)
+		met, err := NewMetric(&m)
+		if err != nil {
+			t.Fatalf("scale %g: %v", scale, err)
+		}
+		if err := met.checkFactor(); err != nil {
+			t.Errorf("scale %g: own factor: %v", scale, err)
+		}
+		var buf strings.Builder
+		if err := (&Model{Kind: KindMetric, Metric: met}).Save(&buf); err != nil {
+			t.Fatalf("scale %g: %v", scale, err)
+		}
+		back, err := Load(strings.NewReader(buf.String()))
+		if err != nil || !mat.Equal(back.Metric.L, met.L) {
+			t.Errorf("scale %g: round trip: %v", scale, err)
+		}
+		if err := (&Metric{M: &other, L: met.L}).checkFactor(); err == nil {
+			t.Errorf("scale %g: another matrix's factor passed", scale)
+		}
+	}
+}

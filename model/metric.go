@@ -155,6 +155,7 @@ func fromEigen(m *mat.SymDense, vals []float64, vecs *mat.Dense) (*Metric, error
 // entry of largest magnitude (the first of equals) is positive, and none
 // below the clipping threshold, except the single zero column of M = 0.
 func (m *Metric) checkForm() error {
+	m = m.balanced()
 	_, r := m.L.Dims()
 	prev := math.Inf(1)
 	var first float64
@@ -191,7 +192,71 @@ const probes = 3
 // clips plus the rounding of a backward-stable eigensolver; a factor of
 // another matrix, or with columns that are not orthogonal, fails it with
 // probability one over the random draws.
-func (m *Metric) checkFactor() error {
+// It runs on the balanced copy of m.
+func (m *Metric) checkFactor() error { return m.balanced().checkScaledFactor() }
+
+// balanced returns m, or, when its entries are far from 1 (beyond 2^±500
+// in M, 2^±250 in L), a copy with M scaled by 2^−e and L by 2^−e/2 (exact
+// powers of two, e even), so that the checks' products neither overflow
+// nor underflow. The form of L and its consistency with M do not change.
+func (m *Metric) balanced() *Metric {
+	if e := factorExponent(m.M, m.L); e > 500 || e < -500 {
+		e &^= 1
+		return &Metric{M: scaledSym(m.M, -e), L: scaledDense(m.L, -e/2)}
+	}
+	return m
+}
+
+// factorExponent returns the binary exponent of max(max|M_ij|, max|L_ij|²),
+// 0 when both are zero.
+func factorExponent(m *mat.SymDense, l *mat.Dense) int {
+	var bm, bl float64
+	d, r := l.Dims()
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			bm = math.Max(bm, math.Abs(m.At(i, j)))
+		}
+		for c := 0; c < r; c++ {
+			bl = math.Max(bl, math.Abs(l.At(i, c)))
+		}
+	}
+	switch {
+	case bm == 0 && bl == 0:
+		return 0
+	case bl == 0:
+		return math.Ilogb(bm)
+	case bm == 0:
+		return 2 * math.Ilogb(bl)
+	}
+	return max(math.Ilogb(bm), 2*math.Ilogb(bl))
+}
+
+// scaledSym returns a copy of m times 2^e.
+func scaledSym(m *mat.SymDense, e int) *mat.SymDense {
+	d := m.SymmetricDim()
+	out := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			out.SetSym(i, j, math.Ldexp(m.At(i, j), e))
+		}
+	}
+	return out
+}
+
+// scaledDense returns a copy of a times 2^e.
+func scaledDense(a *mat.Dense, e int) *mat.Dense {
+	r, c := a.Dims()
+	out := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			out.Set(i, j, math.Ldexp(a.At(i, j), e))
+		}
+	}
+	return out
+}
+
+// checkScaledFactor is checkFactor on entries of moderate magnitude.
+func (m *Metric) checkScaledFactor() error {
 	d, r := m.L.Dims()
 	norms := make([]float64, r)
 	for c := range norms {
