@@ -54,8 +54,8 @@ func TestNewMetricFrom(t *testing.T) {
 			if tc.r == tc.d && mat.Norm(&diff, 2) > 1e-8*math.Sqrt(scale) {
 				t.Errorf("%s d=%d r=%d: ‖L − L_gonum‖ = %.3g", b.Name(), tc.d, tc.r, mat.Norm(&diff, 2))
 			}
-			if got.M == m {
-				t.Errorf("%s: M is the caller's matrix, want a copy", b.Name())
+			if got.M == m || !mat.Equal(got.M, m) {
+				t.Errorf("%s: M is the caller's matrix or differs from it, want an equal copy", b.Name())
 			}
 		}
 	}

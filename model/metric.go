@@ -65,7 +65,8 @@ func NewMetric(m mat.Symmetric) (*Metric, error) {
 
 // NewMetricFrom is NewMetric with the eigendecomposition computed by eig:
 // eig receives the validated copy of m (finite entries, so a native solver
-// may be called on it) and returns all D eigenvalues in ascending order
+// may be called on it), which becomes the Metric's M and which it must not
+// modify, and returns all D eigenvalues in ascending order
 // and the orthonormal eigenvectors as the columns of a D×D matrix, as
 // LAPACK's dsyevd and an engine backend's SymEig return them. The factor
 // is built from them as NewMetric builds it and checked against m on
