@@ -13,8 +13,6 @@ import (
 	"github.com/psdlearn/psdlearn/algos/lmnn"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/errs"
-	"github.com/psdlearn/psdlearn/eval"
-	"github.com/psdlearn/psdlearn/grid"
 	"github.com/psdlearn/psdlearn/model"
 	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
@@ -36,12 +34,10 @@ type BoostMetric struct {
 	// one); later passes regenerate the triplets from the labels in the
 	// learned metric, so they need labelled input.
 	Passes int
-	// Iters bounds the number of rank-one terms. Zero follows the data in
-	// the stage-wise mode with one pass, when there are validation rows
-	// (Common.Validation): DefaultBoostIters, doubled at most
-	// grid.DefaultMaxDoublings times while the validation k-NN error of
-	// the model at the limit is clearly below (grid.ClearlyBetter) that of
-	// the model at half the limit; otherwise DefaultBoostIters.
+	// Iters bounds the number of rank-one terms (of each pass). Zero
+	// follows the data when there are validation rows: the validation
+	// k-NN error chooses the number of terms of each pass (see
+	// BoostFirstCheck). Otherwise zero selects DefaultBoostIters.
 	Iters int
 	// Nu is the trace regulariser ν relative to the data's scale (0:
 	// boost.DefaultNu).
@@ -251,9 +247,13 @@ func (s *boostSolver) Solve(ctx context.Context, _ float64) (*Solution, error) {
 	e, p := s.e, s.p
 	opt := boost.Options{Loss: e.Loss, Mode: e.Mode, Precision: e.Precision, Iters: e.Iters, Nu: e.Nu, Backend: p.Backend, Seed: p.Seed}
 	opt.Progress = progress.Prefix(p.Progress, fmt.Sprintf("boostmetric %s/%s: ", opt.Loss, opt.Mode))
-	var limitNote string
-	if e.Iters == 0 && e.Passes <= 1 && e.Mode == boost.Stagewise && p.ValX != nil && len(p.ValY) > 0 {
-		opt.Extend = extendOnValidation(p, &limitNote)
+	var tc *termChooser
+	if e.Iters == 0 && p.ValX != nil && len(p.ValY) > 0 {
+		tc = newTermChooser(p)
+		opt.Monitor = tc
+		if e.Mode == boost.Stagewise {
+			opt.Extend = tc.extend
+		}
 	}
 	var (
 		res *boost.Result
@@ -271,60 +271,16 @@ func (s *boostSolver) Solve(ctx context.Context, _ float64) (*Solution, error) {
 		return nil, err
 	}
 	sol := boostSolution(res, p.X)
-	if limitNote != "" {
-		sol.Reason += "; " + limitNote
+	if tc != nil {
+		switch note := tc.note(); {
+		case res.Stop == boost.StopMonitor:
+			sol.Converged, sol.Reason = true, "validation error stopped falling: "+note
+		case note != "":
+			sol.Reason += "; " + note
+		}
 	}
 	sol.Summary = fmt.Sprintf("boostmetric %s/%s: %d terms, stopped: %s, objective %.10g", opt.Loss, opt.Mode, len(res.W), sol.Reason, res.Objective)
 	return sol, err
-}
-
-// extendOnValidation is the iteration limit of stage-wise BoostMetric
-// when none is given: the algorithm's default, doubled at most
-// grid.DefaultMaxDoublings times while the validation k-NN error of the
-// model at the limit is clearly below (grid.ClearlyBetter) that of the
-// model at half the limit — the first half of its terms with their
-// weights, which in the stage-wise mode is exactly the earlier model. (The
-// totally corrective mode re-weights every term at every iteration, so
-// the first half of its terms is not its earlier model: it keeps the
-// limit, as do multi-pass runs.) note receives what was decided, for the
-// solve's reason.
-func extendOnValidation(p *Problem, note *string) func(int, *boost.Result) int {
-	doublings := 0
-	valErr := func(r *boost.Result, j int) float64 {
-		if r.V == nil || j < 1 {
-			return math.NaN()
-		}
-		d, n := r.V.Dims()
-		j = min(j, n)
-		l := mat.NewDense(d, j, nil)
-		for c := 0; c < j; c++ {
-			s := math.Sqrt(r.W[c])
-			for i := 0; i < d; i++ {
-				l.Set(i, c, s*r.V.At(i, c))
-			}
-		}
-		e, err := eval.FactorKNNError(p.Backend, l, p.X, p.Y, p.ValX, p.ValY, p.K)
-		if err != nil {
-			return math.NaN()
-		}
-		return e
-	}
-	return func(it int, r *boost.Result) int {
-		if r.V == nil {
-			return 0
-		}
-		_, terms := r.V.Dims()
-		half, full := valErr(r, terms/2), valErr(r, terms)
-		if doublings < grid.DefaultMaxDoublings && grid.ClearlyBetter(half, full, len(p.ValY)) {
-			doublings++
-			*note = fmt.Sprintf("limit doubled %d times to %d: validation error %.4f at %d iterations, %.4f at half", doublings, 2*it, full, it, half)
-			return it
-		}
-		if doublings == 0 {
-			*note = fmt.Sprintf("validation error %.4f at the limit of %d iterations, %.4f at half: no clear gain from more", full, it, half)
-		}
-		return 0
-	}
 }
 
 // boostSolution is the Solution of a BoostMetric or PSDBoost result.

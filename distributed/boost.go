@@ -41,7 +41,7 @@ import (
 // evaluation distributed (see corrective.go).
 //
 // The options are those of boost.Options; every rank passes the same
-// (Extend, if set, must answer alike on every rank for the same Result).
+// (Extend and Monitor, if set, must answer alike on every rank for the same Result).
 // The hinge loss (PSDBoost) is not distributed and is refused, and so is
 // EigLanczos: the Gram matrix is always assembled, D×D,
 // and factored by the backend's dense eigensolver on rank 0 (where boost's
@@ -541,6 +541,16 @@ func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters 
 			res.Stop = boost.StopUnbounded
 			break
 		}
+		if opt.Monitor != nil && opt.Monitor.Due(it) {
+			// Every rank asks with the same Result, as for Extend.
+			if err := finish(); err != nil {
+				return nil, err
+			}
+			if opt.Monitor.Check(it, res) {
+				res.Stop = boost.StopMonitor
+				break
+			}
+		}
 		if it == iters && opt.Extend != nil {
 			// The limit is reached: ask whether to go on (every rank asks
 			// with the same Result, so every rank gets the same answer).
@@ -554,6 +564,9 @@ func (lp *local) run(ctx context.Context, comm mpi.Comm, nu, tol float64, iters 
 	}
 	if err := finish(); err != nil {
 		return nil, err
+	}
+	if opt.Monitor != nil {
+		return opt.Monitor.Keep(res), nil
 	}
 	return res, nil
 }

@@ -458,3 +458,59 @@ func checkBoost(t *testing.T, r int, got, want boostOutcome, tolM, tolObj float6
 	}
 	return e
 }
+
+// stopAt is a boost.Monitor that stops at iteration stop, checking at its
+// multiples of every.
+type stopAt struct {
+	every, stop int
+	seen        []int
+}
+
+func (m *stopAt) Due(it int) bool { return it%m.every == 0 }
+
+func (m *stopAt) Check(it int, _ *boost.Result) bool {
+	m.seen = append(m.seen, it)
+	return it == m.stop
+}
+
+func (m *stopAt) Keep(r *boost.Result) *boost.Result { return r }
+
+// TestBoostMetricMonitor: a distributed run calls Options.Monitor on every
+// rank at the same iterations and stops where it says, with the model of
+// the one-process run limited to those iterations.
+func TestBoostMetricMonitor(t *testing.T) {
+	x, y := load(t, "wine")
+	n, d := x.Dims()
+	ts, err := constraints.Triplets(x, y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := boost.BoostMetric(context.Background(), x, ts, boost.Options{Iters: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const p = 2
+	bounds := split(n, p)
+	sh := shards(t, x, y, 3, bounds)
+	mons := []*stopAt{{every: 4, stop: 12}, {every: 4, stop: 12}}
+	got := make([]*boost.Result, p)
+	for r, err := range runRanks(p, func(c mpi.Comm) error {
+		r := c.Rank()
+		res, err := distributed.BoostMetric(context.Background(), c, rowsOf(x, bounds[r], bounds[r+1]), sh[r], boost.Options{Iters: 30, Monitor: mons[r]})
+		got[r] = res
+		return err
+	}) {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	for r, res := range got {
+		if res.Stop != boost.StopMonitor || res.Iterations != 12 || !slices.Equal(mons[r].seen, []int{4, 8, 12}) {
+			t.Errorf("rank %d: stopped %v after %d iterations, checked at %v; want StopMonitor after 12, checked at 4, 8, 12", r, res.Stop, res.Iterations, mons[r].seen)
+			continue
+		}
+		w := outcome(want, d)
+		w.stop = boost.StopMonitor.String()
+		checkBoost(t, r, outcome(res, d), w, 1e-9, 1e-9)
+	}
+}

@@ -223,6 +223,10 @@ type Options struct {
 	// how many more iterations to run: 0 stops at the limit. The boostmetric
 	// trainer extends the limit while the validation error still improves.
 	Extend func(it int, r *Result) int
+	// Monitor, if non-nil, watches a BoostMetric run (not PSDBoost) at
+	// the iterations it asks for and may stop it early (StopMonitor). The
+	// boostmetric trainer scores the terms on validation rows with it.
+	Monitor Monitor
 	// Eig selects the eigensolver; DenseMaxDim, if positive, is the EigAuto
 	// threshold on the dimension (zero: the cost model, see EigAuto).
 	Eig         EigMethod
@@ -247,6 +251,35 @@ type Options struct {
 	// lpDual forces the dual form of PSDBoost's master on every LP solver
 	// (tests: the pure-Go simplex takes the primal form on small problems).
 	lpDual bool
+}
+
+// A Monitor watches a BoostMetric run (Options.Monitor): after every
+// iteration it for which Due(it) holds, the run stores its terms in its
+// Result (as it does when it returns) and calls Check; Check returning
+// true ends the run there with StopMonitor. Check is called after the
+// iteration's Progress event and before Options.Extend at the limit; the
+// Result it receives is the run's own, which later iterations update, so
+// a Monitor copies what it keeps. A run that ends without an error returns
+// Keep's answer: its own Result, or a copy with the terms of an earlier
+// check (every other field is the run's). Distributed runs call it on
+// every rank with the same Result, and it must answer alike on every rank.
+type Monitor interface {
+	// Due reports whether Check wants the terms after iteration it.
+	Due(it int) bool
+	// Check receives the terms after iteration it and reports whether
+	// to stop.
+	Check(it int, r *Result) bool
+	// Keep returns the result the run returns, given its final one.
+	Keep(r *Result) *Result
+}
+
+// A PassMonitor is a Monitor that MultiPass tells where each pass starts:
+// StartPass(p, l) comes before pass p, whose terms are learned on the
+// points Lᵀa_i (l is nil for the first pass, the identity), so that the
+// metric of a pass's terms X_p is L X_p Lᵀ in the input space.
+type PassMonitor interface {
+	Monitor
+	StartPass(p int, l *mat.Dense)
 }
 
 // Stop says why a run ended.
@@ -276,6 +309,9 @@ const (
 	// multiple pricing adds up to Options.Columns terms per iteration. The
 	// Result holds the last master solved, with its certificate.
 	StopMemory
+	// StopMonitor: Options.Monitor stopped the run (the boostmetric
+	// trainer's validation error rose clearly above its best).
+	StopMonitor
 )
 
 // String describes s.
@@ -293,6 +329,8 @@ func (s Stop) String() string {
 		return "cancelled"
 	case StopMemory:
 		return "memory limit"
+	case StopMonitor:
+		return "stopped by its monitor"
 	}
 	return fmt.Sprintf("Stop(%d)", int(s))
 }

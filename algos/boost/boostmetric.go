@@ -256,6 +256,13 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 			res.Stop = StopUnbounded
 			break
 		}
+		if opt.Monitor != nil && opt.Monitor.Due(it) {
+			finish()
+			if opt.Monitor.Check(it, res) {
+				res.Stop = StopMonitor
+				break
+			}
+		}
 		if it == iters && opt.Extend != nil {
 			// The limit is reached: ask whether to go on.
 			finish()
@@ -265,6 +272,9 @@ func boostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, 
 		}
 	}
 	finish()
+	if opt.Monitor != nil {
+		return opt.Monitor.Keep(res), nil
+	}
 	return res, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/arpack"
@@ -550,5 +551,118 @@ func TestDenseWins(t *testing.T) {
 		if got := denseWins(tc.n, tc.d, tc.prec); got != tc.want {
 			t.Errorf("denseWins(%d, %d, %v) = %v, want %v", tc.n, tc.d, tc.prec, got, tc.want)
 		}
+	}
+}
+
+// stopAt is a PassMonitor that asks at every multiple of every and stops
+// at stop, keeping a copy of the Result of every check; it keeps the terms
+// of its keep-th check (0: the run's own), and records the passes.
+type stopAt struct {
+	every, stop, keep int
+	seen              []int
+	results           []*Result
+	passes            []int
+	transforms        []*mat.Dense
+}
+
+func (m *stopAt) Due(it int) bool { return it%m.every == 0 }
+
+func (m *stopAt) Check(it int, r *Result) bool {
+	m.seen = append(m.seen, it)
+	c := *r
+	c.V, c.W = mat.DenseCopyOf(r.V), slices.Clone(r.W)
+	m.results = append(m.results, &c)
+	return it == m.stop
+}
+
+func (m *stopAt) Keep(r *Result) *Result {
+	if m.keep == 0 {
+		return r
+	}
+	k := *r
+	k.V, k.W = m.results[m.keep-1].V, m.results[m.keep-1].W
+	return &k
+}
+
+func (m *stopAt) StartPass(p int, l *mat.Dense) {
+	m.passes = append(m.passes, p)
+	m.transforms = append(m.transforms, l)
+}
+
+// TestMonitor: BoostMetric calls Options.Monitor's Check at the iterations
+// Due names, with the terms so far, and stops with StopMonitor when it
+// says so. Stage-wise, a run stopped at iteration j holds the same terms,
+// bit for bit, as a run limited to j iterations (the same arithmetic), and
+// the terms seen at an earlier check are the leading ones of the end.
+func TestMonitor(t *testing.T) {
+	d, err := datasets.Open("wine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := engine.Default()
+	ts, err := makeTriplets(b, d.X, d.Y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []Mode{Stagewise, Corrective} {
+		m := &stopAt{every: 4, stop: 12}
+		res, err := BoostMetric(context.Background(), d.X, ts, Options{Backend: b, Mode: mode, Iters: 30, Monitor: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stop != StopMonitor || res.Iterations != 12 || !slices.Equal(m.seen, []int{4, 8, 12}) {
+			t.Errorf("%v: stopped %v after %d iterations, checked at %v; want StopMonitor after 12, checked at 4, 8, 12", mode, res.Stop, res.Iterations, m.seen)
+		}
+		for i, r := range m.results {
+			if _, j := r.V.Dims(); j > m.seen[i] || j == 0 || j != len(r.W) {
+				t.Errorf("%v: %d terms at iteration %d", mode, j, m.seen[i])
+			}
+		}
+		if mode != Stagewise {
+			continue
+		}
+		ref, err := BoostMetric(context.Background(), d.X, ts, Options{Backend: b, Mode: mode, Iters: 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(ref.V, res.V) || !slices.Equal(ref.W, res.W) || ref.Objective != res.Objective {
+			t.Errorf("stage-wise: the run stopped at 12 differs from the run limited to 12")
+		}
+		if early := m.results[1].V; !mat.Equal(early, res.V.Slice(0, 13, 0, 8)) {
+			t.Errorf("stage-wise: the terms seen at 8 are not the first 8 of the end")
+		}
+	}
+}
+
+// TestMonitorKeep: a run returns the terms its Monitor keeps, and
+// MultiPass tells a PassMonitor where every pass starts, counting the
+// iterations of each pass from one.
+func TestMonitorKeep(t *testing.T) {
+	d, err := datasets.Open("wine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := engine.Default()
+	ts, err := makeTriplets(b, d.X, d.Y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &stopAt{every: 4, stop: 12, keep: 2}
+	res, err := BoostMetric(context.Background(), d.X, ts, Options{Backend: b, Iters: 30, Monitor: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iterations != 12 || !mat.Equal(res.V, m.results[1].V) || !slices.Equal(res.W, m.results[1].W) {
+		t.Errorf("after %d iterations returned %d terms, want the 8 of the second check", res.Iterations, len(res.W))
+	}
+	m = &stopAt{every: 4, stop: 8}
+	if _, err := MultiPass(context.Background(), d.X, d.Y, 3, 2, ts, Options{Backend: b, Iters: 30, Monitor: m}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.passes, []int{1, 2}) || m.transforms[0] != nil || m.transforms[1] == nil || !slices.Equal(m.seen, []int{4, 8, 4, 8}) {
+		t.Fatalf("passes %v, checks at %v, first transform %v", m.passes, m.seen, m.transforms[0])
+	}
+	if r, _ := m.transforms[1].Dims(); r != 13 {
+		t.Errorf("the second pass's transform has %d rows, want 13", r)
 	}
 }

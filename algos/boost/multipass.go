@@ -18,6 +18,8 @@ import (
 // L X_p Lᵀ, kept as rank-one terms (the unit vectors L v_j/‖L v_j‖ with
 // weights w_j ‖L v_j‖²). Iterations and Curve accumulate over the passes.
 // A pass that learns no term ends the run with the metric of the passes before.
+// Options.Monitor watches every pass (and keeps its terms); a PassMonitor
+// is told where each pass starts.
 //
 // On cancellation MultiPass returns the best iterate so far with Stop =
 // StopCancelled and an error wrapping ctx.Err(): during the first pass, the
@@ -62,6 +64,9 @@ func MultiPass(ctx context.Context, x *mat.Dense, y []int, k, passes int, ts *co
 			if ts, err = makeTriplets(b, cur, y, k); err != nil {
 				return nil, fmt.Errorf("boost: pass %d: %w", p, err)
 			}
+		}
+		if pm, ok := opt.Monitor.(PassMonitor); ok {
+			pm.StartPass(p, l)
 		}
 		res, err := BoostMetric(ctx, cur, ts, opt)
 		if err != nil {
