@@ -496,15 +496,7 @@ func BenchmarkPricing(b *testing.B) {
 // many more iterations to run, with the terms so far, and runs them; 0
 // stops. Raw wine does not converge within the limits used here.
 func TestExtend(t *testing.T) {
-	d, err := datasets.Open("wine")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := engine.Default()
-	ts, err := makeTriplets(b, d.X, d.Y, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, ts, b := rawWine(t)
 	for _, mode := range []Mode{Stagewise, Corrective} {
 		var asked []int
 		res, err := BoostMetric(context.Background(), d.X, ts, Options{Backend: b, Mode: mode, Iters: 20, Extend: func(it int, r *Result) int {
@@ -595,15 +587,7 @@ func (m *stopAt) StartPass(p int, l *mat.Dense) {
 // bit for bit, as a run limited to j iterations (the same arithmetic), and
 // the terms seen at an earlier check are the leading ones of the end.
 func TestMonitor(t *testing.T) {
-	d, err := datasets.Open("wine")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := engine.Default()
-	ts, err := makeTriplets(b, d.X, d.Y, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, ts, b := rawWine(t)
 	for _, mode := range []Mode{Stagewise, Corrective} {
 		m := &stopAt{every: 4, stop: 12}
 		res, err := BoostMetric(context.Background(), d.X, ts, Options{Backend: b, Mode: mode, Iters: 30, Monitor: m})
@@ -638,15 +622,7 @@ func TestMonitor(t *testing.T) {
 // MultiPass tells a PassMonitor where every pass starts, counting the
 // iterations of each pass from one.
 func TestMonitorKeep(t *testing.T) {
-	d, err := datasets.Open("wine")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := engine.Default()
-	ts, err := makeTriplets(b, d.X, d.Y, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, ts, b := rawWine(t)
 	m := &stopAt{every: 4, stop: 12, keep: 2}
 	res, err := BoostMetric(context.Background(), d.X, ts, Options{Backend: b, Iters: 30, Monitor: m})
 	if err != nil {
@@ -665,4 +641,20 @@ func TestMonitorKeep(t *testing.T) {
 	if r, _ := m.transforms[1].Dims(); r != 13 {
 		t.Errorf("the second pass's transform has %d rows, want 13", r)
 	}
+}
+
+// rawWine returns the raw wine data, its 3-NN triplets and the default
+// backend: a run that does not converge within the limits used here.
+func rawWine(t *testing.T) (*data.Dataset, *constraints.TripletSet, engine.Backend) {
+	t.Helper()
+	d, err := datasets.Open("wine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := engine.Default()
+	ts, err := makeTriplets(b, d.X, d.Y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, ts, b
 }
