@@ -6,6 +6,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/lmnn"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/engine"
@@ -197,6 +198,16 @@ type ChunkExecutor interface {
 type Distributor interface {
 	FrobMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt frob.MetricOptions) (*frob.MetricResult, error)
 	BoostMetric(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt boost.Options) (*boost.Result, error)
+}
+
+// An LMNNDistributor is a Distributor that also runs LMNN's solves over its
+// processes: it returns what lmnn.Learn returns on the same arguments, to
+// rounding (the parts of the objective and the subgradient are summed in
+// another order), on every process. The pipeline uses it when its
+// Distributor has it.
+type LMNNDistributor interface {
+	Distributor
+	LMNN(ctx context.Context, x *mat.Dense, y []int, ts *constraints.TripletSet, opt lmnn.Options) (*lmnn.Result, error)
 }
 
 // Local is the Executor of one process.

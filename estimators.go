@@ -513,7 +513,14 @@ func (s *lmnnSolver) Solve(ctx context.Context, _ float64) (*Solution, error) {
 	if mu == 0 {
 		mu = lmnn.DefaultMu
 	}
-	res, err := lmnn.Learn(ctx, p.X, p.Y, p.Triplets, lmnn.Options{Mu: mu, MaxIter: s.e.Iters, Rank: s.e.Rank, Backend: p.Backend, Progress: p.Progress})
+	opt := lmnn.Options{Mu: mu, MaxIter: s.e.Iters, Rank: s.e.Rank, Backend: p.Backend, Progress: p.Progress}
+	var res *lmnn.Result
+	var err error
+	if d, ok := p.Dist.(LMNNDistributor); ok {
+		res, err = d.LMNN(ctx, p.X, p.Y, p.Triplets, opt)
+	} else {
+		res, err = lmnn.Learn(ctx, p.X, p.Y, p.Triplets, opt)
+	}
 	if res == nil {
 		return nil, err
 	}

@@ -61,9 +61,9 @@ type Problem struct {
 	Backend engine.Backend
 	// Progress receives the solver's progress events (may be nil).
 	Progress progress.Func
-	// Dist, if set, runs FrobMetric's and BoostMetric's solves across
-	// the processes of an execution mode (an Executor sets it; nil: in
-	// this process).
+	// Dist, if set, runs FrobMetric's and BoostMetric's solves (and
+	// LMNN's, when it is an LMNNDistributor) across the processes of an
+	// execution mode (an Executor sets it; nil: in this process).
 	Dist Distributor
 }
 

@@ -26,8 +26,11 @@ import (
 //     package): rank p takes a contiguous block of the training rows, chosen
 //     so that the triplets anchored at the blocks are balanced, and the
 //     rows its triplets reach in other blocks as its halo;
-//   - every other solve (PSDBoost, LMNN, ITML, multi-pass BoostMetric) runs
-//     on rank 0 alone, which broadcasts its solution;
+//   - LMNN's solves run with each rank evaluating, and searching the
+//     impostors of, the points of its block of rows (lmnn.Splitter), the
+//     sums reduced in rank order;
+//   - every other solve (PSDBoost, ITML, multi-pass BoostMetric) runs on
+//     rank 0 alone, which broadcasts its solution;
 //   - a k-NN score splits every query set into contiguous blocks, one per
 //     rank, searched against all the reference rows; one AllreduceSum adds
 //     the misclassified counts;
@@ -85,7 +88,7 @@ func (e *Executor) cancelled(err error) bool {
 	return errors.Is(err, ErrRemote) && errors.Is(err, context.Canceled)
 }
 
-// NewSolver returns l's solver on p: sharded for FrobMetric and
+// NewSolver returns l's solver on p: sharded for FrobMetric, LMNN and
 // single-pass BoostMetric, on rank 0 for the others.
 func (e *Executor) NewSolver(l psdlearn.Learner, p *psdlearn.Problem) (psdlearn.Solver, error) {
 	if sharded(l) {
@@ -103,7 +106,7 @@ func (e *Executor) NewSolver(l psdlearn.Learner, p *psdlearn.Problem) (psdlearn.
 // sharded reports whether l's solves run sharded.
 func sharded(l psdlearn.Learner) bool {
 	switch a := l.(type) {
-	case psdlearn.FrobMetric, *psdlearn.FrobMetric:
+	case psdlearn.FrobMetric, *psdlearn.FrobMetric, psdlearn.LMNN, *psdlearn.LMNN:
 		return true
 	case psdlearn.BoostMetric:
 		return a.Passes <= 1

@@ -65,8 +65,8 @@ func runDist(t *testing.T, p int, newL func(psdlearn.Common) psdlearn.Learner, c
 // 2 and 3 ranks and compares it with one process: every rank the same
 // result; the same chosen C and test error as one process; the objective
 // within the certificates (FrobMetric), to 1e-9 relative when the
-// iteration counts agree (BoostMetric), or exactly (LMNN and PSDBoost,
-// solved on rank 0 alone). BoostMetric runs on iris, where it converges:
+// iteration counts agree (BoostMetric and LMNN, whose sums are split by
+// rank), or exactly (PSDBoost, solved on rank 0 alone). BoostMetric runs on iris, where it converges:
 // on wine it reaches its iteration limit along a path on which rounding
 // grows (one ulp at iteration 5, 1e-11 at 50, a few per cent at 100, with
 // summation in another order), so that only the iteration count compares.
@@ -81,6 +81,7 @@ func TestExecutorRun(t *testing.T) {
 			return psdlearn.BoostMetric{Common: c, Mode: boost.Corrective, Iters: 20}
 		}},
 		{"lmnn", "wine", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.LMNN{Common: c, Iters: 50} }},
+		{"lmnn-rank", "iris", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.LMNN{Common: c, Rank: 2} }},
 		{"psdboost", "iris", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.PSDBoost{Common: c, C: []float64{10, 100}} }},
 	}
 	for _, tc := range cases {
@@ -130,7 +131,13 @@ func checkSameRun(t *testing.T, what, name string, got, want *psdlearn.Result) {
 		if bound := (math.Max(got.DualityGap, 0) + math.Max(want.DualityGap, 0)) * scale; !(diff <= bound) || !got.Certificate.Converged {
 			t.Errorf("%s: objective %v, one process %v: |difference| %.3g above the certificates' %.3g (converged %v)", what, got.Objective, want.Objective, diff, bound, got.Certificate.Converged)
 		}
-	case "lmnn", "psdboost":
+	case "lmnn", "lmnn-rank":
+		// The same iterations; each sum over the ranks is rounded in
+		// another order.
+		if got.Iterations != want.Iterations || !(diff <= 1e-9*scale) {
+			t.Errorf("%s: objective %v after %d iterations, one process %v after %d", what, got.Objective, got.Iterations, want.Objective, want.Iterations)
+		}
+	case "psdboost":
 		if got.Objective != want.Objective || got.Iterations != want.Iterations {
 			t.Errorf("%s: objective %v after %d iterations, one process %v after %d (solved on rank 0: the same arithmetic)", what, got.Objective, got.Iterations, want.Objective, want.Iterations)
 		}
@@ -182,43 +189,53 @@ func TestExecutorGivenTriplets(t *testing.T) {
 	checkSameRun(t, "given triplets", "frobmetric", got[0], want)
 }
 
-// TestExecutorCancel cancels one rank's context during a multi-C
-// FrobMetric run: every rank returns the same best model so far, marked
-// interrupted, with an error matching errs.ErrNotConverged and
-// context.Canceled.
+// TestExecutorCancel cancels one rank's context during a run, a multi-C
+// FrobMetric run and an LMNN run: every rank returns the same best model
+// so far, marked interrupted, with an error matching errs.ErrNotConverged
+// and context.Canceled.
 func TestExecutorCancel(t *testing.T) {
 	tr, val, _ := wineSplit(t)
 	d := psdlearn.Data{X: tr.X, Y: tr.Y}
-	out := make([]*psdlearn.Result, 2)
-	errsOut := runRanks(2, func(comm mpi.Comm) error {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		ex, rctx, err := distributed.NewExecutor(ctx, comm)
-		if err != nil {
-			return err
-		}
-		c := psdlearn.Common{Standardize: true, Validation: val, Executor: ex}
-		if comm.Rank() == 1 {
-			c.Progress = func(e progress.Event) {
-				if e.Iteration >= 3 {
-					cancel()
+	for _, tc := range []struct {
+		name string
+		newL func(psdlearn.Common) psdlearn.Learner
+	}{
+		{"frobmetric", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.FrobMetric{Common: c} }},
+		{"lmnn", func(c psdlearn.Common) psdlearn.Learner { return psdlearn.LMNN{Common: c} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := make([]*psdlearn.Result, 2)
+			errsOut := runRanks(2, func(comm mpi.Comm) error {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				ex, rctx, err := distributed.NewExecutor(ctx, comm)
+				if err != nil {
+					return err
+				}
+				c := psdlearn.Common{Standardize: true, Validation: val, Executor: ex}
+				if comm.Rank() == 1 {
+					c.Progress = func(e progress.Event) {
+						if e.Iteration >= 3 {
+							cancel()
+						}
+					}
+				}
+				res, err := psdlearn.Run(rctx, tc.newL(c), d)
+				out[comm.Rank()] = res
+				return err
+			})
+			for r, err := range errsOut {
+				if !errors.Is(err, errs.ErrNotConverged) || !errors.Is(err, context.Canceled) {
+					t.Errorf("rank %d: error %v, want one matching ErrNotConverged and context.Canceled", r, err)
+				}
+				if out[r] == nil || out[r].Model == nil || !out[r].Interrupted {
+					t.Fatalf("rank %d: result %+v, want the best model so far, interrupted", r, out[r])
 				}
 			}
-		}
-		res, err := psdlearn.Run(rctx, psdlearn.FrobMetric{Common: c}, d)
-		out[comm.Rank()] = res
-		return err
-	})
-	for r, err := range errsOut {
-		if !errors.Is(err, errs.ErrNotConverged) || !errors.Is(err, context.Canceled) {
-			t.Errorf("rank %d: error %v, want one matching ErrNotConverged and context.Canceled", r, err)
-		}
-		if out[r] == nil || out[r].Model == nil || !out[r].Interrupted {
-			t.Fatalf("rank %d: result %+v, want the best model so far, interrupted", r, out[r])
-		}
-	}
-	if !same(out[0].ChosenC, out[1].ChosenC) || !same(out[0].Objective, out[1].Objective) {
-		t.Errorf("ranks returned different models: C %v and %v, objective %v and %v", out[0].ChosenC, out[1].ChosenC, out[0].Objective, out[1].Objective)
+			if !same(out[0].ChosenC, out[1].ChosenC) || !same(out[0].Objective, out[1].Objective) {
+				t.Errorf("ranks returned different models: C %v and %v, objective %v and %v", out[0].ChosenC, out[1].ChosenC, out[0].Objective, out[1].Objective)
+			}
+		})
 	}
 }
 

@@ -2,13 +2,16 @@ package distributed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
+	"github.com/psdlearn/psdlearn/algos/lmnn"
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/internal/locality"
+	"github.com/psdlearn/psdlearn/mpi"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -21,8 +24,8 @@ import (
 // nearby rows. Triplet r keeps its number, so per-triplet vectors (U0, U)
 // need no translation, and the metric does not depend on the row order.
 
-// kernels runs FrobMetric's and BoostMetric's solves sharded
-// (psdlearn.Distributor).
+// kernels runs FrobMetric's, BoostMetric's and LMNN's solves sharded
+// (psdlearn.LMNNDistributor).
 type kernels struct{ e *Executor }
 
 // FrobMetric returns FrobMetric's solve of x and ts, sharded.
@@ -183,4 +186,55 @@ func (sp *split) fromShard(v []float64) []float64 {
 		out[q] = v[i]
 	}
 	return out
+}
+
+// LMNN returns LMNN's solve of x, y and ts over the ranks
+// (psdlearn.LMNNDistributor): every rank holds all the rows and evaluates
+// the triplets anchored in its contiguous block of them, searching their
+// impostors against all the rows; the objective, the active count and the
+// subgradient are summed over the ranks in rank order, and rank 0's
+// iterate is broadcast after every step (lmnn.Splitter).
+func (k kernels) LMNN(_ context.Context, x *mat.Dense, y []int, ts *constraints.TripletSet, opt lmnn.Options) (*lmnn.Result, error) {
+	e := k.e
+	opt.Split = &lmnnSplit{comm: e.comm, rd: &reducer{comm: e.comm}}
+	res, err := lmnn.Learn(e.user, x, y, ts, opt)
+	if e.cancelled(err) || errors.Is(err, context.Canceled) {
+		e.stop(err)
+	}
+	return res, err
+}
+
+// lmnnSplit is the lmnn.Splitter of a communicator.
+type lmnnSplit struct {
+	comm mpi.Comm
+	rd   *reducer
+}
+
+// Block returns rank r's rows [n·r/P, n·(r+1)/P).
+func (s *lmnnSplit) Block(n int) (int, int) {
+	p, r := s.comm.Size(), s.comm.Rank()
+	return n * r / p, n * (r + 1) / p
+}
+
+// Sum adds v over the ranks in rank order: the same bits on every rank.
+func (s *lmnnSplit) Sum(v []float64) error {
+	parts, err := s.rd.gather(v)
+	if err != nil {
+		return err
+	}
+	clear(v)
+	for _, p := range parts {
+		for i, x := range p {
+			v[i] += x
+		}
+	}
+	return nil
+}
+
+// Broadcast copies rank 0's v to every rank.
+func (s *lmnnSplit) Broadcast(v []float64) error {
+	if err := s.comm.Bcast(v, 0); err != nil {
+		return fmt.Errorf("distributed: %w", err)
+	}
+	return nil
 }

@@ -85,6 +85,9 @@ type Options struct {
 	// the full-rank start I restricted to those axes. See
 	// docs/algorithms/lmnn.md, "Low rank".
 	Rank int
+	// Split, if set, spreads the run over the processes of a job (see
+	// Splitter); every process gets the same Result.
+	Split Splitter
 }
 
 // Result is a learned metric with a summary of the solve.
@@ -270,6 +273,10 @@ type solver struct {
 	truncated  int
 	refreshes  int
 	search     searchState
+	lo, hi     int // this process's anchors (all of them in one process)
+	// candTotal and truncTotal are the candidate and truncation counts
+	// of the last refresh over all processes.
+	candTotal, truncTotal int
 	// fullSearches counts the full k-NN searches; lastStale the points
 	// re-searched alone at the last refresh.
 	fullSearches, lastStale int
@@ -297,7 +304,10 @@ type solver struct {
 
 func newSolver(b engine.Backend, x *mat.Dense, y []int, ts *constraints.TripletSet, opt Options) *solver {
 	n, d := x.Dims()
-	s := &solver{b: b, impl: b.BLAS(), opt: opt, mu: opt.Mu, n: n, d: d, rank: opt.Rank, x: x, y: y}
+	s := &solver{b: b, impl: b.BLAS(), opt: opt, mu: opt.Mu, n: n, d: d, rank: opt.Rank, x: x, y: y, hi: n}
+	if opt.Split != nil {
+		s.lo, s.hi = opt.Split.Block(n)
+	}
 	s.tPtr, s.tIdx = Targets(ts)
 	// scale: the mean squared Euclidean target distance.
 	var sum float64

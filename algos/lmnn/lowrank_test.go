@@ -61,7 +61,10 @@ func TestFactorGradientFiniteDifference(t *testing.T) {
 				}
 				w := make([]float64, len(s.w))
 				f := func(l *mat.Dense) float64 {
-					obj, _ := s.evaluate(l, w)
+					obj, _, err := s.evaluate(l, w)
+					if err != nil {
+						t.Fatal(err)
+					}
 					return obj
 				}
 				const h = 1e-6

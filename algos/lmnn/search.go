@@ -1,6 +1,7 @@
 package lmnn
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -146,6 +147,18 @@ func (s *solver) refresh() error {
 		})
 	}
 	var stale []int
+	if s.opt.Split != nil && s.hi-s.lo < s.n {
+		// Each process searches its anchors alone, against all points.
+		own := make([]int, s.hi-s.lo)
+		for a := range own {
+			own[a] = s.lo + a
+		}
+		err := s.searchAlone(z, own, thr, k, cand, count, trunc)
+		if err := s.collectiveErr(context.Background(), err); err != nil {
+			return err
+		}
+		return s.rebuild(cand, count, trunc, k, 0)
+	}
 	if s.search.valid && c > 0 && s.search.k == storeK {
 		pass(c)
 		for i, ok := range covered {
@@ -180,36 +193,17 @@ func (s *solver) refresh() error {
 		pass(math.Inf(1))
 		stale = stale[:0]
 	} else if len(stale) > 0 {
-		// Search the stale points alone, against all points.
-		q := mat.NewDense(len(stale), r, nil)
-		for a, i := range stale {
-			copy(q.RawRowView(a), row(i))
-		}
-		kk := min(k+1, s.n)
-		tk := time.Now()
-		nb, err := sparse.KNNBLAS(s.impl, q, z, kk, false)
-		s.knnTime += time.Since(tk)
-		if err != nil {
-			return fmt.Errorf("lmnn: impostor search: %w", err)
-		}
-		for a, i := range stale {
-			idx, dist := nb.Row(a)
-			seen, last, n := 0, 0.0, 0
-			for t, l := range idx {
-				if l == i || seen == k {
-					continue
-				}
-				seen++
-				last = dist[t]
-				if dist[t] < thr[i] && s.y[l] != s.y[i] {
-					cand[i*k+n] = l
-					n++
-				}
-			}
-			count[i] = n
-			trunc[i] = k < s.n-1 && last < thr[i]
+		if err := s.searchAlone(z, stale, thr, k, cand, count, trunc); err != nil {
+			return err
 		}
 	}
+	return s.rebuild(cand, count, trunc, k, len(stale))
+}
+
+// rebuild makes the candidates of the search (count[i] of them for point i
+// in cand[i*k:]) the solver's, rebuilds the pair graph when they changed,
+// and re-evaluates the objective, the weights and the subgradient.
+func (s *solver) rebuild(cand, count []int, trunc []bool, k, stale int) error {
 	s.cPtr = grow2(s.cPtr, s.n+1)
 	s.cIdx = s.cIdx[:0]
 	s.truncated = 0
@@ -220,7 +214,15 @@ func (s *solver) refresh() error {
 			s.truncated++
 		}
 	}
-	s.lastStale = len(stale)
+	s.lastStale = stale
+	s.candTotal, s.truncTotal = len(s.cIdx), s.truncated
+	if s.opt.Split != nil {
+		v := []float64{float64(s.candTotal), float64(s.truncTotal)}
+		if err := s.sum(v); err != nil {
+			return err
+		}
+		s.candTotal, s.truncTotal = int(v[0]), int(v[1])
+	}
 	// The same candidates as the last refresh (common near the end): the
 	// pair graph's pattern is unchanged, keep it.
 	nT := len(s.tIdx)
@@ -234,7 +236,10 @@ func (s *solver) refresh() error {
 		}
 	}
 	if same {
-		s.obj, s.active = s.evaluate(s.l, s.w)
+		var err error
+		if s.obj, s.active, err = s.evaluate(s.l, s.w); err != nil {
+			return err
+		}
 		return s.gradient()
 	}
 	s.pairs = s.pairs[:0]
@@ -248,6 +253,7 @@ func (s *solver) refresh() error {
 			s.pairs = append(s.pairs, sparse.Pair{A: i, B: s.cIdx[q]})
 		}
 	}
+	var err error
 	if s.graph, err = sparse.NewPairGraph(s.n, s.pairs); err != nil {
 		return fmt.Errorf("lmnn: %w", err)
 	}
@@ -255,8 +261,49 @@ func (s *solver) refresh() error {
 	s.dist = grow(s.dist, m)
 	s.w = grow(s.w, m)
 	s.wTry = grow(s.wTry, m)
-	s.obj, s.active = s.evaluate(s.l, s.w)
+	if s.obj, s.active, err = s.evaluate(s.l, s.w); err != nil {
+		return err
+	}
 	return s.gradient()
+}
+
+// searchAlone finds the candidates of the points rows, each searched
+// alone against all points in the current metric (z = X·L).
+func (s *solver) searchAlone(z *mat.Dense, rows []int, thr []float64, k int, cand, count []int, trunc []bool) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	zr := z.RawMatrix()
+	r := zr.Cols
+	q := mat.NewDense(len(rows), r, nil)
+	for a, i := range rows {
+		copy(q.RawRowView(a), zr.Data[i*zr.Stride:i*zr.Stride+r])
+	}
+	kk := min(k+1, s.n)
+	tk := time.Now()
+	nb, err := sparse.KNNBLAS(s.impl, q, z, kk, false)
+	s.knnTime += time.Since(tk)
+	if err != nil {
+		return fmt.Errorf("lmnn: impostor search: %w", err)
+	}
+	for a, i := range rows {
+		idx, dist := nb.Row(a)
+		seen, last, n := 0, 0.0, 0
+		for t, l := range idx {
+			if l == i || seen == k {
+				continue
+			}
+			seen++
+			last = dist[t]
+			if dist[t] < thr[i] && s.y[l] != s.y[i] {
+				cand[i*k+n] = l
+				n++
+			}
+		}
+		count[i] = n
+		trunc[i] = k < s.n-1 && last < thr[i]
+	}
+	return nil
 }
 
 // setWhiten stores Λ^{-1/2}Vᵀ of the current M as the reference of the

@@ -35,8 +35,8 @@ const (
 // and G, or of L and 2·G·L).
 func (s *solver) run(ctx context.Context) (*Result, error) {
 	res := &Result{Scale: s.scale}
-	if err := ctx.Err(); err != nil {
-		return s.result(res), fmt.Errorf("lmnn: %w", err)
+	if err := s.collectiveErr(ctx, nil); err != nil {
+		return s.result(res), err
 	}
 	if err := s.refresh(); err != nil {
 		return nil, err
@@ -59,9 +59,9 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 	sinceRefresh, lastRefreshObj := 0, s.obj
 	for it := 1; it <= s.opt.MaxIter; it++ {
 		refreshed := false
-		if err := ctx.Err(); err != nil {
+		if err := s.collectiveErr(ctx, nil); err != nil {
 			res.Iterations, res.Reason = it-1, "cancelled"
-			return s.result(res), fmt.Errorf("lmnn: %w", err)
+			return s.result(res), err
 		}
 		if sinceRefresh == s.opt.RefreshEvery {
 			if err := s.refresh(); err != nil {
@@ -85,6 +85,10 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 		if s.rank > 0 {
 			// Trial point: L − α·2GL.
 			lTry = s.factorStep(lNext, alpha)
+			var err error
+			if lTry, err = s.agree(lTry, nil); err != nil {
+				return s.result(res), err
+			}
 		} else {
 			// Trial point: Π(M − αG).
 			for i := 0; i < s.d; i++ {
@@ -96,8 +100,14 @@ func (s *solver) run(ctx context.Context) (*Result, error) {
 			if lTry, err = s.project(mTry, a); err != nil {
 				return s.result(res), err
 			}
+			if lTry, err = s.agree(lTry, mTry); err != nil {
+				return s.result(res), err
+			}
 		}
-		objTry, actTry := s.evaluate(lTry, s.wTry)
+		objTry, actTry, err := s.evaluate(lTry, s.wTry)
+		if err != nil {
+			return s.result(res), err
+		}
 		if objTry > s.obj {
 			alpha *= stepShrink
 			s.report(it, stepWhat("step rejected", refreshed))
@@ -163,8 +173,8 @@ func stepWhat(what string, refreshed bool) string {
 func (s *solver) result(res *Result) *Result {
 	res.Objective = s.obj
 	res.Active = s.active
-	res.Candidates = len(s.cIdx)
-	res.Truncated = s.truncated
+	res.Candidates = s.candTotal
+	res.Truncated = s.truncTotal
 	res.Refreshes = s.refreshes
 	res.M = mat.NewSymDense(s.d, nil)
 	res.M.ScaleSym(1/s.scale, s.m)
@@ -181,7 +191,7 @@ func (s *solver) report(it int, what string) {
 	}
 	s.opt.Progress(progress.Event{Algorithm: "lmnn", Iteration: it, Objective: s.obj, Gap: math.NaN(),
 		Message: fmt.Sprintf("lmnn: %s at iteration %d: objective %.8g, %d active triplets, %d impostor candidates (%d points truncated)",
-			what, it, s.obj, s.active, len(s.cIdx), s.truncated)})
+			what, it, s.obj, s.active, s.candTotal, s.truncTotal)})
 }
 
 // project overwrites dst with the projection of the symmetric a onto the PSD
@@ -227,16 +237,21 @@ func (s *solver) transform(l *mat.Dense) *mat.Dense {
 // evaluate returns the objective at M = L Lᵀ on the current candidate set
 // and the number of active triplets, and writes the subgradient's pair
 // weights into w: (1−μ) + μ·#active on a target pair, −μ·#active on an
-// impostor pair.
-func (s *solver) evaluate(l *mat.Dense, w []float64) (float64, int) {
+// impostor pair. With Options.Split each process evaluates its anchors
+// (the other anchors' target pairs get weight 0) and the sums are over all.
+func (s *solver) evaluate(l *mat.Dense, w []float64) (float64, int, error) {
 	z := s.transform(l)
 	if err := s.b.PairSqDists(s.dist, z, s.pairs); err != nil {
-		panic(fmt.Sprintf("lmnn: PairSqDists: %v", err)) // sizes are the solver's own
+		return 0, 0, fmt.Errorf("lmnn: PairSqDists: %w", err)
 	}
 	nT, mu := len(s.tIdx), s.mu
 	dist := s.dist
-	sparse.ParallelRows(s.n, 8*len(s.pairs)*(nT/s.n+1), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
+	if s.opt.Split != nil {
+		clear(w[:s.tPtr[s.lo]])
+		clear(w[s.tPtr[s.hi]:nT])
+	}
+	sparse.ParallelRows(s.hi-s.lo, 8*len(s.pairs)*(nT/s.n+1), func(lo, hi int) {
+		for i := s.lo + lo; i < s.lo+hi; i++ {
 			t0, t1 := s.tPtr[i], s.tPtr[i+1]
 			c0, c1 := nT+s.cPtr[i], nT+s.cPtr[i+1]
 			var obj float64
@@ -264,11 +279,18 @@ func (s *solver) evaluate(l *mat.Dense, w []float64) (float64, int) {
 	})
 	var obj float64
 	act := 0
-	for i := range s.rowObj {
+	for i := s.lo; i < s.hi; i++ {
 		obj += s.rowObj[i]
 		act += s.rowAct[i]
 	}
-	return obj, act
+	if s.opt.Split != nil {
+		v := []float64{obj, float64(act)}
+		if err := s.sum(v); err != nil {
+			return 0, 0, err
+		}
+		obj, act = v[0], int(v[1])
+	}
+	return obj, act, nil
 }
 
 // gradient sets s.grad = Xᵀ L_W X for the weights s.w: the subgradient
@@ -280,6 +302,9 @@ func (s *solver) gradient() error {
 	}
 	if err := s.b.WeightedGram(s.grad, s.x, s.graph); err != nil {
 		return fmt.Errorf("lmnn: gradient: %w", err)
+	}
+	if err := s.sumSym(s.grad); err != nil {
+		return err
 	}
 	if s.rank > 0 {
 		s.factorGradient()

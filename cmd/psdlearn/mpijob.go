@@ -18,9 +18,9 @@ import (
 // of one CSV, LIBSVM, IDX or npy file (or its own file with {rank} in the
 // spec) and the ranks exchange their rows, so that every rank holds the
 // data; every rank then runs the pipeline with distributed.Executor, which
-// spreads the solves (FrobMetric's and BoostMetric's sharded, SimpleNPKL's
-// by rows of the Laplacian) and the k-NN scores over the ranks and runs
-// the other learners on rank 0. Rank 0 prints the progress, the warnings
+// spreads the solves (FrobMetric's and BoostMetric's sharded, LMNN's by
+// anchor rows, SimpleNPKL's by rows of the Laplacian) and the k-NN scores
+// over the ranks and runs the other learners on rank 0. Rank 0 prints the progress, the warnings
 // and the summary and writes the output files; the others are silent but
 // for an error. A binary built without the tag refuses to run as one of
 // several processes (mpi.ErrNoMPISupport).

@@ -66,8 +66,8 @@ func TestTrainMPI(t *testing.T) {
 	one, job := trainJobs(t, bin)
 	compareMPI(t, one, job, int64(b.Len()), 1000, []string{"--data", csv, "--split", "rows:1000,500,500", "--standardize"}, true)
 
-	// PCA (its covariance chunks over the ranks), LMNN and ITML (solved on
-	// rank 0), and a triplet file with C chosen on held-out triplets: the
+	// PCA (its covariance chunks over the ranks), LMNN (its anchors split
+	// over the ranks), ITML (solved on rank 0), and a triplet file with C chosen on held-out triplets: the
 	// one-process answers.
 	trip := filepath.Join(dir, "t.csv")
 	var tb strings.Builder
