@@ -136,6 +136,9 @@ type BoostFig2Report struct {
 // BoostFig2Section is BoostFig2 with the report options: MaxSize is the
 // largest input dimension run.
 func BoostFig2Section(ctx context.Context, o ReportOptions) (Report, error) {
+	if err := noCase(o, "boostfig2"); err != nil {
+		return nil, err
+	}
 	return BoostFig2(ctx, BoostFig2Options{Backend: o.Backend, Seed: o.Seed, MaxDim: o.MaxSize, PlotDir: o.PlotDir, Progress: o.Progress})
 }
 

@@ -88,6 +88,9 @@ func mpiCases(quick bool) ([]mpiCase, string) {
 // that runs it, which must be built with -tags mpi. Run it alone on the
 // machine: the figures are wall times.
 func MPIScalingSection(ctx context.Context, o ReportOptions) (Report, error) {
+	if err := noCase(o, "mpi"); err != nil {
+		return nil, err
+	}
 	if !mpi.HaveNative {
 		return nil, errors.New("the mpi suite runs psdlearn under mpirun: build the binary with -tags mpi")
 	}

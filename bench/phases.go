@@ -116,6 +116,9 @@ type PhasesReport struct {
 // input dimension run; below every one of PhasesDims it makes a quick run
 // at D = MaxSize on phasesQuickN points.
 func PhasesSection(ctx context.Context, o ReportOptions) (Report, error) {
+	if err := noCase(o, "phases"); err != nil {
+		return nil, err
+	}
 	opt := PhasesOptions{Backend: o.Backend, Seed: o.Seed, MaxDim: o.MaxSize, Progress: o.Progress}
 	if o.MaxSize > 0 && o.MaxSize < PhasesDims[0] {
 		opt.Dims, opt.N = []int{o.MaxSize}, phasesQuickN

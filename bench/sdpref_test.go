@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,6 +58,32 @@ func TestSDPReferenceSmall(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "| swissroll:150:1 |") || !strings.Contains(md.String(), "### npkl sqhinge") {
 		t.Errorf("markdown lacks rows:\n%s", md.String())
+	}
+}
+
+// TestSDPParts: --case selects the SDP problems by part of their name, and
+// a name that matches none is an error naming the problems.
+func TestSDPParts(t *testing.T) {
+	for _, tc := range []struct {
+		c    string
+		want []string
+		err  bool
+	}{
+		{"", nil, false},
+		{"psdboost", []string{"psdboost"}, false},
+		{"PSD", []string{"psdboost"}, false},
+		{"npkl", []string{"npkl"}, false},
+		{"m", []string{"mvu"}, false},
+		{"k", []string{"npkl"}, false},
+		{"sdp", nil, true},
+	} {
+		got, err := sdpParts(tc.c)
+		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
+			t.Errorf("sdpParts(%q) = %v, %v; want %v (error %v)", tc.c, got, err, tc.want, tc.err)
+		}
+		if err != nil && (!errors.Is(err, ErrCase) || !strings.Contains(err.Error(), "mvu, npkl, psdboost")) {
+			t.Errorf("sdpParts(%q): error %q does not name the problems", tc.c, err)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -129,7 +130,10 @@ func runBenchReport(ctx context.Context, env *cmdEnv, f *benchFlags, section ben
 	if err != nil {
 		return err
 	}
-	rep, err := section(ctx, bench.ReportOptions{Backend: b, Seed: f.seed, MaxSize: f.maxSize, PlotDir: f.plotDir, Progress: newProgress(env).event})
+	rep, err := section(ctx, bench.ReportOptions{Backend: b, Seed: f.seed, MaxSize: f.maxSize, Case: f.caseFilter, PlotDir: f.plotDir, Progress: newProgress(env).event})
+	if errors.Is(err, bench.ErrCase) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}

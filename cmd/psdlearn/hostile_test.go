@@ -74,6 +74,8 @@ func TestHostileLimits(t *testing.T) {
 		{"bench --max-size -1", []string{"bench", "--max-size", "-1"}, "--max-size -1"},
 		{"bench --runs 0", []string{"bench", "--runs", "0"}, "--runs 0"},
 		{"bench --case nomatch", []string{"bench", "--case", "nomatch-zzz", "--runs", "1"}, "no case"},
+		{"bench --suite sdp --case nomatch", []string{"bench", "--suite", "sdp", "--case", "nomatch-zzz"}, "no SDP problem matches"},
+		{"bench --suite table2 --case", []string{"bench", "--suite", "table2", "--case", "iris"}, "no named problems"},
 		{"bench --time-limit -1s", []string{"bench", "--time-limit", "-1s"}, "--time-limit -1s"},
 		{"bench --time-limit 1 (no unit)", []string{"bench", "--time-limit", "1"}, "time-limit"},
 		{"bench --suite phases --time-limit", []string{"bench", "--suite", "phases", "--time-limit", "1m"}, "--time-limit applies to the suites"},
