@@ -64,7 +64,9 @@ func MergeSDPReports(reports ...*SDPReport) *SDPReport {
 		}
 		machines, skipped = appendNew(machines, r.Machine), appendNew(skipped, r.Skipped)
 		for _, row := range r.Rows {
-			i := slices.IndexFunc(out.Rows, func(o SDPRow) bool { return o.Problem == row.Problem && o.Data == row.Data })
+			i := slices.IndexFunc(out.Rows, func(o SDPRow) bool {
+				return o.Problem == row.Problem && o.Data == row.Data && o.Detail == row.Detail
+			})
 			if i >= 0 {
 				out.Rows[i] = row
 			} else {

@@ -119,15 +119,18 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	}
 }
 
-// TestMergeReports: a later report's row replaces the same row of an
-// earlier one, new rows are added in order, and differing protocols are
-// both named.
+// TestMergeReports: a later report's row replaces the same row (problem,
+// data and detail) of an earlier one, new rows are added in order (a row
+// of the same problem and data with another detail, such as PSDBoost's
+// default beside the paper's protocol, is a new row), and differing
+// protocols are both named.
 func TestMergeReports(t *testing.T) {
 	a, b := sampleSDPReport(), sampleSDPReport()
-	b.Rows = []SDPRow{{Problem: "mvu", Data: "swissroll:200:1", Objective: 1}, {Problem: "mvu", Data: "swissroll:2000:1", Objective: 2}}
+	b.Rows = []SDPRow{{Problem: "mvu", Data: "swissroll:200:1", Detail: "k = 6", Objective: 1}, {Problem: "mvu", Data: "swissroll:2000:1", Objective: 2},
+		{Problem: "mvu", Data: "swissroll:2000:1", Detail: "other", Objective: 3}}
 	b.PSDBoost, b.Machine = nil, "other machine"
 	m := MergeSDPReports(a, b)
-	if len(m.Rows) != 3 || m.Rows[0].Objective != 1 || m.Rows[1].Data != "iris" || m.Rows[2].Data != "swissroll:2000:1" {
+	if len(m.Rows) != 4 || m.Rows[0].Objective != 1 || m.Rows[1].Data != "iris" || m.Rows[2].Data != "swissroll:2000:1" || m.Rows[3].Objective != 3 {
 		t.Errorf("merged rows %+v", m.Rows)
 	}
 	if m.PSDBoost == nil || m.Machine != "test machine; other machine" || len(m.Plots) != 1 {
