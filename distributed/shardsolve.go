@@ -218,16 +218,11 @@ func (s *lmnnSplit) Block(n int) (int, int) {
 
 // Sum adds v over the ranks in rank order: the same bits on every rank.
 func (s *lmnnSplit) Sum(v []float64) error {
-	parts, err := s.rd.gather(v)
+	sum, err := s.rd.sums(v...)
 	if err != nil {
 		return err
 	}
-	clear(v)
-	for _, p := range parts {
-		for i, x := range p {
-			v[i] += x
-		}
-	}
+	copy(v, sum)
 	return nil
 }
 
