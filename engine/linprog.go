@@ -93,7 +93,7 @@ type LPSolution struct {
 }
 
 // LPModel is a linear program that grows by columns and rows and can shed
-// columns. The columns keep the order in which they were given (less the
+// both. The columns keep the order in which they were given (less the
 // deleted ones), so LPSolution.X[j] belongs to the j-th column.
 type LPModel interface {
 	// NumRows returns the number of rows.
@@ -115,6 +115,12 @@ type LPModel interface {
 	// basis, which stays optimal if the columns sat at their bounds with
 	// reduced costs of the right sign.
 	DeleteColumns(cols []int) error
+	// DeleteRows removes the rows with the given indices (in any order,
+	// each at most once); the others keep their order. When every removed
+	// row's logical is basic the next Solve of the native model starts
+	// from the previous basis, which stays optimal (the rows were not
+	// binding); the Go model solves from scratch, as after AddRows.
+	DeleteRows(rows []int) error
 	// SetRowBounds sets the bounds of the given rows to lower[k] ≤ row
 	// rows[k] ≤ upper[k]. The next Solve of the native model starts from the
 	// previous basis, which stays dual feasible, with dual simplex; the Go

@@ -284,16 +284,16 @@ func completeSolution(p *Problem, sol *Solution) {
 	}
 }
 
-// validateDelete checks the indices of DeleteColumns against ncols columns
-// and returns a mask of the deleted ones.
-func validateDelete(cols []int, ncols int) ([]bool, error) {
-	del := make([]bool, ncols)
-	for _, j := range cols {
-		if j < 0 || j >= ncols {
-			return nil, fmt.Errorf("%w: delete column %d outside [0,%d)", ErrInvalidArgument, j, ncols)
+// validateDelete checks the indices of DeleteColumns or DeleteRows (what
+// names which) against n of them and returns a mask of the deleted ones.
+func validateDelete(what string, idx []int, n int) ([]bool, error) {
+	del := make([]bool, n)
+	for _, j := range idx {
+		if j < 0 || j >= n {
+			return nil, fmt.Errorf("%w: delete %s %d outside [0,%d)", ErrInvalidArgument, what, j, n)
 		}
 		if del[j] {
-			return nil, fmt.Errorf("%w: delete column %d given twice", ErrInvalidArgument, j)
+			return nil, fmt.Errorf("%w: delete %s %d given twice", ErrInvalidArgument, what, j)
 		}
 		del[j] = true
 	}

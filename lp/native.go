@@ -239,7 +239,7 @@ func (m *clpModel) DeleteColumns(cols []int) error {
 	if m.closed() {
 		return ErrClosed
 	}
-	if _, err := validateDelete(cols, m.ncols); err != nil {
+	if _, err := validateDelete("column", cols, m.ncols); err != nil {
 		return fmt.Errorf("lp native: %w", err)
 	}
 	if len(cols) == 0 {
@@ -252,6 +252,36 @@ func (m *clpModel) DeleteColumns(cols []int) error {
 	C.Clp_deleteColumns(m.h.ptr, C.int(len(cols)), &which[0])
 	runtime.KeepAlive(which)
 	m.ncols -= len(cols)
+	return nil
+}
+
+// DeleteRows removes rows from CLP, which keeps the status of the others
+// (the basis, when every removed row's logical was basic).
+func (m *clpModel) DeleteRows(rows []int) error {
+	if m.closed() {
+		return ErrClosed
+	}
+	del, err := validateDelete("row", rows, len(m.p.RowLower))
+	if err != nil {
+		return fmt.Errorf("lp native: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	which := make([]C.int, len(rows))
+	for k, i := range rows {
+		which[k] = C.int(i)
+	}
+	C.Clp_deleteRows(m.h.ptr, C.int(len(rows)), &which[0])
+	runtime.KeepAlive(which)
+	lo, hi := m.p.RowLower[:0], m.p.RowUpper[:0]
+	for i, gone := range del {
+		if !gone {
+			lo, hi = append(lo, m.p.RowLower[i]), append(hi, m.p.RowUpper[i])
+		}
+	}
+	m.p.RowLower, m.p.RowUpper = lo, hi
+	m.newRows = true
 	return nil
 }
 

@@ -116,7 +116,7 @@ func (m *goModel) DeleteColumns(cols []int) error {
 	if m.closed {
 		return ErrClosed
 	}
-	del, err := validateDelete(cols, len(m.p.Cols))
+	del, err := validateDelete("column", cols, len(m.p.Cols))
 	if err != nil {
 		return fmt.Errorf("lp go: %w", err)
 	}
@@ -134,6 +134,44 @@ func (m *goModel) DeleteColumns(cols []int) error {
 	}
 	clear(m.p.Cols[len(kept):])
 	m.p.Cols = kept
+	return nil
+}
+
+// DeleteRows removes rows; the next solve starts from scratch (the kept
+// basis inverse has the old dimension).
+func (m *goModel) DeleteRows(rows []int) error {
+	if m.closed {
+		return ErrClosed
+	}
+	del, err := validateDelete("row", rows, len(m.p.RowLower))
+	if err != nil {
+		return fmt.Errorf("lp go: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	newIndex := make([]int, len(del)) // −1 for a deleted row
+	lo, hi := m.p.RowLower[:0], m.p.RowUpper[:0]
+	for i, gone := range del {
+		if gone {
+			newIndex[i] = -1
+			continue
+		}
+		newIndex[i] = len(lo)
+		lo, hi = append(lo, m.p.RowLower[i]), append(hi, m.p.RowUpper[i])
+	}
+	m.p.RowLower, m.p.RowUpper = lo, hi
+	for j := range m.p.Cols {
+		c := &m.p.Cols[j]
+		rs, vs := c.Rows[:0], c.Vals[:0]
+		for k, i := range c.Rows {
+			if ni := newIndex[i]; ni >= 0 {
+				rs, vs = append(rs, ni), append(vs, c.Vals[k])
+			}
+		}
+		c.Rows, c.Vals = rs, vs
+	}
+	m.warm = nil
 	return nil
 }
 

@@ -248,6 +248,9 @@ type Options struct {
 	// keep overrides the number of triplet columns PSDBoost's master keeps
 	// (tests: small problems that still fold triplets at C).
 	keep int
+	// termAge overrides the solves a term of PSDBoost's master may go
+	// without weight before it may leave (defaultTermAge); negative: never.
+	termAge int
 	// lpDual forces the dual form of PSDBoost's master on every LP solver
 	// (tests: the pure-Go simplex takes the primal form on small problems).
 	lpDual bool

@@ -177,3 +177,107 @@ func TestFeasibleDuals(t *testing.T) {
 		}
 	}
 }
+
+// TestMasterDropTerms: terms that carry no weight for termAge solves leave
+// the master, on both forms and both LP solvers, and the master stays
+// exact: after every solve its π is the optimum of the LP over the terms it
+// kept (solved directly), its weights w line up with those terms (their
+// primal value over all triplets is π), π never decreases (what leaves has
+// no weight) and stays at most the optimum over every term ever added.
+func TestMasterDropTerms(t *testing.T) {
+	if !lp.HaveNative {
+		t.Skip("native LP needed for the reference")
+	}
+	const m, rounds, perRound, age = 300, 30, 3, 3
+	c := 1 / (0.1 * m)
+	rng := rand.New(rand.NewPCG(9, 10))
+	base := make([]float64, m)
+	for r := range base {
+		base[r] = rng.NormFloat64() + 1
+	}
+	var all [][]float64
+	for k := 0; k < 1+rounds*perRound; k++ {
+		h := make([]float64, m)
+		for r := range h {
+			h[r] = base[r] + 0.5*rng.NormFloat64()
+		}
+		all = append(all, h)
+	}
+	for _, tc := range []struct {
+		name   string
+		solver lp.Solver
+		primal bool
+	}{
+		{"native/dual", lp.Native, false},
+		{"go/dual", lp.Go, false},
+		{"go/primal", lp.Go, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, err := newMasterForm(tc.solver, all[0], c, 100, tc.primal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ms.close()
+			ms.termAge = age
+			ids := []int{0} // the term of all behind each term of the master
+			next, dropped, prev := 1, 0, math.Inf(-1)
+			for round := 0; round < rounds; round++ {
+				if round > 0 {
+					if err := ms.addTerms(all[next : next+perRound]); err != nil {
+						t.Fatal(err)
+					}
+					for k := 0; k < perRound; k++ {
+						ids = append(ids, next+k)
+					}
+					next += perRound
+				}
+				sol, err := ms.solve(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = compact(ids, func(j int) bool {
+					for _, d := range sol.dropped {
+						if d == j {
+							return false
+						}
+					}
+					return true
+				})
+				dropped += len(sol.dropped)
+				if len(sol.w) != len(ids) || len(ms.hs) != len(ids) {
+					t.Fatalf("round %d: %d weights, %d terms in the master, %d kept", round, len(sol.w), len(ms.hs), len(ids))
+				}
+				kept := make([][]float64, len(ids))
+				for k, id := range ids {
+					kept[k] = all[id]
+				}
+				tol := 1e-9 * (1 + math.Abs(sol.pi))
+				ref, err := lp.Solve(context.Background(), lp.Native, fullMaster(kept, c))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(sol.pi+ref.Objective) > tol {
+					t.Errorf("round %d: π = %.15g, LP over the %d kept terms %.15g", round, sol.pi, len(kept), -ref.Objective)
+				}
+				if p := primalValue(kept, sol.w, c, m); math.Abs(p-sol.pi) > tol {
+					t.Errorf("round %d: primal value of w %.15g, π = %.15g", round, p, sol.pi)
+				}
+				if sol.pi < prev-tol {
+					t.Errorf("round %d: π fell from %.15g to %.15g", round, prev, sol.pi)
+				}
+				prev = sol.pi
+				every, err := lp.Solve(context.Background(), lp.Native, fullMaster(all[:next], c))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sol.pi > -every.Objective+tol {
+					t.Errorf("round %d: π = %.15g above the optimum over every term %.15g", round, sol.pi, -every.Objective)
+				}
+			}
+			if dropped == 0 {
+				t.Errorf("no term left the master in %d rounds (%d terms)", rounds, next)
+			}
+			t.Logf("%d of %d terms dropped, %d kept", dropped, next, len(ids))
+		})
+	}
+}

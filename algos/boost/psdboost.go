@@ -199,6 +199,16 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 			if err != nil {
 				return nil, fmt.Errorf("boost: restricted master: %w", err)
 			}
+			// A term may go termAge solves without weight: about the last
+			// defaultTermAge·defaultColumns terms priced stay whatever the
+			// columns per iteration.
+			ms.termAge = max(defaultTermAge*defaultColumns/cols, defaultTermAge)
+			switch {
+			case opt.termAge > 0:
+				ms.termAge = opt.termAge
+			case opt.termAge < 0:
+				ms.termAge = math.MaxInt
+			}
 			vs = appendTerm(vs, col.v)
 			pending = pending[1:]
 		}
@@ -221,6 +231,7 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 			return nil, err
 		}
 		sol, solved = next, true
+		vs = dropTerms(vs, sol.dropped)
 		pi = sol.pi
 		copy(u, sol.u)
 		res.Curve = append(res.Curve, pi)
@@ -256,6 +267,22 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 	}
 	finish()
 	return res, nil
+}
+
+// dropTerms removes from vs the terms at the indices drop (ascending), as
+// the master removed them.
+func dropTerms(vs [][]float64, drop []int) [][]float64 {
+	if len(drop) == 0 {
+		return vs
+	}
+	k := 0
+	return compact(vs, func(j int) bool {
+		if k < len(drop) && drop[k] == j {
+			k++
+			return false
+		}
+		return true
+	})
 }
 
 // repeats reports whether v equals ± one of the columns in vs to rounding.

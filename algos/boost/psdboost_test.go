@@ -61,13 +61,14 @@ func TestPSDBoostSmall(t *testing.T) {
 	type tc struct {
 		data   string
 		solver lp.Solver
+		age    int // Options.termAge: 2 drops terms from the master early
 	}
-	cases := []tc{{"iris", lp.Go}, {"wine", lp.Go}}
+	cases := []tc{{"iris", lp.Go, 0}, {"wine", lp.Go, 0}, {"wine", lp.Go, 2}}
 	if lp.HaveNative {
-		cases = append(cases, tc{"iris", lp.Native}, tc{"wine", lp.Native})
+		cases = append(cases, tc{"iris", lp.Native, 0}, tc{"wine", lp.Native, 0}, tc{"wine", lp.Native, 2})
 	}
 	for _, k := range cases {
-		t.Run(k.data+"/"+k.solver.Name(), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/term-age=%d", k.data, k.solver.Name(), k.age), func(t *testing.T) {
 			x, y := standardized(t, k.data)
 			b := engine.Default()
 			all, err := makeTriplets(b, x, y, 3)
@@ -75,7 +76,7 @@ func TestPSDBoostSmall(t *testing.T) {
 				t.Fatal(err)
 			}
 			ts := subsample(t, all, m, 1)
-			res, err := PSDBoost(context.Background(), x, ts, Options{Backend: b, lp: k.solver, C: c, Eps: eps})
+			res, err := PSDBoost(context.Background(), x, ts, Options{Backend: b, lp: k.solver, C: c, Eps: eps, termAge: k.age})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +168,7 @@ func TestPSDBoostLPAgreement(t *testing.T) {
 		// 10 columns (most triplets then move between the LP, 0 and C from
 		// term to term).
 		var pis []float64
-		for _, o := range []Options{{lp: lp.Go}, {lp: lp.Native}, {lp: lp.Native, keep: 10}, {lp: lp.Go, keep: 10, lpDual: true}} {
+		for _, o := range []Options{{lp: lp.Go}, {lp: lp.Native}, {lp: lp.Native, keep: 10}, {lp: lp.Go, keep: 10, lpDual: true}, {lp: lp.Native, termAge: 1}, {lp: lp.Go, termAge: 1}} {
 			o.Backend, o.C, o.Eps = b, 1/(frac*120), eps
 			res, err := PSDBoost(context.Background(), x, ts, o)
 			if err != nil {
@@ -181,8 +182,8 @@ func TestPSDBoostLPAgreement(t *testing.T) {
 			}
 			pis = append(pis, res.Pi)
 		}
-		if math.Abs(pis[0]-pis[1]) > eps || math.Abs(pis[0]-pis[2]) > eps || math.Abs(pis[0]-pis[3]) > eps {
-			t.Errorf("fraction %g: π go %.12g, native %.12g, keeping 10 columns: native %.12g, go %.12g", frac, pis[0], pis[1], pis[2], pis[3])
+		if math.Abs(pis[0]-pis[1]) > eps || math.Abs(pis[0]-pis[2]) > eps || math.Abs(pis[0]-pis[3]) > eps || math.Abs(pis[0]-pis[4]) > eps || math.Abs(pis[0]-pis[5]) > eps {
+			t.Errorf("fraction %g: π go %.12g, native %.12g, keeping 10 columns: native %.12g, go %.12g, dropping terms after one solve: native %.12g, go %.12g", frac, pis[0], pis[1], pis[2], pis[3], pis[4], pis[5])
 		}
 	}
 }

@@ -10,11 +10,12 @@ import (
 	"github.com/psdlearn/psdlearn/lp"
 )
 
-// testEdits checks DeleteColumns and SetRowBounds: each re-solve after an
-// edit equals a cold solve of the edited problem and satisfies its
-// optimality conditions, folding non-basic columns at their bounds into the
-// row bounds (as PSDBoost's master does) keeps the optimum without a pivot
-// on the native solver, and malformed edits are refused.
+// testEdits checks DeleteColumns, DeleteRows and SetRowBounds: each
+// re-solve after an edit equals a cold solve of the edited problem and
+// satisfies its optimality conditions; folding non-basic columns at their
+// bounds into the row bounds, and deleting rows that do not bind (as
+// PSDBoost's master does), keep the optimum without a pivot on the native
+// solver; and malformed edits are refused.
 func testEdits(t *testing.T, s engine.LPSolver) {
 	ctx := context.Background()
 
@@ -48,6 +49,77 @@ func testEdits(t *testing.T, s engine.LPSolver) {
 				compareCold(t, s, model, cur)
 			}
 			model.Close()
+		}
+	})
+
+	// Delete a mix of rows (binding and not), re-solving after each edit.
+	t.Run("delete-rows", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(57, 58))
+		for trial := 0; trial < 3; trial++ {
+			cur := MixedLP(rng, 16, 20)
+			model, err := s.NewModel(cur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := model.Solve(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for round := 0; round < 3; round++ {
+				var del []int
+				for i := len(cur.RowLower) - 1; i >= 0; i-- {
+					if rng.Float64() < 0.2 {
+						del = append(del, i) // descending: any order is allowed
+					}
+				}
+				if err := model.DeleteRows(del); err != nil {
+					t.Fatal(err)
+				}
+				cur = withoutRows(cur, del)
+				if model.NumRows() != len(cur.RowLower) {
+					t.Fatalf("trial %d round %d: %d rows after deleting, want %d", trial, round, model.NumRows(), len(cur.RowLower))
+				}
+				compareCold(t, s, model, cur)
+			}
+			model.Close()
+		}
+	})
+
+	// Rows strictly inside their bounds at the optimum (their logicals
+	// basic) leave without moving it: the re-solve is optimal as it stands.
+	t.Run("delete-slack-rows", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(59, 60))
+		cur := BoxLP(rng, 40, 30)
+		model, err := s.NewModel(cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer model.Close()
+		sol, err := model.Solve(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var del []int
+		for i, a := range sol.RowActivity {
+			lo, hi := cur.RowLower[i], cur.RowUpper[i]
+			above := math.IsInf(lo, -1) || a > lo+1e-7*(1+math.Abs(lo))
+			below := math.IsInf(hi, 1) || a < hi-1e-7*(1+math.Abs(hi))
+			if above && below {
+				del = append(del, i)
+			}
+		}
+		if len(del) == 0 {
+			t.Fatal("no row strictly inside its bounds to delete")
+		}
+		if err := model.DeleteRows(del); err != nil {
+			t.Fatal(err)
+		}
+		cur = withoutRows(cur, del)
+		again := compareCold(t, s, model, cur)
+		if math.Abs(again.Objective-sol.Objective) > 1e-9*(1+math.Abs(sol.Objective)) {
+			t.Errorf("objective %.15g after deleting %d slack rows, %.15g before", again.Objective, len(del), sol.Objective)
+		}
+		if s.Name() == "native" && again.Iterations != 0 {
+			t.Errorf("the re-solve without %d slack rows took %d pivots from an optimal basis", len(del), again.Iterations)
 		}
 	})
 
@@ -168,6 +240,9 @@ func testEdits(t *testing.T, s engine.LPSolver) {
 			if err := model.DeleteColumns(del); err == nil {
 				t.Errorf("DeleteColumns(%v) accepted", del)
 			}
+			if err := model.DeleteRows(del); err == nil {
+				t.Errorf("DeleteRows(%v) accepted", del)
+			}
 		}
 		for _, tc := range []struct {
 			rows   []int
@@ -192,6 +267,9 @@ func testEdits(t *testing.T, s engine.LPSolver) {
 		if err := model.DeleteColumns([]int{0}); err == nil {
 			t.Error("DeleteColumns on a closed model accepted")
 		}
+		if err := model.DeleteRows([]int{0}); err == nil {
+			t.Error("DeleteRows on a closed model accepted")
+		}
 		if err := model.SetRowBounds([]int{0}, []float64{0}, []float64{1}); err == nil {
 			t.Error("SetRowBounds on a closed model accepted")
 		}
@@ -209,6 +287,37 @@ func withoutColumns(p engine.LPProblem, del []int) engine.LPProblem {
 		if !gone[j] {
 			q.Cols = append(q.Cols, c)
 		}
+	}
+	return q
+}
+
+// withoutRows returns p less the rows in del, the others renumbered.
+func withoutRows(p engine.LPProblem, del []int) engine.LPProblem {
+	gone := make(map[int]bool, len(del))
+	for _, i := range del {
+		gone[i] = true
+	}
+	newIndex := make([]int, len(p.RowLower))
+	var q engine.LPProblem
+	for i := range p.RowLower {
+		if gone[i] {
+			newIndex[i] = -1
+			continue
+		}
+		newIndex[i] = len(q.RowLower)
+		q.RowLower = append(q.RowLower, p.RowLower[i])
+		q.RowUpper = append(q.RowUpper, p.RowUpper[i])
+	}
+	for _, c := range p.Cols {
+		d := c
+		d.Rows, d.Vals = nil, nil
+		for k, i := range c.Rows {
+			if newIndex[i] >= 0 {
+				d.Rows = append(d.Rows, newIndex[i])
+				d.Vals = append(d.Vals, c.Vals[k])
+			}
+		}
+		q.Cols = append(q.Cols, d)
 	}
 	return q
 }

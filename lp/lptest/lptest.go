@@ -6,8 +6,8 @@
 // strong duality), known optima with their primal and dual solutions,
 // degenerate and cycling-prone problems, random problems with every kind of
 // row and column, warm re-solves after added columns and rows against cold
-// solves (and the pivots the warm starts save), deleted columns and changed
-// row bounds against cold solves, infeasibility and
+// solves (and the pivots the warm starts save), deleted columns and rows
+// and changed row bounds against cold solves, infeasibility and
 // unboundedness reported as errors, and the invalid problems, out-of-range
 // numbers, closed models and cancelled contexts refused.
 package lptest
