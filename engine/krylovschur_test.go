@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/engine/enginetest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -88,7 +89,7 @@ func TestKrylovSchurKnownSpectrum(t *testing.T) {
 	tri := newTridiag(1500, 4)
 	tl := tri.spectrum(t)
 	const tol = 1e-10
-	for _, b := range engine.All() {
+	for _, b := range enginetest.Backends(t) {
 		for _, tc := range []struct {
 			name  string
 			op    engine.Operator
@@ -160,7 +161,7 @@ func checkARPACKTest(t *testing.T, op engine.Operator, res engine.EigsResult, wa
 // return the same eigenvalues and need operator products of the same order.
 func TestKrylovSchurAgreesWithEigs(t *testing.T) {
 	op := newTridiag(5000, 8)
-	for _, b := range engine.All() {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			ks, err := engine.KrylovSchur(context.Background(), b, op, 100, engine.LargestAlgebraic, engine.KrylovSchurOptions{Tol: 1e-10, Seed: 2})
 			if err != nil {
@@ -196,7 +197,7 @@ func TestKrylovSchurWarmStart(t *testing.T) {
 	for i := range next.d {
 		next.d[i] += 1e-3 * rng.Float64()
 	}
-	for _, b := range engine.All() {
+	for _, b := range enginetest.Backends(t) {
 		t.Run(b.Name(), func(t *testing.T) {
 			ctx := context.Background()
 			first, err := engine.KrylovSchur(ctx, b, op, k, engine.LargestAlgebraic, engine.KrylovSchurOptions{Tol: tol, Seed: 1})
@@ -227,7 +228,7 @@ func TestKrylovSchurMachinePrecision(t *testing.T) {
 	spec := op.spectrum(t)
 	norm := math.Max(math.Abs(spec[0]), math.Abs(spec[len(spec)-1]))
 	floor := 256 * 0x1p-53 * norm
-	for _, b := range engine.All() {
+	for _, b := range enginetest.Backends(t) {
 		res, err := engine.KrylovSchur(context.Background(), b, op, 15, engine.LargestAlgebraic, engine.KrylovSchurOptions{Seed: 1})
 		if err != nil {
 			t.Fatalf("%s: %v", b.Name(), err)
@@ -256,7 +257,7 @@ func TestKrylovSchurMachinePrecision(t *testing.T) {
 // TestKrylovSchurErrors checks argument errors, cancellation and a
 // non-finite operator.
 func TestKrylovSchurErrors(t *testing.T) {
-	b := engine.All()[0]
+	b := enginetest.Backends(t)[0]
 	op := newTridiag(500, 1)
 	for _, tc := range []struct {
 		k   int
@@ -349,7 +350,7 @@ func TestKrylovSchurConcurrentRace(t *testing.T) {
 		start.RawMatrix().Data[i] = rng.NormFloat64()
 	}
 	before := mat.DenseCopyOf(start)
-	for _, b := range engine.All() {
+	for _, b := range enginetest.Backends(t) {
 		opt := engine.KrylovSchurOptions{Tol: 1e-9, Seed: 3, Start: start}
 		want, err := engine.KrylovSchur(context.Background(), b, op, 12, engine.LargestAlgebraic, opt)
 		if err != nil {

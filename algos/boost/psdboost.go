@@ -201,8 +201,14 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 			}
 			// A term may go termAge solves without weight: about the last
 			// defaultTermAge·defaultColumns terms priced stay whatever the
-			// columns per iteration.
+			// columns per iteration. The pure-Go simplex's primal form
+			// keeps every term: its dense basis, warm-started across
+			// deleted columns, turned singular on standardised wine at
+			// C = 0.05 (iteration 14), where keeping them solves.
 			ms.termAge = max(defaultTermAge*defaultColumns/cols, defaultTermAge)
+			if ms.primal {
+				ms.termAge = math.MaxInt
+			}
 			switch {
 			case opt.termAge > 0:
 				ms.termAge = opt.termAge

@@ -70,7 +70,7 @@ func TestHostileInputs(t *testing.T) {
 	d := dataset(x, y)
 	bigX := func(v float64) *mat.Dense { return withValue(x, 4, 1, v) }
 	total := 0
-	for _, bname := range engine.Names() {
+	for _, bname := range scaleBackends() {
 		b, _ := engine.Get(bname)
 		var cases []hostileCase
 		add := func(name string, f func() error) { cases = append(cases, hostileCase{name, f}) }

@@ -88,7 +88,7 @@ func TestBadInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bname := range engine.Names() {
+	for _, bname := range scaleBackends() {
 		b, _ := engine.Get(bname)
 		// experimentRank runs the protocol; rank > 0 selects LMNN's
 		// low-rank factor (train.Options.Rank, --rank).

@@ -130,7 +130,8 @@ var scaleLearners = []scaleLearner{
 //     eigenvalues cluster, so last-bit perturbations grow into 2–20%
 //     differences, as between the two backends) is checked only exactly.
 //
-// scaleBackends are the backends TestScaleInvariance runs on: every
+// scaleBackends are the backends the per-backend cases of this package
+// (TestScaleInvariance, the hostile and invalid inputs) run on: every
 // registered one, or only the one $PSDLEARN_BACKEND names, as in the
 // suite's run on the perturbed backend (make test-perturbed), where the
 // others have already run in the main pass.
@@ -289,7 +290,7 @@ func TestScaleInvarianceKernels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bname := range engine.Names() {
+	for _, bname := range scaleBackends() {
 		b, _ := engine.Get(bname)
 		for _, w := range []sparse.Weighting{sparse.Binary, sparse.Heat} {
 			run := func(x *mat.Dense) *psdlearn.ClusterReport {
