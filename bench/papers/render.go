@@ -200,7 +200,8 @@ frobmetric. --json prints every run (the values of C tried, iterations,
 certificates, warnings), --plot DIR draws each table as paper against
 psdlearn and the sections' figures, and --from merges earlier --json
 outputs, also those of --suite sdp and --suite table2, into this page
-without running anything. Wall times are those of the machines named in
+without running anything; --docs writes the page's own record beside it
+(papers.json), so a rerun cell merges into it. Wall times are those of the machines named in
 each section, one run at a time.
 
 `, "`"+command+"`")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/psdlearn/psdlearn/bench"
@@ -39,7 +40,7 @@ func runPapers(ctx context.Context, env *cmdEnv, args []string) error {
 	maxSize := fs.Int("max-size", 0, "quick runs of the sdp and table2 sections: sdp skips problems of more points, table2 runs 3 times on iris and the chessboard, no Figure 2 (0: the full sections)")
 	backend := fs.String("backend", "", "numerical backend (default: the default backend)")
 	plotDir := fs.String("plot", "", "directory to write one PNG per table (paper against psdlearn) and the sections' figures into")
-	docs := fs.String("docs", "", "write the generated page (docs/papers.md) to this file")
+	docs := fs.String("docs", "", "write the generated page (docs/papers.md) to this file, and beside it its JSON record (docs/papers.json), which --from merges with new cells later")
 	from := fs.String("from", "", "run nothing: merge earlier --json outputs of --suite papers, sdp or table2 (comma-separated files; a later file's cell or row replaces an earlier one's), with the current figures and notes; --plot then redraws the tables' plots only")
 	if err := parseFlags(fs, "bench", args); err != nil {
 		return err
@@ -87,6 +88,9 @@ func writePapers(env *cmdEnv, res *papers.Result, args []string, plotDir, docs s
 		if err := writePapersPage(docs, res, cmd); err != nil {
 			return err
 		}
+		if err := writePapersRecord(env, pageRecord(docs), res); err != nil {
+			return err
+		}
 	}
 	if env.json {
 		return emitJSON(env, res)
@@ -128,6 +132,32 @@ func mergePapersJSON(names []string) (*papers.Result, error) {
 		results = append(results, r)
 	}
 	return papers.MergeResults(results...), nil
+}
+
+// pageRecord is the name of the JSON record written beside the page name:
+// its extension replaced by .json.
+func pageRecord(page string) string {
+	return strings.TrimSuffix(page, filepath.Ext(page)) + ".json"
+}
+
+// writePapersRecord writes res to name as the --json output would print
+// it, so that a later run merges it with new cells (--from name,new.json)
+// instead of rerunning every section to regenerate the page.
+func writePapersRecord(env *cmdEnv, name string, res *papers.Result) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	out := *env
+	out.stdout = f
+	if err := emitJSONAs(&out, env.command, res); err != nil {
+		f.Close()
+		return fmt.Errorf("bench: %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("bench: %s: %w", name, err)
+	}
+	return nil
 }
 
 // writePapersPage writes the generated page (docs/papers.md) to name,

@@ -101,10 +101,20 @@ func TestBenchPapersSections(t *testing.T) {
 	if !strings.Contains(string(b), "`psdlearn bench --suite papers --from "+from) || strings.Contains(string(b), "Not measured for this page") {
 		t.Errorf("page head or stubs wrong:\n%s", b)
 	}
-	// The merged output merges again, to the same page.
+	// The merged output merges again, to the same page; so does the record
+	// --docs wrote beside the page, with a new cell replacing one of its own.
 	write("merged.json", "bench", "--suite", "papers", "--from", from, "--json")
 	again := file("again.md")
 	mustRun(t, "bench", "--suite", "papers", "--from", file("merged.json"), "--docs", again, "--json")
+	fromRecord := file("record.md")
+	mustRun(t, "bench", "--suite", "papers", "--from", file("papers.json"), "--docs", fromRecord, "--json")
+	b3, err := os.ReadFile(fromRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.SplitN(string(b3), "\n", 4)[3] != strings.SplitN(string(b), "\n", 4)[3] {
+		t.Errorf("page from the record written by --docs differs from the page it was written with")
+	}
 	b2, err := os.ReadFile(again)
 	if err != nil {
 		t.Fatal(err)
