@@ -209,6 +209,7 @@ func TestMasterDropTerms(t *testing.T) {
 		primal bool
 	}{
 		{"native/dual", lp.Native, false},
+		{"native/primal", lp.Native, true},
 		{"go/dual", lp.Go, false},
 		{"go/primal", lp.Go, true},
 	} {

@@ -206,7 +206,7 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 			// deleted columns, turned singular on standardised wine at
 			// C = 0.05 (iteration 14), where keeping them solves.
 			ms.termAge = max(defaultTermAge*defaultColumns/cols, defaultTermAge)
-			if ms.primal {
+			if ms.primal && solver.Name() != "native" {
 				ms.termAge = math.MaxInt
 			}
 			switch {
