@@ -237,7 +237,7 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 			return nil, err
 		}
 		sol, solved = next, true
-		vs = dropTerms(vs, sol.dropped)
+		vs = withoutTerms(vs, sol.dropped)
 		pi = sol.pi
 		copy(u, sol.u)
 		res.Curve = append(res.Curve, pi)
@@ -275,9 +275,9 @@ func psdBoost(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, opt
 	return res, nil
 }
 
-// dropTerms removes from vs the terms at the indices drop (ascending), as
+// withoutTerms removes from vs the terms at the indices drop (ascending), as
 // the master removed them.
-func dropTerms(vs [][]float64, drop []int) [][]float64 {
+func withoutTerms(vs [][]float64, drop []int) [][]float64 {
 	if len(drop) == 0 {
 		return vs
 	}
