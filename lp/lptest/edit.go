@@ -19,70 +19,55 @@ import (
 func testEdits(t *testing.T, s engine.LPSolver) {
 	ctx := context.Background()
 
-	// Delete a mix of columns (basic and non-basic), then change row
-	// bounds, re-solving after each edit.
-	t.Run("delete-columns", func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(51, 52))
-		for trial := 0; trial < 3; trial++ {
-			cur := BoxLP(rng, 30, 50)
-			model, err := s.NewModel(cur)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := model.Solve(ctx); err != nil {
-				t.Fatal(err)
-			}
-			for round := 0; round < 3; round++ {
-				var del []int
-				for j := len(cur.Cols) - 1; j >= 0; j-- {
-					if rng.Float64() < 0.2 {
-						del = append(del, j) // descending: any order is allowed
-					}
-				}
-				if err := model.DeleteColumns(del); err != nil {
+	// Delete a mix of columns (basic and non-basic) or of rows (binding
+	// and not), re-solving after each edit.
+	for _, tc := range []struct {
+		name    string
+		seed    uint64
+		problem func(*rand.Rand) engine.LPProblem
+		count   func(engine.LPProblem) int // columns or rows of a problem
+		size    func(engine.LPModel) int   // and of the model
+		delete  func(engine.LPModel, []int) error
+		without func(engine.LPProblem, []int) engine.LPProblem
+	}{
+		{"delete-columns", 51, func(r *rand.Rand) engine.LPProblem { return BoxLP(r, 30, 50) },
+			func(p engine.LPProblem) int { return len(p.Cols) }, engine.LPModel.NumCols,
+			engine.LPModel.DeleteColumns, withoutColumns},
+		{"delete-rows", 57, func(r *rand.Rand) engine.LPProblem { return MixedLP(r, 16, 20) },
+			func(p engine.LPProblem) int { return len(p.RowLower) }, engine.LPModel.NumRows,
+			engine.LPModel.DeleteRows, withoutRows},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(tc.seed, tc.seed+1))
+			for trial := 0; trial < 3; trial++ {
+				cur := tc.problem(rng)
+				model, err := s.NewModel(cur)
+				if err != nil {
 					t.Fatal(err)
 				}
-				cur = withoutColumns(cur, del)
-				if model.NumCols() != len(cur.Cols) {
-					t.Fatalf("trial %d round %d: %d columns after deleting, want %d", trial, round, model.NumCols(), len(cur.Cols))
-				}
-				compareCold(t, s, model, cur)
-			}
-			model.Close()
-		}
-	})
-
-	// Delete a mix of rows (binding and not), re-solving after each edit.
-	t.Run("delete-rows", func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(57, 58))
-		for trial := 0; trial < 3; trial++ {
-			cur := MixedLP(rng, 16, 20)
-			model, err := s.NewModel(cur)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := model.Solve(ctx); err != nil {
-				t.Fatal(err)
-			}
-			for round := 0; round < 3; round++ {
-				var del []int
-				for i := len(cur.RowLower) - 1; i >= 0; i-- {
-					if rng.Float64() < 0.2 {
-						del = append(del, i) // descending: any order is allowed
-					}
-				}
-				if err := model.DeleteRows(del); err != nil {
+				if _, err := model.Solve(ctx); err != nil {
 					t.Fatal(err)
 				}
-				cur = withoutRows(cur, del)
-				if model.NumRows() != len(cur.RowLower) {
-					t.Fatalf("trial %d round %d: %d rows after deleting, want %d", trial, round, model.NumRows(), len(cur.RowLower))
+				for round := 0; round < 3; round++ {
+					var del []int
+					for k := tc.count(cur) - 1; k >= 0; k-- {
+						if rng.Float64() < 0.2 {
+							del = append(del, k) // descending: any order is allowed
+						}
+					}
+					if err := tc.delete(model, del); err != nil {
+						t.Fatal(err)
+					}
+					cur = tc.without(cur, del)
+					if got, want := tc.size(model), tc.count(cur); got != want {
+						t.Fatalf("trial %d round %d: %d after deleting, want %d", trial, round, got, want)
+					}
+					compareCold(t, s, model, cur)
 				}
-				compareCold(t, s, model, cur)
+				model.Close()
 			}
-			model.Close()
-		}
-	})
+		})
+	}
 
 	// Rows strictly inside their bounds at the optimum (their logicals
 	// basic) leave without moving it: the re-solve is optimal as it stands.
