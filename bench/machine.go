@@ -6,9 +6,12 @@ import (
 	"os"
 	"runtime"
 	"strings"
+
+	"github.com/psdlearn/psdlearn/lapack"
 )
 
-// Machine describes the machine a run happens on: CPU model, cores, Go version.
+// Machine describes the machine a run happens on: CPU model, cores,
+// OpenBLAS's kernel set, Go version.
 func Machine() string {
 	cpu := "unknown CPU"
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
@@ -21,5 +24,5 @@ func Machine() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%s, %d cores, %s %s/%s", cpu, runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("%s, %d cores, OpenBLAS kernels %s, %s %s/%s", cpu, runtime.NumCPU(), lapack.BLASCore(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

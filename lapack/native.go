@@ -3,11 +3,35 @@
 package lapack
 
 /*
-#cgo LDFLAGS: -llapacke -lopenblas
+#cgo LDFLAGS: -llapacke -lopenblas -ldl
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
 #include <lapacke.h>
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
 int blas_thread_shutdown_(void);
+char *openblas_get_corename(void);
+
+// psd_openblas_has reports whether the loaded library exports symbol.
+static int psd_openblas_has(const char *symbol) { return dlsym(RTLD_DEFAULT, symbol) != NULL; }
+
+// psd_openblas_select reruns the kernel selection of a DYNAMIC_ARCH build
+// of OpenBLAS with OPENBLAS_CORETYPE set to core (its documented override),
+// then restores the environment. It returns 0, changing nothing, when the
+// library has no runtime selection.
+static int psd_openblas_select(const char *core) {
+	void (*quit)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit");
+	void (*init)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init");
+	if (quit == NULL || init == NULL) {
+		return 0;
+	}
+	setenv("OPENBLAS_CORETYPE", core, 1);
+	quit();
+	init();
+	unsetenv("OPENBLAS_CORETYPE");
+	return 1;
+}
 */
 import "C"
 
@@ -15,6 +39,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
@@ -43,6 +68,7 @@ var NativeBLAS BLAS = netlib.Implementation{}
 // stops them; OpenBLAS rebuilds it on demand if SetBLASThreads asks for
 // more threads (the lazy re-initialisation its exec_blas does after fork).
 func init() {
+	core = selectCore()
 	if os.Getenv("OPENBLAS_NUM_THREADS") == "" && os.Getenv("OMP_NUM_THREADS") == "" {
 		C.openblas_set_num_threads(1)
 		C.blas_thread_shutdown_()
@@ -58,6 +84,61 @@ func SetBLASThreads(n int) {
 		n = 1
 	}
 	C.openblas_set_num_threads(C.int(n))
+}
+
+// core is the kernel set chosen at initialisation.
+var core Core
+
+// BLASCore returns the OpenBLAS kernel set in use. When OpenBLAS selects
+// its kernels at run time (a DYNAMIC_ARCH build, as Debian's) and fell
+// back to a set for processors without AVX on a processor with AVX2 and
+// FMA, the package's initialisation has replaced that choice with the
+// best set the processor runs (Cooperlake, SkylakeX or Haswell), the one
+// OpenBLAS 0.3.25 and later choose for processors they do not know; its
+// Detected field then names OpenBLAS's own choice. Setting
+// OPENBLAS_CORETYPE keeps OpenBLAS's handling of it, untouched.
+func BLASCore() Core { return core }
+
+// selectCore replaces a pre-AVX fallback of OpenBLAS's kernel selection
+// (see BLASCore). It runs once, before any BLAS call.
+func selectCore() Core {
+	c := Core{Name: coreName()}
+	if os.Getenv("OPENBLAS_CORETYPE") != "" {
+		return c
+	}
+	for _, want := range coreFor(c.Name, cpuFeatures()) {
+		if !hasCore(want) {
+			continue // not compiled into this build
+		}
+		if !setCore(want) {
+			return c
+		}
+		if got := coreName(); strings.EqualFold(got, want) {
+			return Core{Name: got, Detected: c.Name}
+		}
+	}
+	if coreName() != c.Name {
+		setCore(c.Name) // a name the library did not accept: restore its choice
+	}
+	return c
+}
+
+// coreName is OpenBLAS's name of the kernel set in use.
+func coreName() string { return C.GoString(C.openblas_get_corename()) }
+
+// hasCore reports whether the library holds the kernel set name.
+func hasCore(name string) bool {
+	sym := C.CString("gotoblas_" + strings.ToUpper(name))
+	defer C.free(unsafe.Pointer(sym))
+	return C.psd_openblas_has(sym) != 0
+}
+
+// setCore reruns OpenBLAS's runtime kernel selection as if
+// OPENBLAS_CORETYPE were name; false when the library has none.
+func setCore(name string) bool {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return C.psd_openblas_select(cs) != 0
 }
 
 // BLASThreads returns the number of OpenBLAS threads in use.

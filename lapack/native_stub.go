@@ -16,3 +16,6 @@ func SetBLASThreads(n int) {}
 
 // BLASThreads returns 1 in builds without the native BLAS.
 func BLASThreads() int { return 1 }
+
+// BLASCore returns the zero Core in builds without the native BLAS.
+func BLASCore() Core { return Core{} }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/lapack"
 )
 
 func init() {
@@ -31,6 +32,9 @@ type versionInfo struct {
 	CGO      bool     `json:"cgo"`
 	Backends []string `json:"backends"`
 	Default  string   `json:"default_backend"`
+	// BLASCore is OpenBLAS's kernel set, with its own choice when
+	// psdlearn replaced a pre-AVX fallback (lapack.BLASCore).
+	BLASCore string `json:"blas_core"`
 }
 
 // buildVersion reads the binary's build information.
@@ -38,6 +42,7 @@ func buildVersion() versionInfo {
 	v := versionInfo{
 		Version: "devel", Module: "github.com/psdlearn/psdlearn", Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, Backends: engine.Names(), Default: engine.Default().Name(),
+		BLASCore: lapack.BLASCore().String(),
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Path != "" {
@@ -89,5 +94,6 @@ func runVersion(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	fmt.Fprintf(w, "  built with %s for %s, %s\n", v.Go, v.Platform, cgo)
 	fmt.Fprintf(w, "  backends: %s (default %s)\n", strings.Join(v.Backends, ", "), v.Default)
+	fmt.Fprintf(w, "  OpenBLAS kernels: %s\n", v.BLASCore)
 	return nil
 }
