@@ -12,6 +12,7 @@ import (
 	"github.com/psdlearn/psdlearn/algos/npkl"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/internal/sdpa"
+	"github.com/psdlearn/psdlearn/lapack"
 	"github.com/psdlearn/psdlearn/progress"
 )
 
@@ -208,7 +209,7 @@ func (r *SDPReport) Markdown(w io.Writer) error {
 	if r.Skipped != "" {
 		fmt.Fprintf(&b, "%s.\n\n", r.Skipped)
 	}
-	fmt.Fprintf(&b, "Machine: %s. Times are wall-clock seconds of one run each; the ratio is CSDP's over psdlearn's, the CPU ratio the same for their CPU times (user and system, all threads). psdlearn runs OpenBLAS single-threaded and parallelises with goroutines; csdp runs with OpenBLAS's own threads, as installed.\n\n", r.Machine)
+	fmt.Fprintf(&b, "Machine: %s. Times are wall-clock seconds of one run each; the ratio is CSDP's over psdlearn's, the CPU ratio the same for their CPU times (user and system, all threads). psdlearn runs OpenBLAS single-threaded and parallelises with goroutines; csdp runs with OpenBLAS's own threads, as installed, and with the OpenBLAS kernels psdlearn uses.\n\n", r.Machine)
 	byProblem := map[string][]SDPRow{}
 	var order []string
 	for _, row := range r.Rows {
@@ -351,4 +352,17 @@ func yesNo(v, known bool) string {
 // is linked as img/a.png from docs/).
 func plotLink(path string) string {
 	return filepath.ToSlash(filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path)))
+}
+
+// csdpOptions are the options of every CSDP run of the report. When
+// psdlearn replaced OpenBLAS's pre-AVX fallback kernels in this process
+// (lapack.BLASCore), csdp, which loads the same OpenBLAS, gets the same
+// kernels through OPENBLAS_CORETYPE: otherwise it would run 4 to 6 times
+// slower GEMMs and the ratio would flatter psdlearn.
+func csdpOptions(noSolution bool) sdpa.Options {
+	o := sdpa.Options{NoSolution: noSolution}
+	if c := lapack.BLASCore(); c.Detected != "" {
+		o.Env = []string{"OPENBLAS_CORETYPE=" + c.Name}
+	}
+	return o
 }

@@ -97,7 +97,7 @@ func mvuReference(ctx context.Context, b engine.Backend, n int, seed uint64, wit
 		return row, nil
 	}
 	p := mvuExactSDP(n, emb.Edges, unit)
-	ref, err := sdpa.Run(ctx, p, sdpa.Options{})
+	ref, err := sdpa.Run(ctx, p, csdpOptions(false))
 	if err != nil {
 		return row, fmt.Errorf("mvu, %d points: %w", n, err)
 	}

@@ -212,7 +212,7 @@ func npklReferenceRun(ctx context.Context, q *npklSDP, opt npkl.Options, y []int
 	if !withCSDP {
 		return row, nil
 	}
-	ref, err := sdpa.Run(ctx, q.relaxation(), sdpa.Options{})
+	ref, err := sdpa.Run(ctx, q.relaxation(), csdpOptions(false))
 	if err != nil {
 		return row, err
 	}

@@ -154,7 +154,7 @@ func psdBoostReference(ctx context.Context, b engine.Backend, seed uint64, withC
 		if err != nil {
 			return rows, nil, nil, err
 		}
-		ref, err := sdpa.Run(ctx, psdBoostSDP(xs, ts, c), sdpa.Options{NoSolution: true})
+		ref, err := sdpa.Run(ctx, psdBoostSDP(xs, ts, c), csdpOptions(true))
 		if err != nil {
 			return rows, nil, nil, fmt.Errorf("psdboost: %w", err)
 		}

@@ -108,6 +108,9 @@ type Options struct {
 	// Dir, if not empty, is the directory for the problem and solution
 	// files, which are then kept; by default a temporary one is removed.
 	Dir string
+	// Env holds environment entries ("KEY=value") added to the csdp
+	// process's, which otherwise inherits this process's environment.
+	Env []string
 }
 
 // Run writes p to a file, solves it with CSDP and reads back the
@@ -149,6 +152,9 @@ func Run(ctx context.Context, p *Problem, opt Options) (*Solution, error) {
 	}
 	cmd := exec.CommandContext(ctx, bin, in, out)
 	cmd.Dir = dir
+	if len(opt.Env) > 0 {
+		cmd.Env = append(os.Environ(), opt.Env...)
+	}
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stdout
