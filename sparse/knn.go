@@ -141,9 +141,8 @@ func rowSqNorms(r blas64.General, n, d int) []float64 {
 	return out
 }
 
-// cand2 is a candidate neighbour; candList keeps candidates sorted by
-// (dist, idx) from the worst down, so its first entry is the worst kept
-// (see push and replaceTop).
+// cand2 is a candidate neighbour; candList keeps the worst candidate by
+// (dist, idx) first (see push and replaceTop).
 type cand2 struct {
 	dist float64
 	idx  int

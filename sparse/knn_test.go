@@ -137,6 +137,23 @@ func BenchmarkKNN(b *testing.B) {
 	}
 }
 
+// BenchmarkKNNSelfWide is the self-search of LMNN's impostor refresh and of
+// triplet generation at MNIST's 164 principal components: the GEMM screen
+// with a short (k = 6) and a long (k = 80) candidate list.
+func BenchmarkKNNSelfWide(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := randDense(rng, 20000, 164)
+	for _, k := range []int{6, 41, 80} {
+		b.Run(fmt.Sprintf("N=20000/D=164/k=%d", k), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := KNNBLAS(nativeBLAS, x, x, k, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // lowDimData returns n points on a gently curved 2-D sheet in d dimensions
 // (plus small noise), the kind of data on which the k-d tree prunes; with
 // grid true the sheet coordinates are rounded so that many distances tie.

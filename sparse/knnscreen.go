@@ -420,14 +420,35 @@ func rowSqNorms32(x []float32, n, d int) []float32 {
 	return out
 }
 
-// push and replaceTop keep the candidates sorted from the worst down (by
-// (dist, idx), descending), so h[0] is the worst, as a max-heap's root
-// would be: with the dozen candidates of a search, an insertion that
-// shifts a few entries costs less than a heap's sift with its unpredictable
-// branches.
+// push and replaceTop keep h[0] the worst candidate (by (dist, idx)), the
+// root of a max-heap. A list of at most sortedMax candidates is kept sorted
+// from the worst down: with the dozen candidates of a k-NN search, an
+// insertion that shifts a few entries costs less than a heap's sift with
+// its unpredictable branches. A longer list is a binary max-heap (a sorted
+// list is one, so a list turns into a heap as it grows past sortedMax):
+// LMNN's impostor search keeps 88, and its sorted insertions took longer
+// than the GEMM. A list only grows or is emptied, so one of at most
+// sortedMax entries has only ever been sorted. Readers that need the order
+// sort the list.
+const sortedMax = 24
+
 func (h *candList) push(c cand2) {
 	s := append(*h, c)
 	i := len(s) - 1
+	if i >= sortedMax {
+		// Sift up.
+		for i > 0 {
+			p := (i - 1) / 2
+			if !s[p].less(c) {
+				break
+			}
+			s[i] = s[p]
+			i = p
+		}
+		s[i] = c
+		*h = s
+		return
+	}
 	for i > 0 && s[i-1].less(c) {
 		s[i] = s[i-1]
 		i--
@@ -438,14 +459,33 @@ func (h *candList) push(c cand2) {
 
 // replaceTop replaces the worst candidate h[0] by c, which must not be worse.
 func (h candList) replaceTop(c cand2) {
+	n := len(h)
 	i := 0
-	for i+1 < len(h) && c.less(h[i+1]) {
+	if n > sortedMax {
+		// Sift down.
+		for {
+			l := 2*i + 1
+			if l >= n {
+				break
+			}
+			if r := l + 1; r < n && h[l].less(h[r]) {
+				l = r
+			}
+			if !c.less(h[l]) {
+				break
+			}
+			h[i] = h[l]
+			i = l
+		}
+		h[i] = c
+		return
+	}
+	for i+1 < n && c.less(h[i+1]) {
 		h[i] = h[i+1]
 		i++
 	}
 	h[i] = c
 }
-
 // leftOutBound is a lower bound on the exact squared distance of every
 // reference a query with squared norm qn left out of its screened list, w the
 // largest screened distance kept, given the per-pair screen error

@@ -61,12 +61,7 @@ func symScreen[T float](gemm func(m, nc int, a []T, lda int, b []T, ldb int, c [
 					// The columns after the block: rows r0+c ≥ i1 as
 					// queries against the block's rows.
 					c0 := max(i1-r0, 0)
-					for i := 0; i < m; i++ {
-						row := prod[i*nc : i*nc+nc]
-						for c := c0; c < nc; c++ {
-							tr[c*m+i] = row[c]
-						}
-					}
+					transposeCols(tr, prod, m, nc, c0)
 					for c := c0; c < nc; c++ {
 						qj := r0 + c
 						scanQuery(next, tr[c*m:c*m+m], norms[i0:i1], norms[qj], i0, qj, n, plan, &l.same[qj], &l.other[qj])
@@ -130,6 +125,39 @@ func mergeList(h *candList, src candList) {
 			h.push(c)
 		} else if capacity > 0 && c.less((*h)[0]) {
 			h.replaceTop(c)
+		}
+	}
+}
+
+// transposeTile is the number of columns transposeCols copies per
+// sweep down the rows, each sweep four rows at a time. A plain row-by-row
+// transpose of a 256×512 panel writes at a stride of 1 KiB, which maps
+// every write of a row to the same few cache sets: it took as long as the
+// GEMM.
+const transposeTile = 64
+
+// transposeCols writes columns c0 … nc−1 of the m×nc row-major prod into
+// tr, column c as tr[c*m : c*m+m].
+func transposeCols[T float](tr, prod []T, m, nc, c0 int) {
+	for j0 := c0; j0 < nc; j0 += transposeTile {
+		j1 := min(j0+transposeTile, nc)
+		w := j1 - j0
+		i := 0
+		for ; i+4 <= m; i += 4 {
+			r0 := prod[i*nc+j0 : i*nc+j1]
+			r1 := prod[(i+1)*nc+j0 : (i+1)*nc+j0+w]
+			r2 := prod[(i+2)*nc+j0 : (i+2)*nc+j0+w]
+			r3 := prod[(i+3)*nc+j0 : (i+3)*nc+j0+w]
+			for c := range r0 {
+				o := (j0+c)*m + i
+				d := tr[o : o+4 : o+4]
+				d[0], d[1], d[2], d[3] = r0[c], r1[c], r2[c], r3[c]
+			}
+		}
+		for ; i < m; i++ {
+			for c, v := range prod[i*nc+j0 : i*nc+j1] {
+				tr[(j0+c)*m+i] = v
+			}
 		}
 	}
 }

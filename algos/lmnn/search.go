@@ -32,7 +32,8 @@ import (
 // exact current distances to those points. The other points ("stale") are
 // searched again, alone, against all points in the current metric. When
 // more than a quarter of the points are stale, or M₀ is singular, the
-// refresh is a new full search.
+// refresh is a new full search. A full search in a singular metric keeps
+// only the Candidates neighbours it needs: the next refresh cannot use it.
 //
 // A point whose search returned Candidates neighbours all within R_i + 1 is
 // counted as truncated: impostors beyond them were not seen. Those points
@@ -108,10 +109,11 @@ func (s *solver) refresh() error {
 	covered := make([]bool, s.n)
 	trunc := make([]bool, s.n)
 	pass := func(c float64) {
-		sparse.ParallelRows(s.n, s.n*storeK*(2*r+8), func(lo, hi int) {
-			buf := make([]nbr, storeK)
+		sk := s.search.k
+		sparse.ParallelRows(s.n, s.n*sk*(2*r+8), func(lo, hi int) {
+			buf := make([]nbr, sk)
 			for i := lo; i < hi; i++ {
-				list := s.search.nbr[i*storeK : (i+1)*storeK]
+				list := s.search.nbr[i*sk : (i+1)*sk]
 				inside := 0 // stored points within R_i + 1
 				for t, l := range list {
 					d := f64.SqDist(row(i), row(l))
@@ -169,24 +171,33 @@ func (s *solver) refresh() error {
 	}
 	full := !s.search.valid || !(c > 0) || s.search.k != storeK || float64(len(stale)) > maxStaleFraction*float64(s.n)
 	if full {
+		if err := s.setWhiten(); err != nil {
+			return err
+		}
+		// A singular M gives the next refresh no bound (c = 0): it will
+		// search in full again, so the neighbours beyond the k it needs
+		// now would never be read. On MNIST's 164 components LMNN's
+		// metric is singular from its third refresh on, and the search
+		// for k instead of 2k neighbours takes a third less time.
+		searchK := storeK
+		if s.search.whiten == nil {
+			searchK = k
+		}
 		tk := time.Now()
-		nb, err := sparse.KNNBLAS(s.impl, z, z, storeK, true)
+		nb, err := sparse.KNNBLAS(s.impl, z, z, searchK, true)
 		s.knnTime += time.Since(tk)
 		if err != nil {
 			return fmt.Errorf("lmnn: impostor search: %w", err)
 		}
 		s.fullSearches++
-		s.search.valid, s.search.k, s.search.nbr = true, storeK, nb.Index
+		s.search.valid, s.search.k, s.search.nbr = true, searchK, nb.Index
 		s.search.rho = grow(s.search.rho, s.n)
 		for i := 0; i < s.n; i++ {
 			_, dist := nb.Row(i)
 			s.search.rho[i] = math.Inf(1)
-			if storeK < s.n-1 {
-				s.search.rho[i] = dist[storeK-1]
+			if searchK < s.n-1 {
+				s.search.rho[i] = dist[searchK-1]
 			}
-		}
-		if err := s.setWhiten(); err != nil {
-			return err
 		}
 		// The stored lists are this metric's: every point is covered
 		// (ties at ρ_i included, the search being exact).
