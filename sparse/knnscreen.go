@@ -486,6 +486,7 @@ func (h candList) replaceTop(c cand2) {
 	}
 	h[i] = c
 }
+
 // leftOutBound is a lower bound on the exact squared distance of every
 // reference a query with squared norm qn left out of its screened list, w the
 // largest screened distance kept, given the per-pair screen error
