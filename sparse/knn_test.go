@@ -68,6 +68,10 @@ func TestKNNMatchesBruteForce(t *testing.T) {
 		{"self-panels", 1300, 1300, 5, 4, true, false},
 		{"cross-blocks", 300, 2500, 16, 3, false, false},
 		{"duplicates-ties", 400, 400, 2, 6, true, true},
+		// Candidate lists past sortedMax are heaps.
+		{"self-long-lists", 900, 900, 6, 40, true, false},
+		{"cross-long-lists", 200, 1500, 5, 35, false, false},
+		{"duplicates-ties-long-lists", 600, 600, 2, 30, true, true},
 	} {
 		for iname, impl := range impls {
 			t.Run(tc.name+"/"+iname, func(t *testing.T) {

@@ -108,7 +108,10 @@ func (s *solver) refresh() error {
 	count := make([]int, s.n)
 	covered := make([]bool, s.n)
 	trunc := make([]bool, s.n)
-	pass := func(c float64) {
+	// pass takes the candidates from the stored lists, with their exact
+	// distances in the current metric: known (those of the search just
+	// done, in its order) or computed here.
+	pass := func(c float64, known []float64) {
 		sk := s.search.k
 		sparse.ParallelRows(s.n, s.n*sk*(2*r+8), func(lo, hi int) {
 			buf := make([]nbr, sk)
@@ -116,7 +119,12 @@ func (s *solver) refresh() error {
 				list := s.search.nbr[i*sk : (i+1)*sk]
 				inside := 0 // stored points within R_i + 1
 				for t, l := range list {
-					d := f64.SqDist(row(i), row(l))
+					var d float64
+					if known != nil {
+						d = known[i*sk+t]
+					} else {
+						d = f64.SqDist(row(i), row(l))
+					}
 					buf[t] = nbr{d, l}
 					if d < thr[i] {
 						inside++
@@ -162,7 +170,7 @@ func (s *solver) refresh() error {
 		return s.rebuild(cand, count, trunc, k, 0)
 	}
 	if s.search.valid && c > 0 && s.search.k == storeK {
-		pass(c)
+		pass(c, nil)
 		for i, ok := range covered {
 			if !ok {
 				stale = append(stale, i)
@@ -201,7 +209,7 @@ func (s *solver) refresh() error {
 		}
 		// The stored lists are this metric's: every point is covered
 		// (ties at ρ_i included, the search being exact).
-		pass(math.Inf(1))
+		pass(math.Inf(1), nb.Dist)
 		stale = stale[:0]
 	} else if len(stale) > 0 {
 		if err := s.searchAlone(z, stale, thr, k, cand, count, trunc); err != nil {
