@@ -451,3 +451,39 @@ func candidateSets(s *solver) [][]int {
 	}
 	return out
 }
+
+// TestSingularSearchKeepsCandidates: a full search in a nonsingular metric
+// stores storeFactor·Candidates neighbours for the next cheap refresh; in a
+// singular one, which gives the next refresh no bound, only Candidates.
+func TestSingularSearchKeepsCandidates(t *testing.T) {
+	tr, _ := splitStd(t, loadSet(t, "wine"))
+	b := engine.Default()
+	ts, err := constraints.Triplets(tr.X, tr.Y, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const k = 20
+	s := newSolver(b, tr.X, tr.Y, ts, Options{Candidates: k, Backend: b}.withDefaults())
+	if err := s.init(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if s.search.k != storeFactor*k {
+		t.Fatalf("nonsingular metric: the search stored %d neighbours, want %d", s.search.k, storeFactor*k)
+	}
+	// M = L Lᵀ with L's first column zero: singular.
+	l := mat.NewDense(s.d, s.d, nil)
+	for i := 1; i < s.d; i++ {
+		l.Set(i, i, 1)
+	}
+	s.l = l
+	s.m.SymOuterK(1, l)
+	if err := s.refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if s.search.k != k || s.search.whiten != nil {
+		t.Fatalf("singular metric: the search stored %d neighbours (whitening %v), want %d and none", s.search.k, s.search.whiten != nil, k)
+	}
+}
