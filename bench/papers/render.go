@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -163,11 +164,29 @@ func WriteMarkdown(w io.Writer, r *Result, missing bool) error {
 		var err error
 		switch {
 		case len(tables) > 0:
-			err = Markdown(w, tables, r.Machine)
+			if err = Markdown(w, tables, r.Machine); err == nil {
+				err = writePlotLinks(w, r.Plots, "papers-"+s.Key+".png")
+			}
 		case missing:
 			err = writeMissing(w, s)
 		}
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writePlotLinks links the plots among plots named name (Plot's files),
+// relative to the page in the plots' parent directory (docs/plots/x.png
+// is plots/x.png from docs/papers.md).
+func writePlotLinks(w io.Writer, plots []string, name string) error {
+	for _, p := range plots {
+		if filepath.Base(p) != name {
+			continue
+		}
+		link := filepath.ToSlash(filepath.Join(filepath.Base(filepath.Dir(p)), name))
+		if _, err := fmt.Fprintf(w, "![%s](%s)\n\n", name, link); err != nil {
 			return err
 		}
 	}

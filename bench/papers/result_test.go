@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -186,5 +187,31 @@ func TestRunReportSection(t *testing.T) {
 		if r.Data != "iris" || !r.Certified || (noCSDP == nil) != (r.RefStatus != "") {
 			t.Errorf("row %+v", r)
 		}
+	}
+}
+
+// TestPageLinksTablePlot: a table's plot among the result's plots is
+// linked right after that table, relative to the page; other tables' and
+// sections' plots are not linked there.
+func TestPageLinksTablePlot(t *testing.T) {
+	res := sampleResult()
+	res.Plots = []string{filepath.Join("docs", "plots", "papers-table1.png"), filepath.Join("docs", "plots", "papers-other.png")}
+	var sb strings.Builder
+	if err := Page(&sb, res, "cmd"); err != nil {
+		t.Fatal(err)
+	}
+	page := sb.String()
+	link := "![papers-table1.png](plots/papers-table1.png)"
+	i, j := strings.Index(page, link), strings.Index(page, "## psdlearn against CSDP")
+	if i < 0 || i > j || strings.Count(page, link) != 1 || strings.Contains(page, "papers-other.png") {
+		t.Errorf("table plot link at %d (CSDP section at %d):\n%s", i, j, page)
+	}
+	res.Plots = nil
+	sb.Reset()
+	if err := Page(&sb, res, "cmd"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(sb.String(), "papers-table1.png") {
+		t.Errorf("a page without plots links one:\n%s", sb.String())
 	}
 }
