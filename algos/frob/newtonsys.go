@@ -76,6 +76,35 @@ func cholSolve(impl blas.Float64, n int, l, b []float64) {
 	impl.Dtrsv(blas.Lower, blas.Trans, blas.NonUnit, n, l, n, b, 1)
 }
 
+// cholSolveCols overwrites the n×nc row-major matrix b (stride nc) with
+// (L Lᵀ)⁻¹ b, L the lower triangle of l (stride n), by two triangular
+// solves on blocks of columns, one block per core: the backend's BLAS runs
+// single-threaded, and these solves, 2·n²·nc flops, are the larger part
+// of a face-Newton step's active-set passes.
+func cholSolveCols(impl blas.Float64, n, nc int, l, b []float64) {
+	workers := min(runtime.GOMAXPROCS(0), nc/cholColsMin)
+	if workers < 2 {
+		impl.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, nc, 1, l, n, b, nc)
+		impl.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, nc, 1, l, n, b, nc)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		c0, c1 := w*nc/workers, (w+1)*nc/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			impl.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, c1-c0, 1, l, n, b[c0:], nc)
+			impl.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, c1-c0, 1, l, n, b[c0:], nc)
+		}()
+	}
+	wg.Wait()
+}
+
+// cholColsMin is the fewest columns per core for which cholSolveCols
+// splits the solves: below it a block is too narrow for TRSM's kernels.
+const cholColsMin = 32
+
 // faceHessian returns the f×f matrix H_rs = ⟨A_r, P_T(A_s)⟩ of the free
 // triplets, A_r = p_r p_rᵀ − q_r q_rᵀ, where P_T removes the block of the
 // eigenvectors Q_N off the face: H_rs = ⟨A_r, A_s⟩ − ⟨Q_NᵀA_rQ_N, Q_NᵀA_sQ_N⟩
@@ -215,8 +244,7 @@ func boxNewton(impl blas.Float64, n int, h, g, lo, hi, scratch []float64, cancel
 					for j, k := range fresh {
 						e[k*nf+j] = 1
 					}
-					impl.Dtrsm(blas.Left, blas.Lower, blas.NoTrans, blas.NonUnit, n, nf, 1, l, n, e, nf)
-					impl.Dtrsm(blas.Left, blas.Lower, blas.Trans, blas.NonUnit, n, nf, 1, l, n, e, nf)
+					cholSolveCols(impl, n, nf, l, e)
 					for j, k := range fresh {
 						c := make([]float64, n)
 						for i := range c {

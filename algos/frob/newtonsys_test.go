@@ -14,26 +14,7 @@ import (
 func TestCholesky(t *testing.T) {
 	for _, b := range enginetest.Backends(t) {
 		for _, n := range []int{1, 5, 96, 97, 300, 700} {
-			rnd := rand.New(rand.NewPCG(uint64(n), 1))
-			g := make([]float64, n*n)
-			for i := range g {
-				g[i] = rnd.NormFloat64()
-			}
-			a := make([]float64, n*n)
-			var anorm float64
-			for i := 0; i < n; i++ {
-				for j := 0; j < n; j++ {
-					var s float64
-					for k := 0; k < n; k++ {
-						s += g[i*n+k] * g[j*n+k]
-					}
-					if i == j {
-						s += float64(n)
-					}
-					a[i*n+j] = s
-					anorm = math.Max(anorm, math.Abs(s))
-				}
-			}
+			a, anorm := randomSPD(n, uint64(n))
 			l := append([]float64(nil), a...)
 			if !cholesky(b.BLAS(), n, l) {
 				t.Fatalf("%s n=%d: factorisation failed on an SPD matrix", b.Name(), n)
@@ -72,6 +53,72 @@ func TestCholesky(t *testing.T) {
 		a := []float64{1, 2, 2, 1}
 		if cholesky(b.BLAS(), 2, a) {
 			t.Errorf("%s: an indefinite matrix factored", b.Name())
+		}
+	}
+}
+
+// randomSPD returns the n×n row-major matrix G Gᵀ + n·I, G standard normal
+// (seeded), and its largest entry in magnitude.
+func randomSPD(n int, seed uint64) (a []float64, anorm float64) {
+	rnd := rand.New(rand.NewPCG(seed, 1))
+	g := make([]float64, n*n)
+	for i := range g {
+		g[i] = rnd.NormFloat64()
+	}
+	a = make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			var s float64
+			for k := 0; k < n; k++ {
+				s += g[i*n+k] * g[j*n+k]
+			}
+			if i == j {
+				s += float64(n)
+			}
+			a[i*n+j] = s
+			anorm = math.Max(anorm, math.Abs(s))
+		}
+	}
+	return a, anorm
+}
+
+// TestCholSolveCols solves A X = B for blocks of columns on both sides of
+// the split threshold (one block per core above it) and checks every
+// column's residual ‖A x̂ − b‖∞ against ‖A‖·‖x̂‖·n·ε, so that a column
+// solved in another column's place or left out fails.
+func TestCholSolveCols(t *testing.T) {
+	for _, b := range enginetest.Backends(t) {
+		for _, n := range []int{40, 300} {
+			a, anorm := randomSPD(n, uint64(n)+7)
+			l := append([]float64(nil), a...)
+			if !cholesky(b.BLAS(), n, l) {
+				t.Fatalf("%s n=%d: factorisation failed", b.Name(), n)
+			}
+			for _, nc := range []int{1, 2*cholColsMin - 1, 2 * cholColsMin, 2*cholColsMin + 5, 301} {
+				rnd := rand.New(rand.NewPCG(uint64(nc), 2))
+				rhs := make([]float64, n*nc)
+				for i := range rhs {
+					rhs[i] = rnd.NormFloat64()
+				}
+				x := append([]float64(nil), rhs...)
+				cholSolveCols(b.BLAS(), n, nc, l, x)
+				for j := 0; j < nc; j++ {
+					var res, xmax float64
+					for i := 0; i < n; i++ {
+						xmax = math.Max(xmax, math.Abs(x[i*nc+j]))
+					}
+					for i := 0; i < n; i++ {
+						s := -rhs[i*nc+j]
+						for k := 0; k < n; k++ {
+							s += a[i*n+k] * x[k*nc+j]
+						}
+						res = math.Max(res, math.Abs(s))
+					}
+					if r := res / (anorm * xmax * float64(n) * float64(n) * 0x1p-52); !(r <= 1) {
+						t.Fatalf("%s n=%d nc=%d column %d: residual %.3g (‖A‖·‖x‖·n²·ε units)", b.Name(), n, nc, j, r)
+					}
+				}
+			}
 		}
 	}
 }
