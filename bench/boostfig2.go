@@ -93,9 +93,11 @@ func (r BoostFig2Run) MarshalJSON() ([]byte, error) {
 	type plain BoostFig2Run
 	return json.Marshal(struct {
 		plain
+		Seconds      jsonnum.Float `json:"seconds"`
+		CPUSeconds   jsonnum.Float `json:"cpu_seconds"`
 		TestError    jsonnum.Float `json:"test_error"`
 		PerIteration jsonnum.Float `json:"seconds_per_iteration"`
-	}{plain(r), jsonnum.Float(r.TestError), jsonnum.Float(r.PerIteration())})
+	}{plain(r), jsonnum.Float(r.Seconds), jsonnum.Float(r.CPUSeconds), jsonnum.Float(r.TestError), jsonnum.Float(r.PerIteration())})
 }
 
 // BoostFig2Row is one input dimension.

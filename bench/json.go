@@ -44,8 +44,10 @@ func (c PSDBoostCurve) MarshalJSON() ([]byte, error) {
 	type plain PSDBoostCurve
 	return json.Marshal(struct {
 		plain
-		Optimum jsonnum.Float `json:"csdp_optimum"`
-	}{plain(c), jsonnum.Float(c.Optimum)})
+		Paper   []jsonnum.Float `json:"dual_per_iteration_single_column"`
+		Default []jsonnum.Float `json:"dual_per_iteration_default"`
+		Optimum jsonnum.Float   `json:"csdp_optimum"`
+	}{plain(c), jsonnum.Floats(c.Paper), jsonnum.Floats(c.Default), jsonnum.Float(c.Optimum)})
 }
 
 // MarshalJSON encodes r with numbers that are not finite as null.
@@ -121,11 +123,16 @@ func (p *Figure2Point) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes c with CSDP's optimum NaN when it is null.
 func (c *PSDBoostCurve) UnmarshalJSON(b []byte) error {
 	type plain PSDBoostCurve
-	p := plain{Optimum: math.NaN()}
+	p := struct {
+		plain
+		Paper   []*float64 `json:"dual_per_iteration_single_column"`
+		Default []*float64 `json:"dual_per_iteration_default"`
+	}{plain: plain{Optimum: math.NaN()}}
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
 	}
-	*c = PSDBoostCurve(p)
+	*c = PSDBoostCurve(p.plain)
+	c.Paper, c.Default = floatsOrNaN(p.Paper), floatsOrNaN(p.Default)
 	return nil
 }
 
@@ -159,4 +166,113 @@ func orNaN(v *float64) float64 {
 		return math.NaN()
 	}
 	return *v
+}
+
+// floatsOrNaN is the inverse of jsonnum.Floats for decoding: null entries
+// become NaN.
+func floatsOrNaN(v []*float64) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = orNaN(x)
+	}
+	return out
+}
+
+// MarshalJSON encodes r with numbers that are not finite as null (a run
+// that failed, BoostMetric's C).
+func (r MPIScalingRow) MarshalJSON() ([]byte, error) {
+	type plain MPIScalingRow
+	return json.Marshal(struct {
+		plain
+		TrainSeconds  jsonnum.Float   `json:"train_seconds"`
+		TotalSeconds  jsonnum.Float   `json:"total_seconds"`
+		Speedup       jsonnum.Float   `json:"train_speedup"`
+		TestError     jsonnum.Float   `json:"test_error"`
+		ChosenC       jsonnum.Float   `json:"chosen_c"`
+		Objective     jsonnum.Float   `json:"objective"`
+		RankPeakRSSMB []jsonnum.Float `json:"rank_peak_rss_mb"`
+	}{plain(r), jsonnum.Float(r.TrainSeconds), jsonnum.Float(r.TotalSeconds), jsonnum.Float(r.Speedup), jsonnum.Float(r.TestError),
+		jsonnum.Float(r.ChosenC), jsonnum.Float(r.Objective), jsonnum.Floats(r.RankPeakRSSMB)})
+}
+
+// MarshalJSON encodes r with numbers that are not finite as null.
+func (r BoostFig2Row) MarshalJSON() ([]byte, error) {
+	type plain BoostFig2Row
+	return json.Marshal(struct {
+		plain
+		Euclidean jsonnum.Float `json:"euclidean_test_error"`
+	}{plain(r), jsonnum.Float(r.Euclidean)})
+}
+
+// MarshalJSON encodes f with numbers that are not finite as null.
+func (f BoostFig1) MarshalJSON() ([]byte, error) {
+	type plain BoostFig1
+	return json.Marshal(struct {
+		plain
+		Eigenvalues []jsonnum.Float `json:"eigenvalues"`
+		Circles     jsonnum.Float   `json:"circles_share"`
+		TestError   jsonnum.Float   `json:"test_error"`
+		Euclidean   jsonnum.Float   `json:"euclidean_test_error"`
+	}{plain(f), jsonnum.Floats(f.Eigenvalues), jsonnum.Float(f.Circles), jsonnum.Float(f.TestError), jsonnum.Float(f.Euclidean)})
+}
+
+// MarshalJSON encodes p with numbers that are not finite as null.
+func (p Table2Paper) MarshalJSON() ([]byte, error) {
+	type plain Table2Paper
+	return json.Marshal(struct {
+		plain
+		Seconds []jsonnum.Float `json:"seconds,omitempty"`
+	}{plain(p), jsonnum.Floats(p.Seconds)})
+}
+
+// UnmarshalJSON decodes p with null numbers as NaN.
+func (p *Table2Paper) UnmarshalJSON(b []byte) error {
+	type plain Table2Paper
+	var q struct {
+		plain
+		Seconds []*float64 `json:"seconds,omitempty"`
+	}
+	if err := json.Unmarshal(b, &q); err != nil {
+		return err
+	}
+	*p = Table2Paper(q.plain)
+	p.Seconds = floatsOrNaN(q.Seconds)
+	return nil
+}
+
+// MarshalJSON encodes f with numbers that are not finite as null.
+func (f Figure2) MarshalJSON() ([]byte, error) {
+	type plain Figure2
+	return json.Marshal(struct {
+		plain
+		Fractions []jsonnum.Float `json:"fractions"`
+	}{plain(f), jsonnum.Floats(f.Fractions)})
+}
+
+// UnmarshalJSON decodes f with null numbers as NaN.
+func (f *Figure2) UnmarshalJSON(b []byte) error {
+	type plain Figure2
+	var q struct {
+		plain
+		Fractions []*float64 `json:"fractions"`
+	}
+	if err := json.Unmarshal(b, &q); err != nil {
+		return err
+	}
+	*f = Figure2(q.plain)
+	f.Fractions = floatsOrNaN(q.Fractions)
+	return nil
+}
+
+// MarshalJSON encodes r with numbers that are not finite as null.
+func (r PhasesRow) MarshalJSON() ([]byte, error) {
+	type plain PhasesRow
+	return json.Marshal(struct {
+		plain
+		Seconds     jsonnum.Float `json:"seconds"`
+		DGEMMGflops jsonnum.Float `json:"dgemm_gflops"`
+	}{plain(r), jsonnum.Float(r.Seconds), jsonnum.Float(r.DGEMMGflops)})
 }

@@ -73,9 +73,11 @@ func (p Phase) MarshalJSON() ([]byte, error) {
 	type plain Phase
 	return json.Marshal(struct {
 		plain
+		Seconds  jsonnum.Float `json:"seconds"`
+		Flops    jsonnum.Float `json:"flops"`
 		Bound    jsonnum.Float `json:"bound_seconds"`
 		Fraction jsonnum.Float `json:"fraction"`
-	}{plain(p), jsonnum.Float(p.Bound), jsonnum.Float(p.Fraction)})
+	}{plain(p), jsonnum.Float(p.Seconds), jsonnum.Float(p.Flops), jsonnum.Float(p.Bound), jsonnum.Float(p.Fraction)})
 }
 
 // PhasesRow is one solve profiled.
