@@ -44,17 +44,30 @@ func cholesky(impl blas.Float64, n int, a []float64) bool {
 		if rest == 0 {
 			break
 		}
-		// Panel: A21 ← A21 L11⁻ᵀ.
-		impl.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, rest, kb, 1, a[k*n+k:], n, a[(k+kb)*n+k:], n)
+		// Panel: A21 ← A21 L11⁻ᵀ, its rows in two halves on both cores
+		// (each row's solve is independent).
+		s0 := k + kb
+		split := rest >= 512 && runtime.GOMAXPROCS(0) >= 2
+		var wg sync.WaitGroup
+		if split {
+			h := rest / 2
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				impl.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, rest-h, kb, 1, a[k*n+k:], n, a[(s0+h)*n+k:], n)
+			}()
+			impl.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, h, kb, 1, a[k*n+k:], n, a[s0*n+k:], n)
+			wg.Wait()
+		} else {
+			impl.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, rest, kb, 1, a[k*n+k:], n, a[s0*n+k:], n)
+		}
 		// Trailing update: A22 ← A22 − A21 A21ᵀ (lower triangle), in two
 		// parts of equal work on both cores: the triangle of the first t
 		// rows, and the remaining rows (a rectangle and a triangle).
-		s0 := k + kb
 		t := int(float64(rest) / math.Sqrt2)
-		if rest < 512 || runtime.GOMAXPROCS(0) < 2 {
+		if !split {
 			t = rest
 		}
-		var wg sync.WaitGroup
 		if t < rest {
 			wg.Add(1)
 			go func() {
