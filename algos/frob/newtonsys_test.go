@@ -7,6 +7,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/engine/enginetest"
+	"gonum.org/v1/gonum/blas"
 )
 
 // TestCholesky factors random SPD matrices of sizes around the block and
@@ -126,15 +127,29 @@ func TestCholSolveCols(t *testing.T) {
 
 // BenchmarkCholesky factors an SPD matrix of the size of a face-Newton
 // step's free block on MNIST (about 4,600 candidates) and solves for 1,000
-// held columns, as boxNewton does, on the native backend's BLAS.
+// held columns, as boxNewton does, on the native backend's BLAS (with
+// -short, a 512×512 matrix and 100 columns).
 func BenchmarkCholesky(b *testing.B) {
-	const n, nc = 4608, 1000
+	n, nc := 4608, 1000
+	if testing.Short() {
+		n, nc = 512, 100
+	}
 	nb, err := engine.Get("native")
 	if err != nil {
 		b.Skip("no native backend:", err)
 	}
 	impl := nb.BLAS()
-	a, _ := randomSPD(n, 3)
+	// A = G Gᵀ + n·I, G standard normal (seeded), by the BLAS.
+	rnd := rand.New(rand.NewPCG(3, 1))
+	g := make([]float64, n*n)
+	for i := range g {
+		g[i] = rnd.NormFloat64()
+	}
+	a := make([]float64, n*n)
+	impl.Dgemm(blas.NoTrans, blas.Trans, n, n, n, 1, g, n, g, n, 0, a, n)
+	for i := 0; i < n; i++ {
+		a[i*n+i] += float64(n)
+	}
 	l := make([]float64, n*n)
 	rhs := make([]float64, n*nc)
 	for i := range rhs {
