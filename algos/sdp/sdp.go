@@ -72,7 +72,7 @@ type Problem struct {
 type Method int
 
 const (
-	// Auto uses Dense for N ≤ 1000 and Sparse above.
+	// Auto uses Dense for N ≤ 160 and Sparse above.
 	Auto Method = iota
 	// Dense assembles C + Â as a dense N×N matrix and takes its negative
 	// eigenpairs with the value-range dense eigensolver.
