@@ -51,7 +51,7 @@ func ReadDistances(r io.Reader, n int) (*Distances, error) {
 			} else {
 				x, err = parseIndex(f[c], math.MaxInt)
 				if err == nil && x < 0 || err != nil && len(f[c]) > 0 && f[c][0] == '-' {
-					return fmt.Errorf("column %c: index %s is negative", "ij"[c], clip(f[c]))
+					return fmt.Errorf("column %c: index %s is negative", "ij"[c], shown(f[c]))
 				}
 			}
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode"
 
 	"github.com/psdlearn/psdlearn/internal/input"
 )
@@ -264,7 +265,7 @@ func parseIndex(b []byte, n int) (int, error) {
 	if err != nil {
 		var ne *strconv.NumError
 		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
-			return 0, fmt.Errorf("row %s outside [0,%d)", clip(b), n)
+			return 0, fmt.Errorf("row %s outside [0,%d)", shown(b), n)
 		}
 		return 0, fmt.Errorf("%q is not an integer row index", clip(b))
 	}
@@ -272,6 +273,20 @@ func parseIndex(b []byte, n int) (int, error) {
 		return 0, fmt.Errorf("row %d outside [0,%d)", x, n)
 	}
 	return x, nil
+}
+
+// shown is a field as an error message shows it unquoted: clipped, and
+// quoted after all when it holds anything but printable characters (a
+// number that overflows before a stray carriage return, say), so that the
+// message stays on one line.
+func shown(b []byte) string {
+	s := clip(b)
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // clip shortens a field for an error message.

@@ -84,6 +84,7 @@ func TestReadRefusals(t *testing.T) {
 		{"negative", "i,j,k\n0,1,-2\n", "line 2: column k: row -2 outside [0,5)", false},
 		{"too large", "i,j,k\n\n5,1,2\n", "line 3: column i: row 5 outside [0,5)", false},
 		{"overflow", "i,j,k\n99999999999999999999,1,2\n", "line 2: column i: row 99999999999999999999 outside", false},
+		{"overflow before a carriage return", "i,j,k\n0,100000000000000000000\r0,1\n", `line 2: column j: row "100000000000000000000\r0" outside`, false},
 		{"i==j", "i,j,k\n1,1,2\n", "line 2: triplet (1,1,2) repeats a point", false},
 		{"i==k", "i,j,k\n1,2,1\n", "line 2: triplet (1,2,1) repeats a point", false},
 		{"j==k", "i,j,k\n1,2,2\n", "line 2: triplet (1,2,2) repeats a point", false},
