@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/psdlearn/psdlearn/internal/f32"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -401,9 +403,7 @@ func exactKNN(qr, rr blas64.General, d, k, qi, lo, hi int, outside, self bool, i
 func toFloat32(r blas64.General, n, d int) []float32 {
 	out := make([]float32, n*d)
 	for i := 0; i < n; i++ {
-		for j, v := range r.Data[i*r.Stride : i*r.Stride+d] {
-			out[i*d+j] = float32(v)
-		}
+		f32.FromFloat64(out[i*d:i*d+d], r.Data[i*r.Stride:i*r.Stride+d])
 	}
 	return out
 }
@@ -415,7 +415,7 @@ func rowSqNorms32(x []float32, n, d int) []float32 {
 		for _, v := range x[i*d : (i+1)*d] {
 			s += float64(v) * float64(v)
 		}
-		out[i] = float32(s)
+		out[i] = f32.Round(s)
 	}
 	return out
 }

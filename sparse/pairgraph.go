@@ -325,7 +325,7 @@ func (g *PairGraph) LaplacianMulDense32(dst, x []float32, c int) {
 		for _, e := range g.blk[g.blkPtr[b]:g.blkPtr[b+1]] {
 			if v := data[e.slot]; v != 0 {
 				row, col := int(e.row), int(e.col)
-				f32.Axpy(float32(v), x[col*c:col*c+c], dst[row*c:row*c+c])
+				f32.Axpy(f32.Round(v), x[col*c:col*c+c], dst[row*c:row*c+c])
 			}
 		}
 	})

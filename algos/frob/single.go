@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/algos/internal/gram32"
+	"github.com/psdlearn/psdlearn/internal/f32"
 	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/sparse"
 )
@@ -62,9 +63,7 @@ func (e *metricEval) useSingle(target float64) bool {
 func (e *metricEval) pairDists32(lf []float64, r int) {
 	s := e.s32
 	s.l32 = grow32(s.l32, e.d*r)
-	for i, v := range lf[:e.d*r] {
-		s.l32[i] = float32(v)
-	}
+	f32.FromFloat64(s.l32, lf[:e.d*r])
 	s.z32 = grow32(s.z32, e.n*r)
 	t := time.Now()
 	s.Embed(s.z32, s.l32, r)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/data"
 	"github.com/psdlearn/psdlearn/internal/chunked"
+	"github.com/psdlearn/psdlearn/internal/f32"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
@@ -52,7 +53,7 @@ func New(impl blas.Float64, x *mat.Dense) *Data {
 	x32 := make([]float32, n*d)
 	for i := 0; i < n; i++ {
 		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-			f := float32(v - mean[j])
+			f := f32.Round(v - mean[j])
 			if math.IsInf(float64(f), 0) {
 				return nil
 			}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/psdlearn/psdlearn/internal/f32"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -144,4 +145,28 @@ func dedupe(p []sparse.Pair) []sparse.Pair {
 		}
 	}
 	return out
+}
+
+// TestNewFlushesSubnormals checks that the centred copy holds no float32
+// subnormal (they slow SGEMM several times over, see f32.Round): a column
+// whose deviations are about 1e-40 becomes zeros, the others are kept.
+func TestNewFlushesSubnormals(t *testing.T) {
+	x := mat.NewDense(4, 2, []float64{3e-40, 1, -1e-40, 2, 1e-40, 3, -3e-40, 4})
+	s := New(gonum.Implementation{}, x)
+	if s == nil {
+		t.Fatal("New declined finite data")
+	}
+	for i, v := range s.X {
+		if v != 0 && math.Abs(float64(v)) < f32.MinNormal {
+			t.Fatalf("X[%d] = %g, a subnormal", i, v)
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if got, want := s.X[2*i], float32(0); got != want {
+			t.Errorf("row %d: tiny column %g, want 0", i, got)
+		}
+		if got, want := s.X[2*i+1], float32(i+1)-2.5; got != want {
+			t.Errorf("row %d: centred column %g, want %g", i, got, want)
+		}
+	}
 }
