@@ -152,7 +152,7 @@ func (c *envLDL) factor(indptr, ind []int, data []float64, shift float64) (neg i
 			rj := c.row(j)
 			fj := c.first[j]
 			lo := max(fi, fj)
-			t[j-fi] = ri[j-fi] - f64.Dot(t[lo-fi:j-fi], rj[lo-fj:j-fj])
+			t[j-fi] = ri[j-fi] - f64.DotWide(t[lo-fi:j-fi], rj[lo-fj:j-fj])
 		}
 		d := ri[i-fi]
 		scale := math.Abs(d)
@@ -182,7 +182,7 @@ func (c *envLDL) solve(x, b []float64) {
 	for i := 0; i < c.n; i++ {
 		ri := c.row(i)
 		fi := c.first[i]
-		y[i] -= f64.Dot(ri[:i-fi], y[fi:i])
+		y[i] -= f64.DotWide(ri[:i-fi], y[fi:i])
 	}
 	// D z = y, then Lᵀ x = z (column sweep)
 	for i := 0; i < c.n; i++ {

@@ -26,3 +26,9 @@ func dot4AVX2(n int, v *float64, ct *float64, ldc int, acc *[16]float64)
 //
 //go:noescape
 func spDot4AVX2(n int, val *float64, ind *int32, x *float64, out *[4]float64)
+
+// dotWideAVX2 (dotwide_amd64.s) is DotWide's loop over the first n
+// entries, n a multiple of 4.
+//
+//go:noescape
+func dotWideAVX2(n int, a, b *float64, c *[4]float64)

@@ -17,3 +17,7 @@ func dot4AVX2(n int, v *float64, ct *float64, ldc int, acc *[16]float64) {
 func spDot4AVX2(n int, val *float64, ind *int32, x *float64, out *[4]float64) {
 	panic("f64: spDot4AVX2 without assembly")
 }
+
+func dotWideAVX2(n int, a, b *float64, c *[4]float64) {
+	panic("f64: dotWideAVX2 without assembly")
+}
