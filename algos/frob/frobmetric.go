@@ -85,6 +85,12 @@ type MetricOptions struct {
 	// fixed, if non-nil, holds multipliers at the upper bound outside the
 	// triplets (a working-set round, see learnWorkingSet).
 	fixed *fixedPart
+	// phase marks a working-set phase: a run of at most wsWholeIters
+	// iterations over all the triplets whose point seeds the next working
+	// set. It is evaluated in single precision like a loose solve (see
+	// single.go) whatever the target, and certified, if it reaches the
+	// target, in double.
+	phase bool
 	// userC, if non-zero, is the C of the whole problem, which a
 	// working-set round's progress lines show instead of its own C.
 	userC float64
@@ -361,8 +367,15 @@ func solveWhole(ctx context.Context, b engine.Backend, ev *metricEval, sc []floa
 		return f, err
 	}
 	prob := dualsolve.Problem{Lower: lower, Upper: upper, Eval: evalV, Certificate: ev.certificate}
-	ev.useSingle(target)
-	if !opt.NoRefine && ev.ext == nil {
+	if opt.phase {
+		ev.useSingle(math.Inf(1))
+	} else {
+		ev.useSingle(target)
+	}
+	// No face-Newton steps on single-precision evaluations: a step's primal
+	// candidate would be valued in single precision (a loose solve's target
+	// is above refineMaxTarget, so only a phase could take one).
+	if !opt.NoRefine && ev.ext == nil && ev.s32 == nil {
 		ev.refine = newRefiner(target)
 		ev.refine.ctx = ctx
 		ev.refine.say = progress.Printf(opt.Progress, "frobmetric")

@@ -12,14 +12,16 @@ import (
 // Single-precision evaluations of a loose solve.
 //
 // A solve to a relative gap above refineMaxTarget (a candidate of a model
-// selection: frob.SelectGapTol) spends most of its time in two GEMMs per
-// evaluation, the weighted Gram Xᵀ L_W X (2·N·D² flops) and the embedding
-// X·V√Λ (2·N·D·r). Their rounding in single precision, a relative 1e-7 of
-// the Gram and of the margins, is four orders of magnitude below what such
-// a solve resolves, and SGEMM runs at twice DGEMM's rate. So when the Gram
-// costs at least singleMinFlops, those two products run in single
-// precision (on a centred float32 copy of X, package gram32) while the
-// eigendecomposition, the pair sums and L-BFGS-B stay in double.
+// selection: frob.SelectGapTol), and a working-set phase (a bounded run
+// over all the triplets that only seeds the next working set), spend most
+// of their time in two GEMMs per evaluation, the weighted Gram Xᵀ L_W X
+// (2·N·D² flops) and the embedding X·V√Λ (2·N·D·r). Their rounding in
+// single precision, a relative 1e-7 of the Gram and of the margins, is four
+// orders of magnitude below what such a solve resolves, and SGEMM runs at
+// twice DGEMM's rate. So when the Gram costs at least singleMinFlops, those
+// two products run in single precision (on a centred float32 copy of X,
+// package gram32) while the eigendecomposition, the pair sums and L-BFGS-B
+// stay in double.
 //
 // Nothing is certified in single precision: when such a solve stops, its
 // point is evaluated again in double and its certificate is that

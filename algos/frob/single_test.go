@@ -61,3 +61,31 @@ func TestSingleLooseSolve(t *testing.T) {
 		}
 	}
 }
+
+// TestSinglePhase checks that a working-set phase (a bounded run over all
+// the triplets that only seeds the next working set) evaluates in single
+// precision whatever its target, that its certificate is nevertheless
+// an exact double evaluation's, and that the same run outside a phase
+// stays in double.
+func TestSinglePhase(t *testing.T) {
+	defer func(v float64) { singleMinFlops = v }(singleMinFlops)
+	singleMinFlops = 0
+	x, ts := clusterTriplets(t, 400, 12, 4, 3)
+	for _, b := range enginetest.Backends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			const c = 10
+			for _, phase := range []bool{true, false} {
+				opt := MetricOptions{C: c, GapTol: 1e-9, MaxIter: 25, Restarts: -1, NewtonSteps: -1,
+					WorkingSet: WorkingSetOff, Backend: b, phase: phase}
+				res, err := Learn(context.Background(), x, ts, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if single := res.Phases.Grams32 > 0; single != phase {
+					t.Fatalf("phase %v: %d of %d Grams in single precision", phase, res.Phases.Grams32, res.Phases.Grams)
+				}
+				checkCertificate(t, x, ts, res, c)
+			}
+		})
+	}
+}

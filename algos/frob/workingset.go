@@ -257,6 +257,7 @@ func learnWorkingSet(ctx context.Context, p wsProblem, m int, opt MetricOptions)
 				// A phase: no restarts or polish, they are for finishing.
 				sub.MaxIter = min(sub.MaxIter, wsWholeIters)
 				sub.Restarts, sub.NewtonSteps = -1, -1
+				sub.phase = true
 			}
 			res, err := p.whole(ctx, sub)
 			if res != nil {
