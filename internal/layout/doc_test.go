@@ -4,9 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -17,32 +15,12 @@ import (
 // also requires a package comment in every package. Generated files and the
 // cmd and examples trees (programs, not APIs) are skipped.
 func TestExportedIdentifiersDocumented(t *testing.T) {
-	base := root(t)
-	fset := token.NewFileSet()
 	pkgDoc := map[string]bool{}
 	var missing []string
-	err := filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(base, path)
-		if d.IsDir() {
-			switch {
-			case rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "third_party"),
-				rel == "cmd", rel == "examples":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
+	skip := func(rel string) bool { return rel == "cmd" || rel == "examples" }
+	walkSources(t, parser.ParseComments, skip, func(rel string, fset *token.FileSet, f *ast.File) {
 		if ast.IsGenerated(f) {
-			return nil
+			return
 		}
 		dir := filepath.Dir(rel)
 		if _, ok := pkgDoc[dir]; !ok {
@@ -81,11 +59,7 @@ func TestExportedIdentifiersDocumented(t *testing.T) {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for dir, ok := range pkgDoc {
 		if !ok {
 			missing = append(missing, dir+": package comment")
