@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/psdlearn/psdlearn/internal/f32"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
