@@ -40,12 +40,15 @@ found:
 tail:
 	CMPQ AX, CX
 	JGE  none
-	MOVSS (DI)(AX*4), X2
-	ADDSS X0, X2
-	MOVSS (SI)(AX*4), X3
-	ADDSS X3, X3
-	SUBSS X3, X2
-	UCOMISS X1, X2
+	// VEX-encoded scalar instructions: legacy SSE ones after 256-bit VEX
+	// ones (the upper halves of the Y registers dirty) pay a
+	// state-transition penalty on many processors.
+	VMOVSS (DI)(AX*4), X2
+	VADDSS X0, X2, X2
+	VMOVSS (SI)(AX*4), X3
+	VADDSS X3, X3, X3
+	VSUBSS X3, X2, X2
+	VUCOMISS X1, X2
 	JA   skip // dist > worst (ordered)
 	MOVQ AX, ret+64(FP)
 	VZEROUPPER

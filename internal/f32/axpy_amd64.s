@@ -50,11 +50,14 @@ tail:
 	CMPQ AX, CX
 	JGE  done
 
+	// VEX-encoded scalar instructions (see f64's Axpy): legacy SSE ones
+	// after 256-bit VEX ones, with the upper halves of the Y registers
+	// dirty, pay a state-transition penalty on many processors.
 loop1:
-	MOVSS (SI)(AX*4), X1
-	MULSS X0, X1
-	ADDSS (DI)(AX*4), X1
-	MOVSS X1, (DI)(AX*4)
+	VMOVSS (SI)(AX*4), X1
+	VMULSS X0, X1, X1
+	VADDSS (DI)(AX*4), X1, X1
+	VMOVSS X1, (DI)(AX*4)
 	INCQ AX
 	CMPQ AX, CX
 	JLT  loop1

@@ -10,14 +10,13 @@ import (
 	"testing"
 )
 
-// walkSources parses every non-test Go file of the module (skipping hidden
-// directories, testdata, third_party and the directories skipDir names by
-// their slash-separated path from the root) and calls visit with its path
-// from the root. It fails the test if it finds no file.
-func walkSources(t *testing.T, mode parser.Mode, skipDir func(rel string) bool, visit func(rel string, fset *token.FileSet, f *ast.File)) {
+// walkFiles calls visit with the path from the module root (slash-
+// separated) and the file system path of every file whose name keep
+// accepts, skipping hidden directories, testdata, third_party and the
+// directories skipDir names. It fails the test if it visits no file.
+func walkFiles(t *testing.T, keep func(name string) bool, skipDir func(rel string) bool, visit func(rel, path string) error) {
 	t.Helper()
 	base := root(t)
-	fset := token.NewFileSet()
 	files := 0
 	err := filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -31,21 +30,36 @@ func walkSources(t *testing.T, mode parser.Mode, skipDir func(rel string) bool, 
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !keep(d.Name()) {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, mode)
-		if err != nil {
-			return err
-		}
 		files++
-		visit(rel, fset, f)
-		return nil
+		return visit(rel, path)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if files == 0 {
-		t.Fatal("no Go source file under the module root")
+		t.Fatal("no file to check under the module root")
 	}
+}
+
+// walkSources parses every non-test Go file of the module (skipping hidden
+// directories, testdata, third_party and the directories skipDir names by
+// their slash-separated path from the root) and calls visit with its path
+// from the root. It fails the test if it finds no file.
+func walkSources(t *testing.T, mode parser.Mode, skipDir func(rel string) bool, visit func(rel string, fset *token.FileSet, f *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	goSource := func(name string) bool {
+		return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")
+	}
+	walkFiles(t, goSource, skipDir, func(rel, path string) error {
+		f, err := parser.ParseFile(fset, path, nil, mode)
+		if err != nil {
+			return err
+		}
+		visit(rel, fset, f)
+		return nil
+	})
 }
