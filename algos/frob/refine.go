@@ -104,6 +104,30 @@ const (
 	refineMaxCost    = 100
 )
 
+// schedule sets when the next step may run after a step at evaluation
+// eval that cost about base/2 evaluations. After a step that moved the
+// dual the next runs at the next evaluation (a Newton iteration, once the
+// solve has jumped to the new point); after one that improved only the
+// primal, base evaluations later; after the k-th step in a row that raised
+// neither bound, base·2^(k−1) later. (On MNIST-164 with the single-precision
+// pair forms summed in another order, doubling from the first such step
+// left the chosen C = 10 to 48 L-BFGS-B evaluations, 5.8 s, after one step
+// that found nothing next to the step that had just moved the dual; the
+// next step, taken 24 evaluations later, certified.)
+func (r *refiner) schedule(eval, base int, movedDual, improvedPrimal bool) {
+	spacing := base
+	switch {
+	case movedDual:
+		r.failed, spacing = 0, 1
+	case improvedPrimal:
+		r.failed = 0
+	default:
+		r.failed = min(r.failed+1, 10)
+		spacing <<= r.failed - 1
+	}
+	r.next = eval + spacing
+}
+
 // newRefiner returns the refiner of a solve to the relative gap target.
 func newRefiner(target float64) *refiner {
 	return &refiner{target: target}
@@ -131,34 +155,16 @@ func (e *metricEval) maybeRefine(primal, dual float64) {
 	r.Seconds += took.Seconds()
 	// The spacing comes from a flop model, not from timings, so that the
 	// schedule — and with it the result — is the same on every run: a
-	// step's Hessian and factorisation against an evaluation's two GEMMs,
-	// doubled for every further step in a row that raised neither bound.
-	// (On MNIST-164 with the single-precision pair forms summed in another
-	// order, doubling from the first such step left the chosen C = 10 to
-	// 48 L-BFGS-B evaluations, 5.8 s, after one step that found nothing
-	// next to the step that had just moved the dual; the next step, taken
-	// 24 evaluations later, certified.)
-	spacing := refineMinSpacing
+	// step's Hessian and factorisation against an evaluation's two GEMMs.
+	base := refineMinSpacing
 	if e.stepSize > 0 {
-		spacing = max(spacing, int(min(2*e.stepFlops(e.stepSize)/e.evalFlops(), 1e9)))
+		base = max(base, int(min(2*e.stepFlops(e.stepSize)/e.evalFlops(), 1e9)))
 	}
 	if err != nil {
 		e.refineErr = err
 		return
 	}
-	switch {
-	case e.altOK:
-		// The dual moved: the next step runs at the new point, a Newton
-		// iteration, once the solve has jumped there.
-		r.failed = 0
-		spacing = 1
-	case bestBefore != e.best:
-		r.failed = 0 // the primal improved
-	default:
-		r.failed = min(r.failed+1, 10)
-		spacing <<= r.failed - 1
-	}
-	r.next = e.nEval + spacing
+	r.schedule(e.nEval, base, e.altOK, bestBefore != e.best)
 	if r.say != nil {
 		p, d := primal, dual
 		if e.best != nil {

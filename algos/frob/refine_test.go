@@ -223,3 +223,40 @@ func TestRefineCertifies(t *testing.T) {
 		}
 	}
 }
+
+// TestRefinerSchedule runs the step schedule through a sequence of
+// outcomes: the next step at the next evaluation after the dual moved,
+// base evaluations after a primal-only gain or a first step that raised
+// neither bound, doubled for every further such step in a row, and the
+// count reset by any gain.
+func TestRefinerSchedule(t *testing.T) {
+	const base = 23
+	type outcome struct{ movedDual, improvedPrimal bool }
+	var (
+		moved   = outcome{movedDual: true}
+		primal  = outcome{improvedPrimal: true}
+		nothing = outcome{}
+	)
+	for _, tc := range []struct {
+		name  string
+		steps []outcome
+		wait  []int // evaluations from each step to the next one allowed
+	}{
+		{"dual moves", []outcome{moved, moved}, []int{1, 1}},
+		{"primal only", []outcome{primal, primal}, []int{base, base}},
+		{"failures double from the second", []outcome{nothing, nothing, nothing}, []int{base, 2 * base, 4 * base}},
+		{"a failure after a move", []outcome{moved, nothing}, []int{1, base}},
+		{"a gain resets the count", []outcome{nothing, nothing, primal, nothing}, []int{base, 2 * base, base, base}},
+		{"the doubling is capped", []outcome{nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing}, []int{base, 2 * base, 4 * base, 8 * base, 16 * base, 32 * base, 64 * base, 128 * base, 256 * base, 512 * base, 512 * base, 512 * base}},
+	} {
+		r := newRefiner(1e-7)
+		eval := 5
+		for i, o := range tc.steps {
+			r.schedule(eval, base, o.movedDual, o.improvedPrimal)
+			if got := r.next - eval; got != tc.wait[i] {
+				t.Errorf("%s: step %d: next step %d evaluations later, want %d", tc.name, i+1, got, tc.wait[i])
+			}
+			eval = r.next
+		}
+	}
+}
