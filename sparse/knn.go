@@ -78,15 +78,18 @@ func KNN(q, ref *mat.Dense, k int, self bool) (*Neighbors, error) {
 // KNNBLAS is KNN with the GEMMs done by impl. Query blocks run on parallel
 // goroutines. For data of low intrinsic dimension (at most 32 columns, at
 // least 2,048 reference rows) it answers from a k-d tree instead when a pilot
-// of 64 queries shows the tree costs less than the screen (kdtree.go); the
-// result is the same, bit for bit (see kdtree.go).
+// of 64 queries shows the tree costs less than the screen (kdtree.go). For
+// data with many columns whose variance is concentrated in a few of them
+// (principal components, a learned metric's embedding), a plain search
+// screens on those few first when a pilot shows it costs less
+// (knnprefix.go). The result is the same, bit for bit, whichever way.
 func KNNBLAS(impl blas.Float64, q, ref *mat.Dense, k int, self bool) (*Neighbors, error) {
 	return knnBLAS(impl, q, ref, k, self, true)
 }
 
-// knnBLAS is KNNBLAS; with tree false it never tries the k-d tree (tests
-// compare the two strategies).
-func knnBLAS(impl blas.Float64, q, ref *mat.Dense, k int, self, tree bool) (*Neighbors, error) {
+// knnBLAS is KNNBLAS; with fast false it runs the plain screen only, never
+// the k-d tree or the prefix screen (tests compare the strategies).
+func knnBLAS(impl blas.Float64, q, ref *mat.Dense, k int, self, fast bool) (*Neighbors, error) {
 	if q == nil || ref == nil {
 		return nil, fmt.Errorf("sparse: KNN: nil matrix")
 	}
@@ -118,7 +121,10 @@ func knnBLAS(impl blas.Float64, q, ref *mat.Dense, k int, self, tree bool) (*Nei
 		}
 	}
 	out := &Neighbors{K: k, Index: make([]int, nq*k), Dist: make([]float64, nq*k)}
-	if tree && tryKDTree(qr, rr, nq, nr, d, k, self, out) {
+	if fast && tryKDTree(qr, rr, nq, nr, d, k, self, out) {
+		return out, nil
+	}
+	if fast && !self && tryPrefixScreen(impl, qr, rr, nq, nr, d, k, out) {
 		return out, nil
 	}
 	plan := &searchPlan{self: self, kOther: k}

@@ -12,3 +12,9 @@ var useAVX2 = cpu.X86.HasAVX2
 //
 //go:noescape
 func axpyAVX2(alpha float32, x, y []float32)
+
+// sqDistAVX2 returns SqDist(a, b) with 256-bit subtracts, conversions,
+// multiplies and adds (no FMA). len(b) must equal len(a) ≥ 8.
+//
+//go:noescape
+func sqDistAVX2(a, b []float32) float64

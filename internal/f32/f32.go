@@ -1,7 +1,9 @@
 // Package f32 holds the float32 vector loop of the single-precision
 // Laplacian product (sparse.PairGraph.LaplacianMulDense32), which feeds
-// BoostMetric's mixed-precision Gram, and the rounding (Round) through
-// which every float64 becomes a float32 for a single-precision kernel.
+// BoostMetric's mixed-precision Gram, the squared distance of two float32
+// rows (SqDist) of the k-NN search's prefix screen, and the
+// rounding (Round) through which every float64 becomes a float32 for a
+// single-precision kernel.
 // The vectorised loop and the portable one perform the same float32
 // operations, so they give the same bits.
 package f32
