@@ -124,11 +124,11 @@ func knnBLAS(impl blas.Float64, q, ref *mat.Dense, k int, self, fast bool) (*Nei
 	if fast && tryKDTree(qr, rr, nq, nr, d, k, self, out) {
 		return out, nil
 	}
-	if fast && !self && tryPrefixScreen(impl, qr, rr, nq, nr, d, k, out) {
-		return out, nil
-	}
 	plan := &searchPlan{self: self, kOther: k}
 	res := &screenResult{other: out}
+	if fast && tryPrefixScreen(impl, qr, rr, nq, nr, d, plan, res) {
+		return out, nil
+	}
 	if !screen32(impl, qr, rr, nq, nr, d, plan, res) {
 		screen64(impl, qr, rr, nq, nr, d, plan, res)
 	}

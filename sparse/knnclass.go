@@ -13,7 +13,9 @@ import (
 // the range [ranges[i][0], ranges[i][1]) and its kOut nearest rows outside
 // it, in one pass of the GEMM screen over all pairs (see KNNBLAS): every
 // product panel feeds two candidate lists per query, each re-ranked by exact
-// distances and certified as in KNNBLAS. With rows grouped by class, the
+// distances and certified as in KNNBLAS (or, on data with many columns
+// whose variance sits in a few, the prefix screen of KNNBLAS, with the same
+// answers). With rows grouped by class, the
 // range of a query being its own class, this gives labelled triplets'
 // targets and impostors at the flops of one search (see KNNByClass).
 //
@@ -77,6 +79,9 @@ func KNNSplit(impl blas.Float64, q, ref *mat.Dense, ranges [][2]int, id []int, k
 	}
 	plan := &searchPlan{self: self, kSame: kIn, kOther: kOut, ranges: ranges}
 	res := &screenResult{same: in, other: out, id: id}
+	if tryPrefixScreen(impl, qr, rr, nq, nr, d, plan, res) {
+		return in, out, nil
+	}
 	if !screen32(impl, qr, rr, nq, nr, d, plan, res) {
 		screen64(impl, qr, rr, nq, nr, d, plan, res)
 	}

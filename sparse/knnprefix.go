@@ -9,11 +9,11 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// The prefix screen of a plain k-NN search. A squared distance is a sum
-// over the coordinates, so its sum over the first t of them (in any fixed
-// order) is a lower bound: a reference whose prefix distance already
-// exceeds a query's k-th nearest distance cannot be among its k nearest.
-// On data whose variance is concentrated in a few coordinates (principal
+// The prefix screen of a k-NN search. A squared distance is a sum over the
+// coordinates, so its sum over the first t of them (in any fixed order) is
+// a lower bound: a reference whose prefix distance already exceeds a
+// query's k-th nearest distance cannot be among its k nearest. On data
+// whose variance is concentrated in a few coordinates (principal
 // components; the embedding X·L of a learned metric) a short prefix rules
 // out nearly every reference: on MNIST's 164 principal components, the
 // first 32 leave 0.45% of the training points within the third-nearest
@@ -21,20 +21,23 @@ import (
 //
 // The search orders the coordinates by the references' variance and runs
 // the single-precision GEMM of the plain screen (knnscreen.go) over the
-// first t of them only. Every query keeps its k nearest found so far by
-// exact distance, with U the k-th of them; the first panel of references
-// seeds them with its k smallest screened prefix distances. A reference is
-// then checked only if its screened prefix distance, less the screen's
-// error bound (leftOutBound with t for the dimension), is at most U; a
-// checked reference adds its float32 distance over the other coordinates,
-// less that sum's error bound (prefixKappa), and only if the total is
-// still at most U is its exact distance computed and offered.
+// first t of them only. Every list of a query (one in a plain search; the
+// query's range and the rest in a split one, searchPlan) keeps its k
+// nearest found so far by exact distance, with U the k-th of them; the
+// first segment of references a list sees seeds it with its k smallest
+// screened prefix distances. A reference is then checked only if its
+// screened prefix distance, less the screen's error bound (leftOutBound
+// with t for the dimension), is at most U; a checked reference adds its
+// float32 distance over the other coordinates, less that sum's error
+// bound (prefixKappa), and only if the total is still at most U is its
+// exact distance computed and offered.
 //
 // A reference left out has an exact distance above U when it is left out,
 // so above the final k-th distance: the answer is the exact k nearest by
-// (distance, index), the plain screen's, with no fallback. A pilot of
-// prefixPilot queries, answered exactly, counts the checks each prefix
-// length would take and picks the length by a cost model, or declines.
+// (distance, identifier), the plain screen's, with no fallback. A pilot
+// of prefixPilot queries counts the checks each prefix length would take
+// and picks the length by a cost model against the plain screen (whose
+// self-searches compute each pair once, symScreen), or declines.
 
 // Prefix screen parameters.
 const (
@@ -69,23 +72,22 @@ const (
 // prefixGain·d).
 var prefixLengths = []int{16, 24, 32, 48, 64, 96, 128, 192, 256}
 
-// tryPrefixScreen answers a plain search (no self, no ranges) by the prefix
-// screen when the pilot finds it cheaper than the plain screen, and
-// reports whether it did.
-func tryPrefixScreen(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k int, out *Neighbors) bool {
+// tryPrefixScreen answers a search by the prefix screen when the pilot
+// finds it cheaper than the plain screen, and reports whether it did.
+func tryPrefixScreen(impl blas.Float64, qr, rr blas64.General, nq, nr, d int, plan *searchPlan, res *screenResult) bool {
 	s32, ok := impl.(blas.Float32)
-	if !ok || d < prefixMinDim || nq < prefixMinQueries || nr < prefixMinRefs || k > prefixMaxK {
+	if !ok || d < prefixMinDim || nq < prefixMinQueries || nr < prefixMinRefs || max(plan.kSame, plan.kOther) > prefixMaxK {
 		return false
 	}
 	perm, ok := varianceOrder(rr, nr, d)
 	if !ok {
 		return false
 	}
-	t := pilotPrefix(impl, qr, rr, nq, nr, d, k, perm)
+	t := pilotPrefix(impl, qr, rr, nq, nr, d, plan, perm)
 	if t == 0 {
 		return false
 	}
-	return prefixScreen(s32, qr, rr, nq, nr, d, k, perm, t, out)
+	return prefixScreen(s32, qr, rr, nq, nr, d, plan, res, perm, t)
 }
 
 // varianceOrder returns the columns of the n rows of r by decreasing
@@ -137,7 +139,7 @@ func varianceOrder(r blas64.General, n, d int) ([]int, bool) {
 // least modelled cost, or 0 when none costs less than prefixGain times the
 // plain screen. Its distances are in double precision by the norm
 // expansion, an estimate: rounding only moves a count.
-func pilotPrefix(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k int, perm []int) int {
+func pilotPrefix(impl blas.Float64, qr, rr blas64.General, nq, nr, d int, plan *searchPlan, perm []int) int {
 	var ts []int
 	for _, t := range prefixLengths {
 		if float64(t) < prefixGain*float64(d) {
@@ -152,8 +154,10 @@ func pilotPrefix(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k int, per
 		gather(q[p*d:p*d+d], row, perm)
 		copy(q0[p*d:p*d+d], row[:d])
 	}
-	// u[p·nr+j]: the k-th smallest distance of pilot query p to the
-	// references before j (+Inf for the first k), from the whole distances.
+	// u[p·nr+j]: the bound reference j of pilot query p is checked
+	// against, the k-th smallest distance to the references of its list
+	// (the query's range or the others) before j, from the whole
+	// distances: +Inf while that list is short, −Inf for the query itself.
 	rb := make([]float64, nr*tmax) // the references' first tmax permuted columns
 	rnorm := make([]float64, nr)
 	ParallelRows(nr, nr*d, func(j0, j1 int) {
@@ -167,16 +171,28 @@ func pilotPrefix(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k int, per
 	prod := make([]float64, np*nr)
 	impl.Dgemm(blas.NoTrans, blas.Trans, np, nr, d, 1, q0, d, rr.Data, rr.Stride, 0, prod, nr)
 	u := make([]float64, np*nr)
-	h := make(candList, 0, k)
+	var same, other candList
 	for p := range np {
+		qi := p * nq / np
+		ks, ko := plan.want(qi, nr)
+		lo, hi := plan.sameRange(qi)
 		qn := sqNorm(q[p*d : p*d+d])
-		h = h[:0]
+		same, other = same[:0], other[:0]
 		for j := range nr {
-			u[p*nr+j] = math.Inf(1)
-			if len(h) == k {
-				u[p*nr+j] = h[0].dist
+			h, k := &other, ko
+			if j >= lo && j < hi {
+				h, k = &same, ks
 			}
-			offerK(&h, cand2{max(qn+rnorm[j]-2*prod[p*nr+j], 0), j}, k)
+			switch {
+			case plan.self && j == qi || k == 0:
+				u[p*nr+j] = math.Inf(-1)
+				continue
+			case len(*h) < k:
+				u[p*nr+j] = math.Inf(1)
+			default:
+				u[p*nr+j] = (*h)[0].dist
+			}
+			offerK(h, cand2{max(qn+rnorm[j]-2*prod[p*nr+j], 0), j}, k)
 		}
 	}
 	// The prefix distances, block of columns by block, and the checks.
@@ -202,9 +218,14 @@ func pilotPrefix(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k int, per
 		checks[c] = float64(n) / float64(np)
 		lo = t
 	}
-	// Per query: the plain screen's pass over d columns against one over t
-	// and the checks.
-	best, bestCost := 0, prefixGain*float64(nr)*float64(d+prefixPairCost)
+	// Per query: the plain screen's pass over d columns (half of them in a
+	// self-search, whose GEMM serves both rows of a pair) against one over
+	// t and the checks.
+	plain := float64(d)
+	if plan.self {
+		plain /= 2
+	}
+	best, bestCost := 0, prefixGain*float64(nr)*(plain+prefixPairCost)
 	for c, t := range ts {
 		cost := float64(nr)*float64(t+prefixPairCost) + checks[c]*float64(prefixCheckBase+prefixCheckPerCol*(d-t))
 		if cost < bestCost {
@@ -214,87 +235,150 @@ func pilotPrefix(impl blas.Float64, qr, rr blas64.General, nq, nr, d, k int, per
 	return best
 }
 
-// prefixScreen answers every query by the prefix screen on the first t of
-// the columns in the order perm. It reports false, doing nothing, when the
-// data's magnitudes are outside what float32 represents with the error
-// bounds.
-func prefixScreen(s32 blas.Float32, qr, rr blas64.General, nq, nr, d, k int, perm []int, t int, out *Neighbors) bool {
-	q, r := newPermuted(qr, nq, perm, t), newPermuted(rr, nr, perm, t)
-	rtmax := slices.Max(r.headNorm)
-	if max(rtmax, slices.Max(r.restNorm), slices.Max(q.headNorm), slices.Max(q.restNorm)) > 1e30 {
+// prefixScreen answers every query of plan into res by the prefix screen
+// on the first t of the columns in the order perm. It reports false, doing
+// nothing, when the data's magnitudes are outside what float32 represents
+// with the error bounds.
+func prefixScreen(s32 blas.Float32, qr, rr blas64.General, nq, nr, d int, plan *searchPlan, res *screenResult, perm []int, t int) bool {
+	r := newPermuted(rr, nr, perm, t)
+	q := r
+	if !plan.self {
+		q = newPermuted(qr, nq, perm, t)
+	}
+	if max(slices.Max(r.headNorm), slices.Max(r.restNorm), slices.Max(q.headNorm), slices.Max(q.restNorm)) > 1e30 {
 		return false
 	}
-	kappa := float64(t+32) * 0x1p-23
-	// relax widens the k-th exact distance into the bound the checks
-	// compare with, for the rounding of the double sums (d terms).
-	relax := 1 + float64(d+4)*0x1p-52
-	restAbs := prefixAbs * float64(d-t)
-	gemm := func(m, nc int, a, b, c []float32) {
-		s32.Sgemm(blas.NoTrans, blas.Trans, m, nc, t, 1, a, d, b, d, 0, c, nc)
-	}
+	s := &prefixSearch{qr: qr, rr: rr, q: q, r: r, d: d, t: t, plan: plan, id: res.id,
+		rtmax: slices.Max(r.headNorm), kappa: float64(t+32) * 0x1p-23,
+		relax: 1 + float64(d+4)*0x1p-52, restAbs: prefixAbs * float64(d-t)}
 	nblocks := (nq + knnQueryBlock - 1) / knnQueryBlock
 	ParallelRows(nblocks, nq*nr*t, func(blo, bhi int) {
 		prod := make([]float32, knnQueryBlock*knnRefBlock)
-		best := make([]candList, knnQueryBlock)
-		seed := make([]candList, knnQueryBlock)
+		lists := make([]prefixLists, knnQueryBlock)
 		for b := blo; b < bhi; b++ {
 			q0 := b * knnQueryBlock
 			m := min(q0+knnQueryBlock, nq) - q0
+			for i := range m {
+				lists[i].reset(plan, q0+i, nr)
+			}
 			for r0 := 0; r0 < nr; r0 += knnRefBlock {
 				nc := min(r0+knnRefBlock, nr) - r0
-				gemm(m, nc, q.x32[q0*d:], r.x32[r0*d:], prod)
+				s32.Sgemm(blas.NoTrans, blas.Trans, m, nc, t, 1, q.x32[q0*d:], d, r.x32[r0*d:], d, 0, prod, nc)
 				for i := 0; i < m; i++ {
 					qi := q0 + i
-					row, rv := prod[i*nc:i*nc+nc], r.head32[r0:r0+nc]
-					qv, qn, qrest := q.head32[qi], q.headNorm[qi], q.restNorm[qi]
-					xq, qtail := qr.Data[qi*qr.Stride:qi*qr.Stride+d], q.x32[qi*d+t:qi*d+d]
-					h := &best[i]
-					if r0 == 0 {
-						// Seed the k nearest with the panel's k smallest
-						// screened prefix distances.
-						*h, seed[i] = (*h)[:0], seed[i][:0]
-						scanSegment(nextBelow32, row, rv, qv, 0, nc, 0, qi, false, &seed[i], k)
-						for _, c := range seed[i] {
-							offerK(h, cand2{exactSqDist(xq, rr.Data[c.idx*rr.Stride:c.idx*rr.Stride+d]), c.idx}, k)
-						}
-					}
-					u, worst := math.Inf(1), inf32
-					if len(*h) == k {
-						u = (*h)[0].dist * relax
-						worst = screenCeiling(u, qn, rtmax, kappa)
-					}
-					for j := nextBelow32(row, rv, qv, worst, 0); j < nc; j = nextBelow32(row, rv, qv, worst, j+1) {
-						rj := r0 + j
-						if r0 == 0 && seeded(seed[i], rj) {
-							continue
-						}
-						if len(*h) == k {
-							// The prefix's lower bound plus the rest's.
-							lb := leftOutBound(float64(qv+rv[j]-2*row[j]), qn, rtmax, kappa)
-							lb += f32.SqDist(qtail, r.x32[rj*d+t:rj*d+d]) - prefixKappa*(qrest+r.restNorm[rj]) - restAbs
-							if lb > u {
-								continue
-							}
-						}
-						c := cand2{exactSqDist(xq, rr.Data[rj*rr.Stride:rj*rr.Stride+d]), rj}
-						if len(*h) == k && !c.less((*h)[0]) {
-							continue
-						}
-						offerK(h, c, k)
-						if len(*h) == k {
-							u = (*h)[0].dist * relax
-							worst = screenCeiling(u, qn, rtmax, kappa)
-						}
-					}
+					row := prod[i*nc : i*nc+nc]
+					lo, hi := plan.sameRange(qi)
+					a, z := min(max(lo-r0, 0), nc), min(max(hi-r0, 0), nc)
+					l := &lists[i]
+					s.segment(qi, row, r0, 0, a, &l.other)
+					s.segment(qi, row, r0, a, z, &l.same)
+					s.segment(qi, row, r0, z, nc, &l.other)
 				}
 			}
 			for i := 0; i < m; i++ {
-				slices.SortFunc(best[i], cand2.compare)
-				writeRow(out, q0+i, k, best[i])
+				qi := q0 + i
+				if res.same != nil {
+					lists[i].same.write(res.same, qi)
+				}
+				lists[i].other.write(res.other, qi)
 			}
 		}
 	})
 	return true
+}
+
+// prefixSearch is a prefix screen's data and error bounds.
+type prefixSearch struct {
+	qr, rr  blas64.General
+	q, r    *permuted
+	d, t    int
+	plan    *searchPlan
+	id      []int // reference row → identifier (nil: the row)
+	rtmax   float64
+	kappa   float64 // the prefix screen's relative error (screen32's, t columns)
+	relax   float64 // 1 + the relative rounding of an exact distance
+	restAbs float64
+}
+
+// prefixList is one list of a query: the k nearest found so far by
+// (exact distance, identifier), worst first, and the references that
+// seeded it.
+type prefixList struct {
+	k    int
+	best candList
+	seed candList
+}
+
+// prefixLists are a query's lists: same (its range) and other.
+type prefixLists struct{ same, other prefixList }
+
+func (l *prefixLists) reset(plan *searchPlan, qi, nr int) {
+	ks, ko := plan.want(qi, nr)
+	l.same = prefixList{k: ks, best: l.same.best[:0], seed: l.same.seed[:0]}
+	l.other = prefixList{k: ko, best: l.other.best[:0], seed: l.other.seed[:0]}
+}
+
+// write sorts the list and writes it into row qi of out.
+func (l *prefixList) write(out *Neighbors, qi int) {
+	slices.SortFunc(l.best, cand2.compare)
+	writeRow(out, qi, l.k, l.best)
+}
+
+// segment offers query qi the references r0+a … r0+b−1 of one product row
+// for the list l. A list still short of its k first takes the segment's k
+// smallest screened prefix distances as seeds, so that its bound is tight
+// from its first segment on.
+func (s *prefixSearch) segment(qi int, row []float32, r0, a, b int, l *prefixList) {
+	if l.k == 0 || a >= b {
+		return
+	}
+	q, r, d, t := s.q, s.r, s.d, s.t
+	rv := r.head32[r0 : r0+len(row)]
+	qv, qn, qrest := q.head32[qi], q.headNorm[qi], q.restNorm[qi]
+	xq, qtail := s.qr.Data[qi*s.qr.Stride:qi*s.qr.Stride+d], q.x32[qi*d+t:qi*d+d]
+	exact := func(rj int) cand2 {
+		c := cand2{exactSqDist(xq, s.rr.Data[rj*s.rr.Stride:rj*s.rr.Stride+d]), rj}
+		if s.id != nil {
+			c.idx = s.id[rj]
+		}
+		return c
+	}
+	if len(l.best) < l.k {
+		l.seed = l.seed[:0]
+		scanSegment(nextBelow32, row, rv, qv, a, b, r0, qi, s.plan.self, &l.seed, l.k-len(l.best))
+		for _, c := range l.seed {
+			offerK(&l.best, exact(c.idx), l.k)
+		}
+	}
+	u, worst := math.Inf(1), inf32
+	if len(l.best) == l.k {
+		u = l.best[0].dist * s.relax
+		worst = screenCeiling(u, qn, s.rtmax, s.kappa)
+	}
+	row = row[:b]
+	for j := nextBelow32(row, rv, qv, worst, a); j < b; j = nextBelow32(row, rv, qv, worst, j+1) {
+		rj := r0 + j
+		if s.plan.self && rj == qi || seeded(l.seed, rj) {
+			continue
+		}
+		if len(l.best) == l.k {
+			// The prefix's lower bound plus the rest's.
+			lb := leftOutBound(float64(qv+rv[j]-2*row[j]), qn, s.rtmax, s.kappa)
+			lb += f32.SqDist(qtail, r.x32[rj*d+t:rj*d+d]) - prefixKappa*(qrest+r.restNorm[rj]) - s.restAbs
+			if lb > u {
+				continue
+			}
+		}
+		c := exact(rj)
+		if len(l.best) == l.k && !c.less(l.best[0]) {
+			continue
+		}
+		offerK(&l.best, c, l.k)
+		if len(l.best) == l.k {
+			u = l.best[0].dist * s.relax
+			worst = screenCeiling(u, qn, s.rtmax, s.kappa)
+		}
+	}
 }
 
 // permuted holds n rows with their columns permuted, in float32, and the

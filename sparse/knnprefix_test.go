@@ -19,11 +19,76 @@ type prefixCase struct {
 	nq, nr, d, k, t int
 	decay, scale    float64
 	grid, outliers  int
-	seed            uint64
+	// split: a self-search by class (KNNByClass's plan: k of the row's
+	// class, k of the others, classes of random sizes, identifiers a
+	// random permutation); otherwise a plain search of nq queries.
+	split bool
+	seed  uint64
 }
 
 func (c prefixCase) String() string {
-	return fmt.Sprintf("q%d-r%d-d%d-k%d-t%d-decay%g-scale%g-grid%d-out%d", c.nq, c.nr, c.d, c.k, c.t, c.decay, c.scale, c.grid, c.outliers)
+	kind := "plain"
+	if c.split {
+		kind = "split"
+	}
+	return fmt.Sprintf("%s-q%d-r%d-d%d-k%d-t%d-decay%g-scale%g-grid%d-out%d", kind, c.nq, c.nr, c.d, c.k, c.t, c.decay, c.scale, c.grid, c.outliers)
+}
+
+// plan returns the case's search plan and identifiers (nil for a plain
+// search).
+func (c prefixCase) plan() (*searchPlan, []int) {
+	if !c.split {
+		return &searchPlan{kOther: c.k}, nil
+	}
+	rng := rand.New(rand.NewPCG(c.seed, 53))
+	ranges := make([][2]int, c.nr)
+	for lo := 0; lo < c.nr; {
+		hi := min(lo+1+rng.IntN(c.nr/3), c.nr)
+		for i := lo; i < hi; i++ {
+			ranges[i] = [2]int{lo, hi}
+		}
+		lo = hi
+	}
+	return &searchPlan{self: true, kSame: c.k, kOther: c.k, ranges: ranges}, rng.Perm(c.nr)
+}
+
+// search answers the case's queries with the plain screen (prefix false)
+// or the prefix screen on the first c.t columns by variance.
+func (c prefixCase) search(t *testing.T, q, ref *mat.Dense, prefix bool) (same, other *Neighbors) {
+	plan, id := c.plan()
+	qr, rr := q.RawMatrix(), ref.RawMatrix()
+	nq, _ := q.Dims()
+	other = &Neighbors{K: c.k, Index: make([]int, nq*c.k), Dist: make([]float64, nq*c.k)}
+	res := &screenResult{other: other, id: id}
+	if c.split {
+		same = &Neighbors{K: c.k, Index: make([]int, nq*c.k), Dist: make([]float64, nq*c.k)}
+		res.same = same
+	}
+	if !prefix {
+		if !screen32(nativeBLAS, qr, rr, nq, c.nr, c.d, plan, res) {
+			screen64(nativeBLAS, qr, rr, nq, c.nr, c.d, plan, res)
+		}
+		return same, other
+	}
+	perm, _ := varianceOrder(rr, c.nr, c.d)
+	if !prefixScreen(nativeBLAS.(blas.Float32), qr, rr, nq, c.nr, c.d, plan, res, perm, c.t) {
+		t.Fatal("the prefix screen declined")
+	}
+	return same, other
+}
+
+// sameNeighbors fails t at the first difference between got and want.
+func sameNeighbors(t *testing.T, what string, got, want *Neighbors) {
+	t.Helper()
+	if got == nil && want == nil {
+		return
+	}
+	k := want.K
+	for p := range want.Index {
+		if got.Index[p] != want.Index[p] || got.Dist[p] != want.Dist[p] {
+			t.Fatalf("%s: query %d rank %d: got (%d, %.17g), want (%d, %.17g)", what, p/k, p%k, got.Index[p], got.Dist[p], want.Index[p], want.Dist[p])
+		}
+	}
 }
 
 func (c prefixCase) data() (q, ref *mat.Dense) {
@@ -45,7 +110,11 @@ func (c prefixCase) data() (q, ref *mat.Dense) {
 		}
 		return x
 	}
-	return gen(c.nq), gen(c.nr)
+	ref = gen(c.nr)
+	if c.split {
+		return ref, ref
+	}
+	return gen(c.nq), ref
 }
 
 // prefixCases generates n cases from seed.
@@ -66,42 +135,33 @@ func prefixCases(seed uint64, n int) []prefixCase {
 		if rng.IntN(3) == 0 {
 			c.outliers = 5
 		}
+		if rng.IntN(2) == 0 {
+			c.split, c.nq = true, c.nr
+		}
 		out = append(out, c)
 	}
 	return out
 }
 
 // TestPrefixScreen checks the prefix screen against the plain screen, bit
-// for bit, on generated cases (ties, tiny and huge scales, outlier norms,
-// shuffled columns) with the prefix length forced, whatever the pilot
-// would choose.
+// for bit, on generated cases (plain and class-split self-searches, ties,
+// tiny and huge scales, outlier norms, shuffled columns) with the prefix
+// length forced, whatever the pilot would choose.
 func TestPrefixScreen(t *testing.T) {
-	s32, ok := nativeBLAS.(blas.Float32)
-	if !ok {
+	if _, ok := nativeBLAS.(blas.Float32); !ok {
 		t.Skip("no single-precision BLAS")
 	}
-	n := 24
+	n := 32
 	if testing.Short() {
 		n = 8
 	}
 	for _, c := range prefixCases(1, n) {
 		t.Run(c.String(), func(t *testing.T) {
 			q, ref := c.data()
-			want, err := knnBLAS(nativeBLAS, q, ref, c.k, false, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			qr, rr := q.RawMatrix(), ref.RawMatrix()
-			perm, _ := varianceOrder(rr, c.nr, c.d)
-			got := &Neighbors{K: c.k, Index: make([]int, c.nq*c.k), Dist: make([]float64, c.nq*c.k)}
-			if !prefixScreen(s32, qr, rr, c.nq, c.nr, c.d, c.k, perm, c.t, got) {
-				t.Fatal("the prefix screen declined")
-			}
-			for p := range want.Index {
-				if got.Index[p] != want.Index[p] || got.Dist[p] != want.Dist[p] {
-					t.Fatalf("query %d rank %d: got (%d, %g), want (%d, %g)", p/c.k, p%c.k, got.Index[p], got.Dist[p], want.Index[p], want.Dist[p])
-				}
-			}
+			wantSame, wantOther := c.search(t, q, ref, false)
+			gotSame, gotOther := c.search(t, q, ref, true)
+			sameNeighbors(t, "same", gotSame, wantSame)
+			sameNeighbors(t, "other", gotOther, wantOther)
 		})
 	}
 }
@@ -117,8 +177,7 @@ func TestPrefixScreen(t *testing.T) {
 // moves each coordinate by up to 3e-5), around a query whose prefix is 0
 // (so that the prefix's bound leaves no slack).
 func TestPrefixScreenNearTies(t *testing.T) {
-	s32, ok := nativeBLAS.(blas.Float32)
-	if !ok {
+	if _, ok := nativeBLAS.(blas.Float32); !ok {
 		t.Skip("no single-precision BLAS")
 	}
 	const nq, nr, d, t8, k = 64, 2048, 48, 8, 3
@@ -168,17 +227,8 @@ func TestPrefixScreenNearTies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		qr, rr := q.RawMatrix(), ref.RawMatrix()
-		perm, _ := varianceOrder(rr, nr, d)
-		got := &Neighbors{K: k, Index: make([]int, nq*k), Dist: make([]float64, nq*k)}
-		if !prefixScreen(s32, qr, rr, nq, nr, d, k, perm, t8, got) {
-			t.Fatal("the prefix screen declined")
-		}
-		for p := range want.Index {
-			if got.Index[p] != want.Index[p] || got.Dist[p] != want.Dist[p] {
-				t.Fatalf("seed %d: query %d rank %d: got (%d, %.17g), want (%d, %.17g)", seed, p/k, p%k, got.Index[p], got.Dist[p], want.Index[p], want.Dist[p])
-			}
-		}
+		_, got := prefixCase{nr: nr, d: d, k: k, t: t8}.search(t, q, ref, true)
+		sameNeighbors(t, fmt.Sprintf("seed %d", seed), got, want)
 	}
 }
 
@@ -198,7 +248,8 @@ func TestPrefixPilot(t *testing.T) {
 			q, ref := c.data()
 			qr, rr := q.RawMatrix(), ref.RawMatrix()
 			got := &Neighbors{K: c.k, Index: make([]int, c.nq*c.k), Dist: make([]float64, c.nq*c.k)}
-			if took := tryPrefixScreen(nativeBLAS, qr, rr, c.nq, c.nr, c.d, c.k, got); took != tc.want {
+			plan, res := &searchPlan{kOther: c.k}, &screenResult{other: got}
+			if took := tryPrefixScreen(nativeBLAS, qr, rr, c.nq, c.nr, c.d, plan, res); took != tc.want {
 				t.Fatalf("took the prefix screen: %v, want %v", took, tc.want)
 			}
 			if !tc.want {
