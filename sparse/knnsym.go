@@ -137,8 +137,44 @@ func mergeList(h *candList, src candList) {
 const transposeTile = 64
 
 // transposeCols writes columns c0 … nc−1 of the m×nc row-major prod into
-// tr, column c as tr[c*m : c*m+m].
+// tr, column c as tr[c*m : c*m+m]. In single precision on processors with
+// AVX2 it moves 8×8 blocks through registers (transpose8AVX); the rest,
+// and double precision, go by tiles of rows.
 func transposeCols[T float](tr, prod []T, m, nc, c0 int) {
+	if p32, ok := any(prod).([]float32); ok && useAVX2 {
+		transposeCols32(any(tr).([]float32), p32, m, nc, c0)
+		return
+	}
+	transposeTiles(tr, prod, m, nc, c0)
+}
+
+// transposeCols32 is transposeCols by 8×8 blocks, a tile of columns at a
+// time, then the rows and columns left over.
+func transposeCols32(tr, prod []float32, m, nc, c0 int) {
+	m8, c8 := m&^7, c0+(nc-c0)&^7
+	for j0 := c0; j0 < c8; j0 += transposeTile {
+		j1 := min(j0+transposeTile, c8)
+		for i := 0; i < m8; i += 8 {
+			for c := j0; c < j1; c += 8 {
+				transpose8AVX(tr[c*m+i:], m, prod[i*nc+c:], nc)
+			}
+		}
+	}
+	for i := m8; i < m; i++ {
+		for c := c0; c < c8; c++ {
+			tr[c*m+i] = prod[i*nc+c]
+		}
+	}
+	for i := 0; i < m; i++ {
+		for c := c8; c < nc; c++ {
+			tr[c*m+i] = prod[i*nc+c]
+		}
+	}
+}
+
+// transposeTiles is transposeCols by tiles of transposeTile columns, four
+// rows at a time.
+func transposeTiles[T float](tr, prod []T, m, nc, c0 int) {
 	for j0 := c0; j0 < nc; j0 += transposeTile {
 		j1 := min(j0+transposeTile, nc)
 		w := j1 - j0

@@ -22,3 +22,10 @@ func nextBelow32(row, rv []float32, qv, worst float32, from int) int {
 //
 //go:noescape
 func nextBelowAVX2(row, rv []float32, qv, worst float32, from int) int
+
+// transpose8AVX writes the 8×8 block at src (rows srcStride apart)
+// transposed into dst (rows dstStride apart). The slices must reach the
+// last element of the block.
+//
+//go:noescape
+func transpose8AVX(dst []float32, dstStride int, src []float32, srcStride int)
