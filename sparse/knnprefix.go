@@ -192,7 +192,7 @@ func pilotPrefix(impl blas.Float64, qr, rr blas64.General, nq, nr, d int, plan *
 			default:
 				u[p*nr+j] = (*h)[0].dist
 			}
-			offerK(h, cand2{max(qn+rnorm[j]-2*prod[p*nr+j], 0), j}, k)
+			h.offer(cand2{max(qn+rnorm[j]-2*prod[p*nr+j], 0), j}, k)
 		}
 	}
 	// The prefix distances, block of columns by block, and the checks.
@@ -347,7 +347,7 @@ func (s *prefixSearch) segment(qi int, row []float32, r0, a, b int, l *prefixLis
 		l.seed = l.seed[:0]
 		scanSegment(nextBelow32, row, rv, qv, a, b, r0, qi, s.plan.self, &l.seed, l.k-len(l.best))
 		for _, c := range l.seed {
-			offerK(&l.best, exact(c.idx), l.k)
+			l.best.offer(exact(c.idx), l.k)
 		}
 	}
 	u, worst := math.Inf(1), inf32
@@ -373,7 +373,7 @@ func (s *prefixSearch) segment(qi int, row []float32, r0, a, b int, l *prefixLis
 		if len(l.best) == l.k && !c.less(l.best[0]) {
 			continue
 		}
-		offerK(&l.best, c, l.k)
+		l.best.offer(c, l.k)
 		if len(l.best) == l.k {
 			u = l.best[0].dist * s.relax
 			worst = screenCeiling(u, qn, s.rtmax, s.kappa)
@@ -433,15 +433,6 @@ func seeded(s candList, j int) bool {
 		}
 	}
 	return false
-}
-
-// offerK offers c to h, which keeps the k best candidates (worst first).
-func offerK(h *candList, c cand2, k int) {
-	if len(*h) < k {
-		h.push(c)
-	} else if c.less((*h)[0]) {
-		h.replaceTop(c)
-	}
 }
 
 // gather sets dst[a] = row[cols[a]].

@@ -375,12 +375,7 @@ func exactKNN(qr, rr blas64.General, d, k, qi, lo, hi int, outside, self bool, i
 		if id != nil {
 			ident = id[j]
 		}
-		c := cand2{exactSqDist(xq, rr.Data[j*rr.Stride:j*rr.Stride+d]), ident}
-		if len(h) < k {
-			h.push(c)
-		} else if c.less(h[0]) {
-			h.replaceTop(c)
-		}
+		h.offer(cand2{exactSqDist(xq, rr.Data[j*rr.Stride:j*rr.Stride+d]), ident}, k)
 	}
 	if outside {
 		for j := 0; j < lo; j++ {
@@ -417,6 +412,15 @@ func rowSqNorms32(x []float32, n, d int) []float32 {
 		out[i] = f32.Round(s)
 	}
 	return out
+}
+
+// offer offers c to h, which keeps the k best candidates (worst first).
+func (h *candList) offer(c cand2, k int) {
+	if len(*h) < k {
+		h.push(c)
+	} else if k > 0 && c.less((*h)[0]) {
+		h.replaceTop(c)
+	}
 }
 
 // push and replaceTop keep h[0] the worst candidate (by (dist, idx)), the

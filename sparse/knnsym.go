@@ -119,13 +119,8 @@ func allocLists(same, other []candList, n int, plan *searchPlan) {
 // mergeList offers the candidates of src to h, which keeps the best
 // cap(h) of them; the two hold no common candidate.
 func mergeList(h *candList, src candList) {
-	capacity := cap(*h)
 	for _, c := range src {
-		if len(*h) < capacity {
-			h.push(c)
-		} else if capacity > 0 && c.less((*h)[0]) {
-			h.replaceTop(c)
-		}
+		h.offer(c, cap(*h))
 	}
 }
 
