@@ -1,6 +1,7 @@
 package constraints_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/constraints"
@@ -32,4 +33,38 @@ func BenchmarkTripletsLetters(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkNewTripletSet indexes 450,000 random triplets on 50,000 points
+// (MNIST's protocol size) with the contradiction check, and relabels them
+// (as every FrobMetric solve does for locality).
+func BenchmarkNewTripletSet(b *testing.B) {
+	const n, m = 50000, 450000
+	rng := rand.New(rand.NewPCG(1, 2))
+	ts := make([]constraints.Triplet, 0, m)
+	for len(ts) < m {
+		i, j, k := rng.IntN(n), rng.IntN(n), rng.IntN(n)
+		if i != j && i != k && j != k {
+			ts = append(ts, constraints.Triplet{I: i, J: min(j, k), K: max(j, k)})
+		}
+	}
+	perm := rng.Perm(n)
+	b.Run("new", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := constraints.NewTripletSet(n, ts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	s, err := constraints.NewTripletSet(n, ts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("relabel", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := s.Relabel(perm); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -63,5 +63,43 @@ func (s *TripletSet) Relabel(perm []int) (*TripletSet, error) {
 	for r, t := range s.Triplets {
 		ts[r] = Triplet{I: inv[t.I], J: inv[t.J], K: inv[t.K]}
 	}
-	return NewTripletSet(s.N, ts)
+	// Renaming the points of a checked set contradicts nothing: the
+	// check (a sort of all the triplets) is not repeated.
+	return newTripletSet(s.N, ts)
+}
+
+// Restrict returns the triplets idx of s (in that order) on the points
+// they touch, renumbered in increasing order: rows[k] is the point of s
+// that is point k of sub. Per-triplet vectors of sub are indexed like idx.
+// Every entry of idx must index a triplet of s.
+func (s *TripletSet) Restrict(idx []int) (rows []int, sub *TripletSet, err error) {
+	if err := s.Validate(); err != nil {
+		return nil, nil, err
+	}
+	local := make([]int32, s.N)
+	for i := range local {
+		local[i] = -1
+	}
+	for k, r := range idx {
+		if r < 0 || r >= len(s.Triplets) {
+			return nil, nil, fmt.Errorf("%w: restricting to triplet %d (entry %d) of %d", ErrInvalid, r, k, len(s.Triplets))
+		}
+		t := s.Triplets[r]
+		local[t.I], local[t.J], local[t.K] = 0, 0, 0
+	}
+	for i, v := range local {
+		if v == 0 {
+			local[i] = int32(len(rows))
+			rows = append(rows, i)
+		}
+	}
+	ts := make([]Triplet, len(idx))
+	for k, r := range idx {
+		t := s.Triplets[r]
+		ts[k] = Triplet{I: int(local[t.I]), J: int(local[t.J]), K: int(local[t.K])}
+	}
+	// A subset of a checked set, its points renamed one to one,
+	// contradicts nothing.
+	sub, err = newTripletSet(len(rows), ts)
+	return rows, sub, err
 }

@@ -85,3 +85,37 @@ func TestRelabelErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRestrict checks Restrict against its definition: the chosen triplets
+// in order, on the points they touch renumbered increasingly, and a
+// refusal of an index out of range.
+func TestRestrict(t *testing.T) {
+	ts := []Triplet{{0, 5, 9}, {3, 1, 7}, {9, 0, 5}, {2, 4, 6}, {7, 8, 3}}
+	s, err := NewTripletSet(10, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := []int{4, 0, 2}
+	rows, sub, err := s.Restrict(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 3, 5, 7, 8, 9}; !slices.Equal(rows, want) {
+		t.Fatalf("rows %v, want %v", rows, want)
+	}
+	if sub.N != len(rows) || len(sub.Triplets) != len(idx) {
+		t.Fatalf("sub has %d points and %d triplets", sub.N, len(sub.Triplets))
+	}
+	for k, r := range idx {
+		got, want := sub.Triplets[k], ts[r]
+		if rows[got.I] != want.I || rows[got.J] != want.J || rows[got.K] != want.K {
+			t.Fatalf("triplet %d: %v on rows %v, want %v", k, got, rows, want)
+		}
+	}
+	if err := sub.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Restrict([]int{1, 5}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("index out of range: %v", err)
+	}
+}

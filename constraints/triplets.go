@@ -39,35 +39,93 @@ type TripletSet struct {
 // indices out of range, degenerate triplets (I = J, I = K or J = K) and
 // contradictory ones ((I, J, K) and (I, K, J) both), as ReadTriplets does.
 func NewTripletSet(n int, ts []Triplet) (*TripletSet, error) {
-	seen := make(map[Triplet]int, len(ts))
-	for r, t := range ts {
-		if q, ok := seen[Triplet{I: t.I, J: t.K, K: t.J}]; ok {
-			return nil, fmt.Errorf("%w: triplet %d = %v contradicts triplet %d", ErrInvalid, r, t, q)
-		}
-		seen[t] = r
+	if err := checkTriplets(n, ts); err != nil {
+		return nil, err
 	}
-	return newTripletSet(n, ts)
+	if r, q := contradiction(n, ts); r >= 0 {
+		return nil, fmt.Errorf("%w: triplet %d = %v contradicts triplet %d", ErrInvalid, r, ts[r], q)
+	}
+	return buildTripletSet(n, ts)
 }
 
 // newTripletSet is NewTripletSet without the contradiction check, for
-// triplets built from labels (a target shares the anchor's class, an
-// impostor does not, so none contradicts another).
+// triplets that cannot contradict one another: built from labels (a target
+// shares the anchor's class, an impostor does not), or renamed or taken
+// from a set that was checked (Relabel, Restrict).
 func newTripletSet(n int, ts []Triplet) (*TripletSet, error) {
+	if err := checkTriplets(n, ts); err != nil {
+		return nil, err
+	}
+	return buildTripletSet(n, ts)
+}
+
+// checkTriplets rejects an empty list, more triplets or points than the
+// index holds, indices out of range and degenerate triplets.
+func checkTriplets(n int, ts []Triplet) error {
 	if len(ts) == 0 {
-		return nil, fmt.Errorf("%w: empty triplet set", ErrInvalid)
+		return fmt.Errorf("%w: empty triplet set", ErrInvalid)
 	}
 	if n > math.MaxInt32 || len(ts) > math.MaxInt32/2 {
-		return nil, fmt.Errorf("%w: %d triplets on %d points: at most %d of each", ErrInvalid, len(ts), n, math.MaxInt32/2)
+		return fmt.Errorf("%w: %d triplets on %d points: at most %d of each", ErrInvalid, len(ts), n, math.MaxInt32/2)
 	}
-	s := &TripletSet{N: n, Triplets: ts, Imp: make([]int, len(ts)), Tgt: make([]int, len(ts))}
 	for r, t := range ts {
 		if t.I < 0 || t.I >= n || t.J < 0 || t.J >= n || t.K < 0 || t.K >= n {
-			return nil, fmt.Errorf("%w: triplet %d = %v outside [0,%d)", ErrInvalid, r, t, n)
+			return fmt.Errorf("%w: triplet %d = %v outside [0,%d)", ErrInvalid, r, t, n)
 		}
 		if t.I == t.J || t.I == t.K || t.J == t.K {
-			return nil, fmt.Errorf("%w: triplet %d = %v repeats a point", ErrInvalid, r, t)
+			return fmt.Errorf("%w: triplet %d = %v repeats a point", ErrInvalid, r, t)
 		}
 	}
+	return nil
+}
+
+// contradiction returns the first triplet r whose reverse (I, K, J) occurs
+// at an earlier index, and the last such index q; r = −1 if none does.
+// The triplets (checked by checkTriplets) are sorted by (I, min(J, K),
+// max(J, K)) with stable counting sorts, so a triplet and its reverse
+// become neighbours in index order: O(len(ts) + n) per pass, where a hash
+// map of 450,000 triplets took 0.3 s.
+func contradiction(n int, ts []Triplet) (r, q int) {
+	src := make([]int32, len(ts))
+	for i := range src {
+		src[i] = int32(i)
+	}
+	dst := make([]int32, len(ts))
+	var count []int
+	for _, digit := range []func(int32) int{
+		func(i int32) int { return max(ts[i].J, ts[i].K) },
+		func(i int32) int { return min(ts[i].J, ts[i].K) },
+		func(i int32) int { return ts[i].I },
+	} {
+		count = countsort.Stable(dst, src, n, digit, count)
+		src, dst = dst, src
+	}
+	r, q = -1, -1
+	for g := 0; g < len(src); {
+		t0 := ts[src[g]]
+		last := [2]int{-1, -1} // the last index of each orientation (J < K, J > K)
+		for ; g < len(src); g++ {
+			i := int(src[g])
+			t := ts[i]
+			if t.I != t0.I || min(t.J, t.K) != min(t0.J, t0.K) || max(t.J, t.K) != max(t0.J, t0.K) {
+				break
+			}
+			o := 0
+			if t.J > t.K {
+				o = 1
+			}
+			if p := last[1-o]; p >= 0 && (r < 0 || i < r) {
+				r, q = i, p
+			}
+			last[o] = i
+		}
+	}
+	return r, q
+}
+
+// buildTripletSet indexes triplets that passed checkTriplets.
+func buildTripletSet(n int, ts []Triplet) (*TripletSet, error) {
+	s := &TripletSet{N: n, Triplets: ts, Imp: make([]int, len(ts)), Tgt: make([]int, len(ts))}
 	s.indexPairs()
 	g, err := sparse.NewPairGraph(n, s.Pairs)
 	if err != nil {

@@ -72,3 +72,72 @@ func TestTripletSetIndex(t *testing.T) {
 		}
 	}
 }
+
+// mapContradiction is the definition contradiction must meet: the first
+// triplet whose reverse was seen at an earlier index, with the last such
+// index (a map from triplet to its last index, in input order).
+func mapContradiction(ts []Triplet) (r, q int) {
+	seen := make(map[Triplet]int, len(ts))
+	for r, t := range ts {
+		if q, ok := seen[Triplet{I: t.I, J: t.K, K: t.J}]; ok {
+			return r, q
+		}
+		seen[t] = r
+	}
+	return -1, -1
+}
+
+// TestContradiction compares the sorted check with the map definition on
+// generated lists: few points (many repeats and reverses), planted
+// reverses late or early in the list, duplicates of the reversed triplet
+// before the reverse (which must name the last of them), and none at all.
+func TestContradiction(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	random := func(n int) Triplet {
+		for {
+			i, j, k := rng.IntN(n), rng.IntN(n), rng.IntN(n)
+			if i != j && i != k && j != k {
+				return Triplet{i, j, k}
+			}
+		}
+	}
+	found := 0
+	for c := 0; c < 400; c++ {
+		n := 3 + rng.IntN(40)
+		m := 1 + rng.IntN(60)
+		ts := make([]Triplet, m)
+		for i := range ts {
+			ts[i] = random(n)
+		}
+		switch c % 4 {
+		case 0: // no reverses at all: orient every triplet J < K
+			for i, t := range ts {
+				if t.J > t.K {
+					ts[i].J, ts[i].K = t.K, t.J
+				}
+			}
+		case 1: // a reverse planted at the end, after duplicates
+			a := ts[rng.IntN(m)]
+			ts = append(ts, a, a, Triplet{a.I, a.K, a.J})
+		case 2: // a reverse planted at the front
+			a := random(n)
+			ts = append([]Triplet{a, {a.I, a.K, a.J}}, ts...)
+		}
+		r, q := contradiction(n, ts)
+		wr, wq := mapContradiction(ts)
+		if r != wr || q != wq {
+			t.Fatalf("case %d (n %d, %d triplets): (%d, %d), want (%d, %d)", c, n, len(ts), r, q, wr, wq)
+		}
+		if r >= 0 {
+			found++
+			if _, err := NewTripletSet(n, ts); err == nil {
+				t.Fatalf("case %d: NewTripletSet accepted a contradiction", c)
+			}
+		} else if _, err := NewTripletSet(n, ts); err != nil {
+			t.Fatalf("case %d: %v", c, err)
+		}
+	}
+	if found < 200 || found == 400 {
+		t.Fatalf("%d of 400 cases contradict: the generator does not cover both outcomes", found)
+	}
+}

@@ -393,34 +393,14 @@ func workingIndex(inW []bool) []int {
 // increasing row order, and those triplets renumbered on them (in the
 // order of idx).
 func restrictTo(x *mat.Dense, ts *constraints.TripletSet, idx []int) (*mat.Dense, *constraints.TripletSet, error) {
-	local := make([]int32, ts.N)
-	for i := range local {
-		local[i] = -1
-	}
-	for _, r := range idx {
-		t := ts.Triplets[r]
-		local[t.I], local[t.J], local[t.K] = 0, 0, 0
-	}
-	var rows []int
-	for i, v := range local {
-		if v == 0 {
-			local[i] = int32(len(rows))
-			rows = append(rows, i)
-		}
+	rows, sub, err := ts.Restrict(idx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("frob: working set: %w", err)
 	}
 	_, d := x.Dims()
 	xs := mat.NewDense(len(rows), d, nil)
 	for k, i := range rows {
 		xs.SetRow(k, x.RawRowView(i))
-	}
-	trip := make([]constraints.Triplet, len(idx))
-	for k, r := range idx {
-		t := ts.Triplets[r]
-		trip[k] = constraints.Triplet{I: int(local[t.I]), J: int(local[t.J]), K: int(local[t.K])}
-	}
-	sub, err := constraints.NewTripletSet(len(rows), trip)
-	if err != nil {
-		return nil, nil, fmt.Errorf("frob: working set: %w", err)
 	}
 	return xs, sub, nil
 }
