@@ -346,6 +346,9 @@ type frobSolver struct {
 	// duals holds the dual point of every candidate screened, by C, for
 	// Refine.
 	duals map[float64][]float64
+	// prepared is the one-process problem, prepared at the first solve
+	// and shared by the next (frob.Problem).
+	prepared *frob.Problem
 }
 
 // NewSolver returns FrobMetric's solver on p.
@@ -419,7 +422,12 @@ func (s *frobSolver) learn(ctx context.Context, c float64, opt frob.MetricOption
 	if s.p.Dist != nil {
 		res, err = s.p.Dist.FrobMetric(ctx, s.p.X, s.p.Triplets, opt)
 	} else {
-		res, err = frob.Learn(ctx, s.p.X, s.p.Triplets, opt)
+		if s.prepared == nil {
+			if s.prepared, err = frob.NewProblem(s.p.X, s.p.Triplets); err != nil {
+				return nil, err
+			}
+		}
+		res, err = s.prepared.Learn(ctx, opt)
 	}
 	if res == nil {
 		return nil, err

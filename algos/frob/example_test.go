@@ -45,3 +45,38 @@ func ExampleLearn() {
 	// relative duality gap ≤ 1e-6: true
 	// M is PSD: true
 }
+
+// Solve one prepared problem for a list of C, each solve warm-started from
+// the previous one's multipliers scaled into its box, as the front door's
+// model selection does.
+func ExampleNewProblem() {
+	d, err := datasets.Open("iris")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ts, err := constraints.Triplets(d.X, d.Y, 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := frob.NewProblem(d.X, ts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var u0 []float64
+	prevC := 1.0
+	for _, c := range []float64{1, 10, 100} {
+		for r := range u0 { // nil at the first C: a cold start
+			u0[r] *= c / prevC
+		}
+		res, err := p.Learn(context.Background(), frob.MetricOptions{C: c, U0: u0})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("C = %g certified: %v\n", c, res.Certified)
+		u0, prevC = res.U, c
+	}
+	// Output:
+	// C = 1 certified: true
+	// C = 10 certified: true
+	// C = 100 certified: true
+}

@@ -2,6 +2,7 @@ package frob
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/engine/enginetest"
@@ -44,5 +45,49 @@ func TestLearnRenumbered(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestProblemMatchesLearn checks that solves on a prepared Problem, one
+// after another with different C and a warm start, are Learn's: the same
+// arithmetic on the same renumbered data, so the same bits, and that the
+// Problem checks each solve's options.
+func TestProblemMatchesLearn(t *testing.T) {
+	old := locality.MinBytes
+	locality.MinBytes = 0 // renumber even this small set
+	defer func() { locality.MinBytes = old }()
+	d, ts := smallSet(t, "wine")
+	for _, b := range enginetest.Backends(t) {
+		t.Run(b.Name(), func(t *testing.T) {
+			p, err := NewProblem(d.X, ts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var u0 []float64
+			for _, c := range []float64{1, 10, 100} {
+				opt := MetricOptions{C: c, Backend: b, U0: u0}
+				want, err := Learn(context.Background(), d.X, ts, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := p.Learn(context.Background(), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !mat.Equal(got.M, want.M) || got.Primal != want.Primal || got.Dual != want.Dual || got.Iterations != want.Iterations || got.DataScale != want.DataScale {
+					t.Fatalf("C = %g: prepared solve differs from Learn (primal %v/%v, iterations %d/%d)", c, got.Primal, want.Primal, got.Iterations, want.Iterations)
+				}
+				u0 = want.U
+			}
+			if _, err := p.Learn(context.Background(), MetricOptions{C: 1, U0: make([]float64, 3)}); !errors.Is(err, ErrInput) {
+				t.Fatalf("U0 of the wrong length: %v", err)
+			}
+			if _, err := p.Learn(context.Background(), MetricOptions{C: -1}); !errors.Is(err, ErrInput) {
+				t.Fatalf("C = −1: %v", err)
+			}
+		})
+	}
+	if _, err := NewProblem(d.X, nil); !errors.Is(err, ErrInput) {
+		t.Fatalf("nil triplets: %v", err)
 	}
 }
