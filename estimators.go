@@ -346,8 +346,10 @@ type frobSolver struct {
 	// duals holds the dual point of every candidate screened, by C, for
 	// Refine.
 	duals map[float64][]float64
-	// prepared is the one-process problem, prepared at the first solve
-	// and shared by the next (frob.Problem).
+	// prepared is the one-process problem of a model selection, prepared
+	// at its first candidate (Screen), shared by the next and released by
+	// Refine, its last solve, so that its copy of the data does not outlive
+	// the selection (frob.Problem).
 	prepared *frob.Problem
 }
 
@@ -377,6 +379,12 @@ func (s *frobSolver) Screen(ctx context.Context, c float64) (*Solution, error) {
 	// tolerance, see frob.Learn), never looser than the certificate's.
 	opt.GapTol = max(frob.DefaultGapTol, frob.SelectGapTol*min(1, c))
 	opt.MaxIter = min(cmp.Or(s.e.Iters, frob.SelectMaxIter), frob.SelectMaxIter)
+	if s.prepared == nil && s.p.Dist == nil {
+		var err error
+		if s.prepared, err = frob.NewProblem(s.p.X, s.p.Triplets); err != nil {
+			return nil, err
+		}
+	}
 	sol, err := s.learn(ctx, c, opt, "")
 	if sol != nil && !sol.Converged && s.e.Iters > 0 && s.e.Iters < frob.SelectMaxIter {
 		sol.Warnings = append(sol.Warnings, fmt.Sprintf("frobmetric C=%g: candidate not solved to the selection tolerance (%s): relative duality gap %.3g above %.3g after %d iterations (the iteration limit)",
@@ -392,6 +400,7 @@ func (s *frobSolver) Refine(ctx context.Context, c float64) (*Solution, error) {
 	if u, ok := s.duals[c]; ok {
 		opt.U0 = u
 	}
+	defer func() { s.prepared = nil }()
 	return s.learn(ctx, c, opt, "chosen ")
 }
 
@@ -421,13 +430,10 @@ func (s *frobSolver) learn(ctx context.Context, c float64, opt frob.MetricOption
 	)
 	if s.p.Dist != nil {
 		res, err = s.p.Dist.FrobMetric(ctx, s.p.X, s.p.Triplets, opt)
-	} else {
-		if s.prepared == nil {
-			if s.prepared, err = frob.NewProblem(s.p.X, s.p.Triplets); err != nil {
-				return nil, err
-			}
-		}
+	} else if s.prepared != nil {
 		res, err = s.prepared.Learn(ctx, opt)
+	} else {
+		res, err = frob.Learn(ctx, s.p.X, s.p.Triplets, opt)
 	}
 	if res == nil {
 		return nil, err
