@@ -219,10 +219,10 @@ type Problem struct {
 	scale float64                 // the normalisation, data.RMSDeviation
 }
 
-// NewProblem checks x and ts as Learn does and prepares them.
+// NewProblem checks x and ts as Learn does and prepares them; each
+// Problem.Learn checks its options.
 func NewProblem(x *mat.Dense, ts *constraints.TripletSet) (*Problem, error) {
-	// C = 1 stands for the options, which each solve checks.
-	if err := checkMetricInput(x, ts, MetricOptions{C: 1}); err != nil {
+	if err := checkMetricData(x, ts); err != nil {
 		return nil, err
 	}
 	if err := checkMetricLimits(x, ts, MetricOptions{}); err != nil {
@@ -300,8 +300,17 @@ func checkC(opt MetricOptions) error {
 	return nil
 }
 
-// checkMetricInput validates the arguments of Learn.
+// checkMetricInput validates the arguments of Learn: the data
+// (checkMetricData), then the options.
 func checkMetricInput(x *mat.Dense, ts *constraints.TripletSet, opt MetricOptions) error {
+	if err := checkMetricData(x, ts); err != nil {
+		return err
+	}
+	return checkMetricOptions(ts.Len(), opt)
+}
+
+// checkMetricData validates the data and triplets of Learn and NewProblem.
+func checkMetricData(x *mat.Dense, ts *constraints.TripletSet) error {
 	if x == nil || ts == nil {
 		return fmt.Errorf("%w: nil data or triplets", ErrInput)
 	}
@@ -309,17 +318,10 @@ func checkMetricInput(x *mat.Dense, ts *constraints.TripletSet, opt MetricOption
 	if n != ts.N {
 		return fmt.Errorf("%w: data has %d rows, triplets index %d points", ErrInput, n, ts.N)
 	}
-	m := ts.Len()
-	if m == 0 {
+	if ts.Len() == 0 {
 		return fmt.Errorf("%w: no triplets", ErrInput)
 	}
-	if err := checkC(opt); err != nil {
-		return err
-	}
-	if err := checkFiniteDense("data", x); err != nil {
-		return err
-	}
-	return checkMetricOptions(m, opt)
+	return checkFiniteDense("data", x)
 }
 
 // checkMetricOptions checks the options of a solve over m triplets.
