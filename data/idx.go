@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/psdlearn/psdlearn/internal/input"
+	"github.com/psdlearn/psdlearn/limits"
 	"github.com/psdlearn/psdlearn/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -63,7 +64,7 @@ func ParseIDX(images, labels io.Reader, name string, opt LoadOptions) (*Dataset,
 	if err != nil {
 		return nil, err
 	}
-	d, err := parseIDX(ib, lb, name+" (images)", name+" (labels)", opt)
+	d, err := parseIDX([]idxPair{{ib, lb, name + " (images)", name + " (labels)"}}, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -129,66 +130,131 @@ func idxValue(t byte, data []byte, i int) float64 {
 	}
 }
 
-func parseIDX(ib, lb []byte, iname, lname string, opt LoadOptions) (*Dataset, error) {
+// idxPair is one image file and its label file, as read, with the names
+// their errors give.
+type idxPair struct {
+	images, labels []byte
+	iname, lname   string
+}
+
+// idxPart is a checked idxPair: element types, image count and the data
+// after the headers.
+type idxPart struct {
+	it, lt       byte
+	n, head      int // images, header bytes of the image file
+	idata, ldata []byte
+	iname        string
+}
+
+// checkIDXPair parses and checks the headers of one pair and returns its
+// image dimensions (after the count).
+func checkIDXPair(p idxPair, opt LoadOptions) (idxPart, []int, error) {
 	maxEl := opt.maxElements()
-	it, idims, idata, err := idxHeader(ib, iname, maxEl)
+	it, idims, idata, err := idxHeader(p.images, p.iname, maxEl)
 	if err != nil {
-		return nil, err
+		return idxPart{}, nil, err
 	}
-	lt, ldims, ldata, err := idxHeader(lb, lname, maxEl)
+	lt, ldims, ldata, err := idxHeader(p.labels, p.lname, maxEl)
 	if err != nil {
-		return nil, err
+		return idxPart{}, nil, err
 	}
 	if len(ldims) != 1 {
-		return nil, errOffset(lname, 3, "label file has %d dimensions %v, want 1", len(ldims), ldims)
+		return idxPart{}, nil, errOffset(p.lname, 3, "label file has %d dimensions %v, want 1", len(ldims), ldims)
 	}
 	if lt == idxFloat32 || lt == idxFloat64 {
-		return nil, errOffset(lname, 2, "label file has floating-point type 0x%02x, want an integer type", lt)
+		return idxPart{}, nil, errOffset(p.lname, 2, "label file has floating-point type 0x%02x, want an integer type", lt)
 	}
 	n := idims[0]
 	if n != ldims[0] {
-		return nil, errOffset(lname, 4, "count mismatch: %d images in %s, %d labels", n, iname, ldims[0])
+		return idxPart{}, nil, errOffset(p.lname, 4, "count mismatch: %d images in %s, %d labels", n, p.iname, ldims[0])
 	}
 	if n == 0 {
-		return nil, errOffset(iname, 4, "empty IDX file: 0 images")
+		return idxPart{}, nil, errOffset(p.iname, 4, "empty IDX file: 0 images")
 	}
 	dim := 1
 	for _, v := range idims[1:] {
 		dim *= v
 	}
 	if dim == 0 {
-		return nil, errOffset(iname, 8, "IDX images with 0 features (dimensions %v)", idims)
+		return idxPart{}, nil, errOffset(p.iname, 8, "IDX images with 0 features (dimensions %v)", idims)
 	}
 	if opt.MaxFeatures > 0 && dim > opt.MaxFeatures {
-		return nil, limitErr(errOffset(iname, 8, "IDX images of %d features (dimensions %v) exceed the limit of %d features (LoadOptions.MaxFeatures)", dim, idims, opt.MaxFeatures))
+		return idxPart{}, nil, limitErr(errOffset(p.iname, 8, "IDX images of %d features (dimensions %v) exceed the limit of %d features (LoadOptions.MaxFeatures)", dim, idims, opt.MaxFeatures))
 	}
-	vals := make([]float64, n*dim)
-	esz := idxSize(it)
-	if it == idxUint8 {
-		// The common case (MNIST-style pixels): a direct conversion, every
-		// value finite, on all cores (the first writes to a fresh 376 MB
-		// array on Fashion-MNIST are page faults, most of the load time).
-		sparse.ParallelRows(n, n*dim, func(lo, hi int) {
-			for i, b := range idata[lo*dim : hi*dim] {
-				vals[lo*dim+i] = float64(b)
-			}
-		})
-	} else {
-		for i := range vals {
-			v := idxValue(it, idata, i)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, errOffset(iname, int64(4+4*len(idims)+esz*i), "image %d, feature %d: non-finite value %v", i/dim, i%dim, v)
-			}
-			vals[i] = v
+	return idxPart{it: it, lt: lt, n: n, head: 4 + 4*len(idims), idata: idata, ldata: ldata, iname: p.iname}, idims[1:], nil
+}
+
+// parseIDX converts the pairs, checked, into one Dataset holding their rows
+// in turn, with one class list. Every pair's images must have the same
+// shape. The values are converted once, into the Dataset's own array.
+func parseIDX(pairs []idxPair, opt LoadOptions) (*Dataset, error) {
+	parts := make([]idxPart, len(pairs))
+	var shape []int
+	n := 0
+	for i, p := range pairs {
+		part, dims, err := checkIDXPair(p, opt)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			shape = dims
+		} else if fmt.Sprint(dims) != fmt.Sprint(shape) {
+			return nil, errOffset(p.iname, 8, "images of shape %v, against %v in %s", dims, shape, pairs[0].iname)
+		}
+		parts[i] = part
+		n += part.n
+	}
+	dim := 1
+	for _, v := range shape {
+		dim *= v
+	}
+	if len(pairs) > 1 && uint64(n)*uint64(dim) > uint64(opt.maxElements()) {
+		return nil, limitErr(errOffset(pairs[len(pairs)-1].iname, 4, "%d IDX images of %d features in all exceed the limit of %d values (LoadOptions.MaxElements)", n, dim, opt.maxElements()))
+	}
+	if len(pairs) > 1 {
+		// readIDX checked each file's values alone.
+		if err := limits.Check(fmt.Sprintf("%d IDX images of %d features", n, dim), limits.Words(n, dim)); err != nil {
+			return nil, limitErr(errOffset(pairs[len(pairs)-1].iname, 0, "%v", err))
 		}
 	}
+	vals := make([]float64, n*dim)
 	var enc labelEncoder
-	for i := 0; i < n; i++ {
-		enc.add(strconv.FormatInt(int64(idxValue(lt, ldata, i)), 10))
+	row := 0
+	for _, p := range parts {
+		if err := convertIDX(vals[row*dim:(row+p.n)*dim], p, dim); err != nil {
+			return nil, err
+		}
+		for i := 0; i < p.n; i++ {
+			enc.add(strconv.FormatInt(int64(idxValue(p.lt, p.ldata, i)), 10))
+		}
+		row += p.n
 	}
 	y, classes := enc.finish()
 	if len(classes) == 0 {
-		return nil, fmt.Errorf("%w: %s: no labels", ErrFormat, lname)
+		return nil, fmt.Errorf("%w: %s: no labels", ErrFormat, pairs[0].lname)
 	}
 	return &Dataset{X: mat.NewDense(n, dim, vals), Y: y, Classes: classes}, nil
+}
+
+// convertIDX writes the images of p into dst, p.n rows of dim values.
+func convertIDX(dst []float64, p idxPart, dim int) error {
+	if p.it == idxUint8 {
+		// The common case (MNIST-style pixels): a direct conversion, every
+		// value finite, on all cores (the first writes to a fresh array of
+		// hundreds of MB are page faults, most of the load time).
+		sparse.ParallelRows(p.n, p.n*dim, func(lo, hi int) {
+			for i, b := range p.idata[lo*dim : hi*dim] {
+				dst[lo*dim+i] = float64(b)
+			}
+		})
+		return nil
+	}
+	for i := range dst {
+		v := idxValue(p.it, p.idata, i)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errOffset(p.iname, int64(p.head+idxSize(p.it)*i), "image %d, feature %d: non-finite value %v", i/dim, i%dim, v)
+		}
+		dst[i] = v
+	}
+	return nil
 }

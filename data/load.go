@@ -430,10 +430,28 @@ func loadFile(path, format string, opt LoadOptions) (*Dataset, error) {
 }
 
 func loadIDXFiles(images, labels string, opt LoadOptions) (*Dataset, error) {
-	if images == StdinSpec || labels == StdinSpec {
-		return nil, fmt.Errorf("%w: IDX files cannot be read from standard input (give file names)", ErrFormat)
+	return LoadIDX(opt, IDXFiles{Images: images, Labels: labels})
+}
+
+// IDXFiles names an IDX image file and its label file.
+type IDXFiles struct{ Images, Labels string }
+
+// LoadIDX reads pairs of IDX image and label files, each plain or
+// gzip-compressed, as one Dataset: the rows of the first pair, then of the
+// next, with one class list (ordered as Load orders classes). The images of
+// every pair must have the same shape. Each file is checked as Load checks
+// "idx:IMAGES:LABELS", and the values are converted once, into the
+// Dataset's own array: MNIST's training and test files load this way
+// without a copy of the 70,000 rows. The Dataset is named after the first
+// image file.
+func LoadIDX(opt LoadOptions, files ...IDXFiles) (*Dataset, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: LoadIDX: no files", ErrFormat)
 	}
 	read := func(path string) ([]byte, error) {
+		if path == StdinSpec {
+			return nil, fmt.Errorf("%w: IDX files cannot be read from standard input (give file names)", ErrFormat)
+		}
 		rc, err := openInput(path, opt, true)
 		if err != nil {
 			return nil, err
@@ -441,19 +459,23 @@ func loadIDXFiles(images, labels string, opt LoadOptions) (*Dataset, error) {
 		defer rc.Close()
 		return readIDX(rc, path, opt.maxElements())
 	}
-	ib, err := read(images)
+	pairs := make([]idxPair, len(files))
+	for i, f := range files {
+		ib, err := read(f.Images)
+		if err != nil {
+			return nil, err
+		}
+		lb, err := read(f.Labels)
+		if err != nil {
+			return nil, err
+		}
+		pairs[i] = idxPair{ib, lb, f.Images, f.Labels}
+	}
+	d, err := parseIDX(pairs, opt)
 	if err != nil {
 		return nil, err
 	}
-	lb, err := read(labels)
-	if err != nil {
-		return nil, err
-	}
-	d, err := parseIDX(ib, lb, images, labels, opt)
-	if err != nil {
-		return nil, err
-	}
-	d.Name = baseName(images)
+	d.Name = baseName(files[0].Images)
 	return d, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -451,5 +452,91 @@ func TestLoadStdin(t *testing.T) {
 	}
 	if _, err := Load("idx:-:labels", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "standard input") {
 		t.Errorf("idx from stdin: %v", err)
+	}
+}
+
+// TestLoadIDX checks LoadIDX against its definition: each pair loaded alone,
+// the classes unified and the rows stacked in order.
+func TestLoadIDX(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pairs := []IDXFiles{
+		{write("a-im.gz", gz(idxFile(idxUint8, []int{3, 2, 2}, []float64{0, 255, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}))),
+			write("a-lb", idxFile(idxUint8, []int{3}, []float64{7, 1, 7}))},
+		{write("b-im", idxFile(idxFloat32, []int{1, 2, 2}, []float64{-1.5, 2, 3, 4})),
+			write("b-lb.gz", gz(idxFile(idxInt16, []int{1}, []float64{12})))},
+		{write("c-im", idxFile(idxInt16, []int{2, 2, 2}, []float64{-300, 2, 3, 4, 5, 6, 7, 8})),
+			write("c-lb", idxFile(idxUint8, []int{2}, []float64{1, 3}))},
+	}
+	got, err := LoadIDX(LoadOptions{}, pairs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alone []*Dataset
+	var rows [][]float64
+	for _, p := range pairs {
+		d, err := Load("idx:"+p.Images+":"+p.Labels, LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone = append(alone, d)
+	}
+	if err := UnifyClasses(alone...); err != nil {
+		t.Fatal(err)
+	}
+	var y []int
+	for _, d := range alone {
+		for i := 0; i < d.Len(); i++ {
+			rows = append(rows, d.X.RawRowView(i))
+		}
+		y = append(y, d.Y...)
+	}
+	if got.Len() != len(rows) || got.Dim() != 4 {
+		t.Fatalf("%d×%d, want %d×4", got.Len(), got.Dim(), len(rows))
+	}
+	for i, r := range rows {
+		if !slices.Equal(got.X.RawRowView(i), r) {
+			t.Errorf("row %d = %v, want %v", i, got.X.RawRowView(i), r)
+		}
+	}
+	if !equalInts(got.Y, y) || !equalStrings(got.Classes, alone[0].Classes) || !equalStrings(got.Classes, []string{"1", "3", "7", "12"}) {
+		t.Errorf("Y = %v classes %q, want %v %q", got.Y, got.Classes, y, alone[0].Classes)
+	}
+	if got.Name != "a-im" {
+		t.Errorf("name %q", got.Name)
+	}
+
+	odd := write("d-im", idxFile(idxUint8, []int{1, 4}, []float64{1, 2, 3, 4}))
+	nan := write("e-im", idxFile(idxFloat64, []int{1, 2, 2}, []float64{1, 2, math.NaN(), 4}))
+	one := write("one-lb", idxFile(idxUint8, []int{1}, []float64{1}))
+	for _, tc := range []struct {
+		name  string
+		files []IDXFiles
+		maxEl int
+		want  string
+		file  string
+		off   int64
+	}{
+		{"none", nil, 0, "no files", "", 0},
+		{"shape", []IDXFiles{pairs[0], {odd, one}}, 0, "images of shape [4], against [2 2]", odd, 8},
+		{"nan in the second", []IDXFiles{pairs[0], {nan, one}}, 0, "image 0, feature 2: non-finite", nan, 16 + 8*2},
+		{"too many in all", pairs, 20, "in all exceed the limit of 20 values", pairs[2].Images, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadIDX(LoadOptions{MaxElements: tc.maxEl}, tc.files...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			var pe *ParseError
+			if tc.file != "" && (!errors.As(err, &pe) || pe.File != tc.file || pe.Offset != tc.off) {
+				t.Errorf("error %#v, want file %s offset %d", err, tc.file, tc.off)
+			}
+		})
 	}
 }

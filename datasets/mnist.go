@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/psdlearn/psdlearn/data"
-	"gonum.org/v1/gonum/mat"
 )
 
 // GoMNISTModule and GoMNISTVersion name the Go module whose data directory
@@ -115,38 +114,13 @@ func MNIST(ctx context.Context) (*data.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	var parts [2]*data.Dataset
-	for i := range parts {
-		spec := "idx:" + filepath.Join(dir, MNISTFiles[2*i]) + ":" + filepath.Join(dir, MNISTFiles[2*i+1])
-		if parts[i], err = data.Load(spec, data.LoadOptions{}); err != nil {
-			return nil, fmt.Errorf("datasets: mnist: %w", err)
-		}
-	}
-	d, err := concat(parts[0], parts[1])
+	file := func(i int) string { return filepath.Join(dir, MNISTFiles[i]) }
+	d, err := data.LoadIDX(data.LoadOptions{},
+		data.IDXFiles{Images: file(0), Labels: file(1)},
+		data.IDXFiles{Images: file(2), Labels: file(3)})
 	if err != nil {
 		return nil, fmt.Errorf("datasets: mnist: %w", err)
 	}
 	d.Name = "mnist"
 	return d, nil
-}
-
-// concat stacks the rows of a and then b, with their classes unified.
-func concat(a, b *data.Dataset) (*data.Dataset, error) {
-	if a.Dim() != b.Dim() {
-		return nil, fmt.Errorf("%d features against %d", a.Dim(), b.Dim())
-	}
-	if err := data.UnifyClasses(a, b); err != nil {
-		return nil, err
-	}
-	na, nb, d := a.Len(), b.Len(), a.Dim()
-	vals := make([]float64, 0, (na+nb)*d)
-	for _, p := range []*data.Dataset{a, b} {
-		for i := 0; i < p.Len(); i++ {
-			vals = append(vals, p.X.RawRowView(i)...)
-		}
-	}
-	y := append(append(make([]int, 0, na+nb), a.Y...), b.Y...)
-	out := &data.Dataset{Y: y, Classes: a.Classes}
-	out.X = mat.NewDense(na+nb, d, vals)
-	return out, nil
 }
