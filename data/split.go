@@ -10,6 +10,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/errs"
 	"github.com/psdlearn/psdlearn/internal/input"
+	"gonum.org/v1/gonum/mat"
 )
 
 // seedStream is the PCG stream constant of the package's random choices: a
@@ -194,6 +195,19 @@ func SplitRows(d *Dataset, counts []int) ([]*Dataset, error) {
 }
 
 func splitRows(d *Dataset, counts []int) ([]*Dataset, error) {
+	idx, err := rowRanges(d, counts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Dataset, len(idx))
+	for p, rows := range idx {
+		out[p] = d.Subset(rows)
+	}
+	return out, nil
+}
+
+// rowRanges returns the rows of SplitRows' parts after checking the counts.
+func rowRanges(d *Dataset, counts []int) ([][]int, error) {
 	if d == nil || d.X == nil {
 		return nil, fmt.Errorf("data: split: empty data set")
 	}
@@ -215,15 +229,93 @@ func splitRows(d *Dataset, counts []int) ([]*Dataset, error) {
 		}
 		total += c
 	}
-	out := make([]*Dataset, len(counts))
+	idx := make([][]int, len(counts))
 	lo := 0
 	for p, c := range counts {
-		rows := make([]int, c)
-		for i := range rows {
-			rows[i] = lo + i
+		idx[p] = make([]int, c)
+		for i := range idx[p] {
+			idx[p][i] = lo + i
 		}
-		out[p] = d.Subset(rows)
 		lo += c
 	}
+	return idx, nil
+}
+
+// Cut splits d as Apply does without copying its rows: it reorders the
+// rows of d in place so that the parts are consecutive blocks (each part's
+// rows in their order, then the rows no part takes) and returns the parts
+// as views of d.X and d.Y. The parts equal Apply's; d is left reordered,
+// sharing its storage with them. It is for a caller that splits data it
+// no longer needs: the command line's train cuts MNIST's 70,000 rows so,
+// where a copy would be a second 440 MB array to fault in.
+func (s SplitSpec) Cut(d *Dataset, seed uint64) ([]*Dataset, error) {
+	var (
+		idx [][]int
+		err error
+	)
+	switch {
+	case s.Rows != nil:
+		if idx, err = rowRanges(d, s.Rows); err != nil {
+			return nil, errs.Option(err) // as SplitRows
+		}
+	case d == nil || d.X == nil:
+		return nil, fmt.Errorf("data: split: empty data set")
+	default:
+		if idx, err = SplitIndices(d.Len(), s.Fracs, seed); err != nil {
+			return nil, err
+		}
+	}
+	n, dim := d.X.Dims()
+	order := make([]int, 0, n)
+	taken := make([]bool, n)
+	for _, rows := range idx {
+		order = append(order, rows...)
+		for _, r := range rows {
+			taken[r] = true
+		}
+	}
+	for r, t := range taken {
+		if !t {
+			order = append(order, r)
+		}
+	}
+	permuteRows(d, order)
+	out := make([]*Dataset, len(idx))
+	lo := 0
+	for p, rows := range idx {
+		hi := lo + len(rows)
+		out[p] = &Dataset{Name: d.Name, Classes: d.Classes, Y: d.Y[lo:hi:hi],
+			X: d.X.Slice(lo, hi, 0, dim).(*mat.Dense)}
+		lo = hi
+	}
 	return out, nil
+}
+
+// permuteRows moves row order[i] of d to row i, in place, following the
+// permutation's cycles with one row of scratch.
+func permuteRows(d *Dataset, order []int) {
+	raw := d.X.RawMatrix()
+	row := func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] }
+	tmp := make([]float64, raw.Cols)
+	done := make([]bool, len(order))
+	for i := range order {
+		if done[i] || order[i] == i {
+			continue
+		}
+		copy(tmp, row(i))
+		y := d.Y[i]
+		j := i
+		for {
+			done[j] = true
+			k := order[j]
+			if k == i {
+				copy(row(j), tmp)
+				d.Y[j] = y
+				break
+			}
+			copy(row(j), row(k))
+			d.Y[j] = d.Y[k]
+			j = k
+		}
+	}
 }

@@ -125,3 +125,58 @@ func TestParseSplit(t *testing.T) {
 		t.Errorf("tiny split: %v", err)
 	}
 }
+
+// TestCut checks Cut against Apply, its definition, on generated specs: the
+// same parts, as views of the reordered data set, and the same errors.
+func TestCut(t *testing.T) {
+	clone := func(d *Dataset) *Dataset {
+		return &Dataset{Name: d.Name, X: mat.DenseCopyOf(d.X), Y: slices.Clone(d.Y), Classes: d.Classes}
+	}
+	var specs []SplitSpec
+	for _, n := range []int{1, 2, 5, 37} {
+		specs = append(specs, SplitSpec{Rows: []int{n}}, SplitSpec{Rows: []int{n, 1, 2}})
+	}
+	specs = append(specs,
+		SplitSpec{Fracs: []float64{0.7, 0.15, 0.15}}, SplitSpec{Fracs: []float64{0.5, 0.5}},
+		SplitSpec{Fracs: []float64{0.1, 0.2, 0.3, 0.4}}, SplitSpec{Rows: []int{0}},
+		SplitSpec{Rows: []int{40, 3}}, SplitSpec{Fracs: []float64{0.7, 0.7}})
+	for _, spec := range specs {
+		for seed := uint64(1); seed <= 3; seed++ {
+			d := seqData(43)
+			want, werr := spec.Apply(clone(d), seed)
+			got, err := spec.Cut(d, seed)
+			if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
+				t.Fatalf("%v seed %d: error %v, Apply's %v", spec, seed, err, werr)
+			}
+			if err != nil {
+				continue
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%v: %d parts, want %d", spec, len(got), len(want))
+			}
+			seen := map[float64]bool{}
+			for p := range got {
+				if !mat.Equal(got[p].X, want[p].X) || !slices.Equal(got[p].Y, want[p].Y) || got[p].Name != "seq" || len(got[p].Classes) != 3 {
+					t.Fatalf("%v seed %d part %d differs from Apply's", spec, seed, p)
+				}
+				for i := 0; i < got[p].Len(); i++ {
+					seen[got[p].X.At(i, 0)] = true
+				}
+			}
+			// d is a permutation of its rows, the parts first and views of it.
+			rows := map[float64]bool{}
+			for i := 0; i < d.Len(); i++ {
+				v := d.X.At(i, 0)
+				if d.X.At(i, 1) != float64(int(v)%3) || d.Y[i] != int(v)%3 || rows[v] {
+					t.Fatalf("%v seed %d: row %d of d is %v, %v", spec, seed, i, d.X.RawRowView(i), d.Y[i])
+				}
+				rows[v] = true
+			}
+			last := got[len(got)-1]
+			last.X.Set(0, 1, -1)
+			if off := d.Len() - len(rows); off != 0 || d.X.At(len(seen)-last.Len(), 1) != -1 {
+				t.Errorf("%v seed %d: the last part is not a view of d", spec, seed)
+			}
+		}
+	}
+}

@@ -659,6 +659,17 @@ func trainSource(f trainFlags, d, test *data.Dataset, split string) *psdlearn.So
 	return src
 }
 
+// cutSplit splits d by spec. Row ranges are cut as views of d (the rows
+// stay in place, so the model's hash of the data as read is unchanged),
+// saving a copy of the data; a seeded split copies (cutting it would
+// reorder d).
+func cutSplit(spec data.SplitSpec, d *data.Dataset, seed uint64) ([]*data.Dataset, error) {
+	if spec.Rows != nil {
+		return spec.Cut(d, seed)
+	}
+	return spec.Apply(d, seed)
+}
+
 // trainSplits splits d, the --data loaded, (and loads --test) into train,
 // validation (possibly nil) and test parts, with a description of the split.
 func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, desc string, err error) {
@@ -683,7 +694,7 @@ func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, de
 		if spec.Parts() != 2 {
 			return nil, nil, nil, "", usagef("train: with --test, --split needs 2 parts (train,validation of --data), got %d", spec.Parts())
 		}
-		parts, err := spec.Apply(d, f.seed)
+		parts, err := cutSplit(spec, d, f.seed)
 		if err != nil {
 			return nil, nil, nil, "", err
 		}
@@ -697,7 +708,7 @@ func trainSplits(f trainFlags, d *data.Dataset) (tr, val, test *data.Dataset, de
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
-	parts, err := spec.Apply(d, f.seed)
+	parts, err := cutSplit(spec, d, f.seed)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
