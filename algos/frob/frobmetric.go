@@ -85,6 +85,9 @@ type MetricOptions struct {
 	// fixed, if non-nil, holds multipliers at the upper bound outside the
 	// triplets (a working-set round, see learnWorkingSet).
 	fixed *fixedPart
+	// steps, if non-nil, lends its buffers to the solve's face-Newton
+	// steps (a working-set round's, kept across rounds).
+	steps *stepBuffers
 	// phase marks a working-set phase: a run of at most wsWholeIters
 	// iterations over all the triplets whose point seeds the next working
 	// set. It is evaluated in single precision like a loose solve (see
@@ -351,7 +354,16 @@ func newMetricEval(b engine.Backend, x *mat.Dense, ts *constraints.TripletSet, c
 		g:      mat.NewSymDense(d, nil),
 		pd:     make([]float64, len(ts.Pairs)),
 		margin: make([]float64, ts.Len()),
+		steps:  new(stepBuffers),
 	}
+}
+
+// stepBuffers holds the f×f Hessian of a face-Newton step and its factor
+// (up to refineMaxFree² each, 288 MB together), allocated at the first step
+// and reused by the later ones: the first writes to hundreds of MB of fresh
+// memory are page faults that cost as much as the factorisation.
+type stepBuffers struct {
+	h, l []float64
 }
 
 // learnWhole is Learn over all the triplets at once (inputs already checked).
@@ -361,6 +373,9 @@ func learnWhole(ctx context.Context, x *mat.Dense, ts *constraints.TripletSet, o
 	cm := opt.C / float64(m)
 	ev := newMetricEval(b, x, ts, cm)
 	ev.fixed = opt.fixed
+	if opt.steps != nil {
+		ev.steps = opt.steps
+	}
 	return solveWhole(ctx, b, ev, tripletNorms(x, ts), opt)
 }
 
@@ -631,9 +646,9 @@ type metricEval struct {
 	// stepSize is its number of candidates.
 	stepInfo string
 	stepSize int
-	// hbuf and lbuf hold a step's Hessian and its factor across steps
-	// (up to refineMaxFree² each).
-	hbuf, lbuf []float64
+	// steps holds a step's Hessian and its factor across steps, and across
+	// the rounds of a working-set solve (see stepBuffers).
+	steps *stepBuffers
 	// fixed, if non-nil, adds the multipliers held at the upper bound
 	// outside ts; fixedMargin is Σ_{r∈F} ⟨A_r, X⟩ at the cached point.
 	fixed       *fixedPart

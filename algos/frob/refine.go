@@ -250,8 +250,11 @@ func (e *metricEval) refineStep(primal, dual float64) error {
 		engine.MulRows(impl, f, nn, d, p, d, qn, nn, pn, nn)
 		engine.MulRows(impl, f, nn, d, q, d, qn, nn, qnr, nn)
 	}
-	e.hbuf = faceHessian(impl, f, d, nn, p, q, pn, qnr, e.hbuf)
-	h := e.hbuf
+	if e.steps == nil {
+		e.steps = new(stepBuffers)
+	}
+	e.steps.h = faceHessian(impl, f, d, nn, p, q, pn, qnr, e.steps.h)
+	h := e.steps.h
 	g := make([]float64, f)
 	ulo := make([]float64, f) // bounds of Δ: −u_r ≤ Δ_r ≤ C/m − u_r
 	uhi := make([]float64, f)
@@ -259,12 +262,12 @@ func (e *metricEval) refineStep(primal, dual float64) error {
 		g[k] = 1 - e.margin[r]
 		ulo[k], uhi[k] = -e.u[r], c-e.u[r]
 	}
-	e.lbuf = grow(e.lbuf, f*f) // kept for the next steps
+	e.steps.l = grow(e.steps.l, f*f) // kept for the next steps
 	cancelled := func() bool { return e.refine.ctx != nil && e.refine.ctx.Err() != nil }
 	if cancelled() {
 		return nil // the solve returns the context's error at its next evaluation
 	}
-	delta, passes, ok := boxNewton(impl, f, h, g, ulo, uhi, e.lbuf, cancelled)
+	delta, passes, ok := boxNewton(impl, f, h, g, ulo, uhi, e.steps.l, cancelled)
 	if !ok {
 		return nil
 	}

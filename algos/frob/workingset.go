@@ -95,6 +95,9 @@ func learnWorkingSet(ctx context.Context, p wsProblem, m int, opt MetricOptions)
 	cm := opt.C / float64(m)
 	full := p.evaluator(b, cm)
 	target := cmp.Or(opt.GapTol, DefaultGapTol)
+	if opt.steps == nil {
+		opt.steps = new(stepBuffers) // the rounds' steps share their buffers
+	}
 	maxIter := cmp.Or(opt.MaxIter, DefaultMaxIter)
 	label := fmt.Sprintf("frobmetric C=%g", opt.C)
 	say := progress.Printf(opt.Progress, "frobmetric")
