@@ -358,12 +358,12 @@ func newMetricEval(b engine.Backend, x *mat.Dense, ts *constraints.TripletSet, c
 	}
 }
 
-// stepBuffers holds the f×f Hessian of a face-Newton step and its factor
-// (up to refineMaxFree² each, 288 MB together), allocated at the first step
-// and reused by the later ones: the first writes to hundreds of MB of fresh
-// memory are page faults that cost as much as the factorisation.
+// stepBuffers holds the f×f Hessian of a face-Newton step, which its
+// factor overwrites (up to refineMaxFree², 288 MB), allocated at the first
+// step and reused by the later ones: the first writes to hundreds of MB of
+// fresh memory are page faults that cost as much as the factorisation.
 type stepBuffers struct {
-	h, l []float64
+	h []float64
 }
 
 // learnWhole is Learn over all the triplets at once (inputs already checked).
@@ -646,8 +646,8 @@ type metricEval struct {
 	// stepSize is its number of candidates.
 	stepInfo string
 	stepSize int
-	// steps holds a step's Hessian and its factor across steps, and across
-	// the rounds of a working-set solve (see stepBuffers).
+	// steps holds a step's Hessian across steps, and across the rounds of
+	// a working-set solve (see stepBuffers).
 	steps *stepBuffers
 	// fixed, if non-nil, adds the multipliers held at the upper bound
 	// outside ts; fixedMargin is Σ_{r∈F} ⟨A_r, X⟩ at the cached point.

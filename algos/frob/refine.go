@@ -262,12 +262,11 @@ func (e *metricEval) refineStep(primal, dual float64) error {
 		g[k] = 1 - e.margin[r]
 		ulo[k], uhi[k] = -e.u[r], c-e.u[r]
 	}
-	e.steps.l = grow(e.steps.l, f*f) // kept for the next steps
 	cancelled := func() bool { return e.refine.ctx != nil && e.refine.ctx.Err() != nil }
 	if cancelled() {
 		return nil // the solve returns the context's error at its next evaluation
 	}
-	delta, passes, ok := boxNewton(impl, f, h, g, ulo, uhi, e.steps.l, cancelled)
+	delta, passes, ok := boxNewton(impl, f, h, g, ulo, uhi, cancelled) // factors h in place
 	if !ok {
 		return nil
 	}

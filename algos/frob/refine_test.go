@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,10 +110,10 @@ func mulElem(a, b *mat.Dense) *mat.Dense {
 // as for multipliers at a bound) and interior ones.
 func TestBoxNewton(t *testing.T) {
 	for _, b := range enginetest.Backends(t) {
-		for _, n := range []int{1, 20, 150} {
-			t.Run(fmt.Sprintf("%s/n=%d", b.Name(), n), func(t *testing.T) {
+		for _, tc := range []struct{ n, m int }{{1, 6}, {20, 25}, {150, 155}, {300, 305}} {
+			n, m := tc.n, tc.m
+			t.Run(fmt.Sprintf("%s/n=%d,m=%d", b.Name(), n, m), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(n), 9))
-				m := n + 5
 				a := make([]float64, m*n)
 				for i := range a {
 					a[i] = rng.NormFloat64()
@@ -139,7 +140,8 @@ func TestBoxNewton(t *testing.T) {
 					}
 					lo[k], hi[k] = -u, 1-u
 				}
-				delta, passes, ok := boxNewton(b.BLAS(), n, h, g, lo, hi, nil, nil)
+				hh := append([]float64(nil), h...)
+				delta, passes, ok := boxNewton(b.BLAS(), n, hh, g, lo, hi, nil)
 				if !ok {
 					t.Fatal("no factorisation")
 				}
@@ -257,6 +259,58 @@ func TestRefinerSchedule(t *testing.T) {
 				t.Errorf("%s: step %d: next step %d evaluations later, want %d", tc.name, i+1, got, tc.wait[i])
 			}
 			eval = r.next
+		}
+	}
+}
+
+// TestUpperSym checks that H stays readable while its factor overwrites the
+// lower triangle (boxNewton factors in place): at and mulVec against H,
+// and restoreLower giving back H's bits, as a failed factorisation's retry
+// needs.
+func TestUpperSym(t *testing.T) {
+	for _, b := range enginetest.Backends(t) {
+		for _, n := range []int{1, 7, 130} {
+			rng := rand.New(rand.NewPCG(uint64(n), 3))
+			h := make([]float64, n*n)
+			for i := 0; i < n; i++ {
+				for j := 0; j <= i; j++ {
+					v := rng.NormFloat64()
+					h[i*n+j], h[j*n+i] = v, v
+				}
+				h[i*n+i] += 3 * float64(n)
+			}
+			orig := append([]float64(nil), h...)
+			diag := make([]float64, n)
+			for k := range diag {
+				diag[k] = h[k*n+k]
+			}
+			if !cholesky(b.BLAS(), n, h) {
+				t.Fatal("not positive definite")
+			}
+			m := upperSym{n: n, h: h, diag: diag}
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			y := make([]float64, n)
+			m.mulVec(b.BLAS(), x, y)
+			for i := 0; i < n; i++ {
+				var want, scale float64
+				for j := 0; j < n; j++ {
+					if m.at(i, j) != orig[i*n+j] {
+						t.Fatalf("%s n=%d: at(%d, %d) = %v, want %v", b.Name(), n, i, j, m.at(i, j), orig[i*n+j])
+					}
+					want += orig[i*n+j] * x[j]
+					scale += math.Abs(orig[i*n+j] * x[j])
+				}
+				if math.Abs(y[i]-want) > 4*float64(n)*0x1p-52*scale {
+					t.Errorf("%s n=%d: (Hx)_%d = %v, want %v", b.Name(), n, i, y[i], want)
+				}
+			}
+			restoreLower(n, h, diag)
+			if !slices.Equal(h, orig) {
+				t.Errorf("%s n=%d: restoreLower does not give back H", b.Name(), n)
+			}
 		}
 	}
 }
