@@ -37,3 +37,29 @@ func ExampleParseSplit() {
 	// 0.7,0.15,0.15: 3 parts, fractions [0.7 0.15 0.15], rows []
 	// rows:10500,4500,5000: 3 parts, fractions [], rows [10500 4500 5000]
 }
+
+func ExampleSplitSpec_Cut() {
+	in := "x,label\n1,a\n2,b\n3,a\n4,b\n5,a\n6,b\n"
+	d, err := data.ParseCSV(strings.NewReader(in), "six.csv", data.LoadOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	spec, _ := data.ParseSplit("rows:3,2")
+	// The parts are views of d's rows, not copies: for data that is not
+	// needed whole afterwards.
+	parts, err := spec.Cut(d, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range parts {
+		fmt.Println(p.X.RawMatrix().Data, p.Y)
+	}
+	parts[1].X.Set(0, 0, 40)
+	fmt.Println("row 3 of d:", d.X.At(3, 0))
+	// Output:
+	// [1 2 3] [0 1 0]
+	// [4 5] [1 0]
+	// row 3 of d: 40
+}
