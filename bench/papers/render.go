@@ -220,8 +220,9 @@ certificates, warnings), --plot DIR draws each table as paper against
 psdlearn and the sections' figures, and --from merges earlier --json
 outputs, also those of --suite sdp and --suite table2, into this page
 without running anything; --docs writes the page's own record beside it
-(papers.json), so a rerun cell merges into it. Wall times are those of the machines named in
-each section, one run at a time.
+(papers.json), and a rerun cell's --json output given to --from after that
+record replaces the cell (--from docs/papers.json,cell.json). Wall times
+are those of the machines named in each section, one run at a time.
 
 `, "`"+command+"`")
 	if _, err := io.WriteString(w, head); err != nil {
