@@ -179,11 +179,16 @@ func Split(d *Dataset, fracs []float64, seed uint64) ([]*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	return subsets(d, idx), nil
+}
+
+// subsets returns copies of the rows idx[p] of d, one Dataset per part.
+func subsets(d *Dataset, idx [][]int) []*Dataset {
 	out := make([]*Dataset, len(idx))
 	for p, rows := range idx {
 		out[p] = d.Subset(rows)
 	}
-	return out, nil
+	return out
 }
 
 // SplitRows cuts d into consecutive row ranges: the first counts[0] rows, the
@@ -199,11 +204,7 @@ func splitRows(d *Dataset, counts []int) ([]*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Dataset, len(idx))
-	for p, rows := range idx {
-		out[p] = d.Subset(rows)
-	}
-	return out, nil
+	return subsets(d, idx), nil
 }
 
 // rowRanges returns the rows of SplitRows' parts after checking the counts.
