@@ -10,6 +10,7 @@ import (
 
 	"github.com/psdlearn/psdlearn/algos/internal/dualsolve"
 	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/limits"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 )
@@ -210,6 +211,14 @@ func (e *metricEval) refineStep(primal, dual float64) error {
 	}
 	if e.stepFlops(f) > refineMaxCost*e.evalFlops() {
 		e.stepInfo = fmt.Sprintf("skipped: %d candidates would cost more than %d evaluations", f, refineMaxCost)
+		return nil
+	}
+	// The step's f×f Hessian, factored in place, and up to as much again
+	// for its active-set passes (the free block's factor or the columns
+	// H⁻¹e_k), on top of the solve's own memory: a step that would not fit
+	// the budget is skipped, not the solve refused.
+	if limits.Check("", MetricMemory(e.n, e.d, len(e.margin))+limits.Words(2, f, f)) != nil {
+		e.stepInfo = fmt.Sprintf("skipped: a step on %d candidates would not fit the memory limit", f)
 		return nil
 	}
 	eig, err := e.b.SymEig(e.g, engine.AllRange(), true)

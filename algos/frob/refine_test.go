@@ -7,11 +7,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/constraints"
 	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/engine/enginetest"
+	"github.com/psdlearn/psdlearn/limits"
+	"github.com/psdlearn/psdlearn/progress"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -312,5 +315,44 @@ func TestUpperSym(t *testing.T) {
 				t.Errorf("%s n=%d: restoreLower does not give back H", b.Name(), n)
 			}
 		}
+	}
+}
+
+// TestRefineMemoryLimit gives a solve a memory budget that admits it but not
+// its face-Newton steps' f×f matrices: the steps are skipped, with the
+// reason on the progress lines, and the solve still certifies, on the path
+// of a solve without steps.
+func TestRefineMemoryLimit(t *testing.T) {
+	x, ts := clusterTriplets(t, 800, 24, 4, 5)
+	n, d := x.Dims()
+	plain, err := Learn(context.Background(), x, ts, MetricOptions{C: 10, NoRefine: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := MetricMemory(n, d, ts.Len()) + limits.Words(1, 10, 10)
+	defer limits.SetMaxMemory(limits.SetMaxMemory(int64(budget)))
+	var lines []string
+	var mu sync.Mutex
+	opt := MetricOptions{C: 10, Progress: func(ev progress.Event) {
+		mu.Lock()
+		lines = append(lines, ev.Message)
+		mu.Unlock()
+	}}
+	r, err := Learn(context.Background(), x, ts, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Certified || r.Refined {
+		t.Fatalf("certified %v, refined %v (%s)", r.Certified, r.Refined, r.Reason)
+	}
+	if r.Refinements == 0 || r.Evaluations != plain.Evaluations {
+		t.Errorf("%d step attempts, %d evaluations against %d without steps", r.Refinements, r.Evaluations, plain.Evaluations)
+	}
+	skipped := false
+	for _, l := range lines {
+		skipped = skipped || strings.Contains(l, "would not fit the memory limit")
+	}
+	if !skipped {
+		t.Errorf("no progress line says a step was skipped for memory:\n%s", strings.Join(lines, "\n"))
 	}
 }
