@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/psdlearn/psdlearn/internal/input"
@@ -198,7 +199,7 @@ func parseIDX(pairs []idxPair, opt LoadOptions) (*Dataset, error) {
 		}
 		if i == 0 {
 			shape = dims
-		} else if fmt.Sprint(dims) != fmt.Sprint(shape) {
+		} else if !slices.Equal(dims, shape) {
 			return nil, errOffset(p.iname, 8, "images of shape %v, against %v in %s", dims, shape, pairs[0].iname)
 		}
 		parts[i] = part
