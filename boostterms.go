@@ -206,6 +206,15 @@ func (c *termChooser) valError(r *boost.Result, j int) float64 {
 		tl.Mul(c.l, l)
 		l = &tl
 	}
+	if kd, ok := c.p.Dist.(KNNDistributor); ok {
+		// A sharded solve: every process is at this checkpoint and scores
+		// its block of the validation rows.
+		e, err := kd.KNNErrors(c.p.Backend, l, c.p.X, c.p.Y, c.p.K, eval.Queries{X: c.p.ValX, Y: c.p.ValY})
+		if err != nil {
+			return math.NaN()
+		}
+		return e[0]
+	}
 	e, err := eval.FactorKNNError(c.p.Backend, l, c.p.X, c.p.Y, c.p.ValX, c.p.ValY, c.p.K)
 	if err != nil {
 		return math.NaN()

@@ -3,11 +3,14 @@ package psdlearn
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/psdlearn/psdlearn/algos/boost"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -115,5 +118,52 @@ func TestTermChooser(t *testing.T) {
 				t.Errorf("note %q, want %q", note, want)
 			}
 		})
+	}
+}
+
+// knnRecorder is a KNNDistributor that scores in this process and records
+// the query rows of every call.
+type knnRecorder struct {
+	Distributor
+	queries []int
+}
+
+func (k *knnRecorder) KNNErrors(b engine.Backend, l, refX *mat.Dense, refY []int, nn int, sets ...eval.Queries) ([]float64, error) {
+	for _, q := range sets {
+		k.queries = append(k.queries, len(q.Y))
+	}
+	return eval.FactorKNNErrors(b, l, refX, refY, nn, sets...)
+}
+
+// TestTermChooserScoresOverProcesses: in a sharded solve (the Problem's
+// Distributor a KNNDistributor) the validation checkpoints are scored by
+// the Distributor, which splits the query rows over the processes, and
+// the score is the one-process score.
+func TestTermChooserScoresOverProcesses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	x, val := mat.NewDense(60, 4, nil), mat.NewDense(20, 4, nil)
+	y, valY := make([]int, 60), make([]int, 20)
+	for _, m := range []struct {
+		x *mat.Dense
+		y []int
+	}{{x, y}, {val, valY}} {
+		for i := range m.y {
+			m.y[i] = i % 3
+			for j := 0; j < 4; j++ {
+				m.x.Set(i, j, rng.NormFloat64()+float64(m.y[i]*j%3))
+			}
+		}
+	}
+	rec := &knnRecorder{}
+	p := &Problem{X: x, Y: y, ValX: val, ValY: valY, K: 3, Backend: engine.Default()}
+	res := &boost.Result{V: mat.NewDense(4, 2, []float64{1, 0, 0, 1, 0.5, 0, 0, 0.5}), W: []float64{2, 1}}
+	local := newTermChooser(p).valError(res, 2)
+	p.Dist = rec
+	dist := newTermChooser(p).valError(res, 2)
+	if !slices.Equal(rec.queries, []int{20}) {
+		t.Fatalf("the Distributor scored query sets of %v rows, want one of 20", rec.queries)
+	}
+	if math.IsNaN(local) || dist != local {
+		t.Fatalf("validation error %v through the Distributor, %v in this process", dist, local)
 	}
 }

@@ -210,6 +210,16 @@ type LMNNDistributor interface {
 	LMNN(ctx context.Context, x *mat.Dense, y []int, ts *constraints.TripletSet, opt lmnn.Options) (*lmnn.Result, error)
 }
 
+// A KNNDistributor is a Distributor that also scores k-NN errors over its
+// processes, as Executor.KNNErrors, each process its block of the query
+// rows. BoostMetric's validation checkpoints in a sharded solve use it when
+// the Problem's Distributor has it; every process calls it at the same
+// step.
+type KNNDistributor interface {
+	Distributor
+	KNNErrors(b engine.Backend, l, refX *mat.Dense, refY []int, k int, sets ...eval.Queries) ([]float64, error)
+}
+
 // Local is the Executor of one process.
 type Local struct{}
 

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/psdlearn/psdlearn"
 	"github.com/psdlearn/psdlearn/algos/boost"
 	"github.com/psdlearn/psdlearn/algos/frob"
 	"github.com/psdlearn/psdlearn/algos/lmnn"
 	"github.com/psdlearn/psdlearn/constraints"
+	"github.com/psdlearn/psdlearn/engine"
+	"github.com/psdlearn/psdlearn/eval"
 	"github.com/psdlearn/psdlearn/internal/locality"
 	"github.com/psdlearn/psdlearn/mpi"
 	"gonum.org/v1/gonum/mat"
@@ -25,8 +28,17 @@ import (
 // need no translation, and the metric does not depend on the row order.
 
 // kernels runs FrobMetric's, BoostMetric's and LMNN's solves sharded
-// (psdlearn.LMNNDistributor).
+// (psdlearn.LMNNDistributor) and scores k-NN errors over the ranks
+// (psdlearn.KNNDistributor).
 type kernels struct{ e *Executor }
+
+var _ psdlearn.KNNDistributor = kernels{}
+
+// KNNErrors is the Executor's KNNErrors: BoostMetric's validation
+// checkpoints score each rank's block of the validation rows.
+func (k kernels) KNNErrors(b engine.Backend, l, refX *mat.Dense, refY []int, nn int, sets ...eval.Queries) ([]float64, error) {
+	return k.e.KNNErrors(b, l, refX, refY, nn, sets...)
+}
 
 // FrobMetric returns FrobMetric's solve of x and ts, sharded.
 func (k kernels) FrobMetric(_ context.Context, x *mat.Dense, ts *constraints.TripletSet, opt frob.MetricOptions) (*frob.MetricResult, error) {
