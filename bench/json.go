@@ -190,11 +190,12 @@ func (r MPIScalingRow) MarshalJSON() ([]byte, error) {
 		TrainSeconds  jsonnum.Float   `json:"train_seconds"`
 		TotalSeconds  jsonnum.Float   `json:"total_seconds"`
 		Speedup       jsonnum.Float   `json:"train_speedup"`
+		IterSpeedup   jsonnum.Float   `json:"iteration_speedup"`
 		TestError     jsonnum.Float   `json:"test_error"`
 		ChosenC       jsonnum.Float   `json:"chosen_c"`
 		Objective     jsonnum.Float   `json:"objective"`
 		RankPeakRSSMB []jsonnum.Float `json:"rank_peak_rss_mb"`
-	}{plain(r), jsonnum.Float(r.TrainSeconds), jsonnum.Float(r.TotalSeconds), jsonnum.Float(r.Speedup), jsonnum.Float(r.TestError),
+	}{plain(r), jsonnum.Float(r.TrainSeconds), jsonnum.Float(r.TotalSeconds), jsonnum.Float(r.Speedup), jsonnum.Float(r.IterationSpeedup), jsonnum.Float(r.TestError),
 		jsonnum.Float(r.ChosenC), jsonnum.Float(r.Objective), jsonnum.Floats(r.RankPeakRSSMB)})
 }
 
@@ -275,4 +276,26 @@ func (r PhasesRow) MarshalJSON() ([]byte, error) {
 		Seconds     jsonnum.Float `json:"seconds"`
 		DGEMMGflops jsonnum.Float `json:"dgemm_gflops"`
 	}{plain(r), jsonnum.Float(r.Seconds), jsonnum.Float(r.DGEMMGflops)})
+}
+
+// MarshalJSON encodes c with numbers that are not finite as null.
+func (c MPICopies) MarshalJSON() ([]byte, error) {
+	type plain MPICopies
+	return json.Marshal(struct {
+		plain
+		AloneSeconds  jsonnum.Float `json:"alone_train_seconds"`
+		AtOnceSeconds jsonnum.Float `json:"at_once_train_seconds"`
+		Throughput    jsonnum.Float `json:"throughput"`
+	}{plain(c), jsonnum.Float(c.AloneSeconds), jsonnum.Float(c.AtOnceSeconds), jsonnum.Float(c.Throughput)})
+}
+
+// MarshalJSON encodes c with numbers that are not finite as null.
+func (c Ceiling) MarshalJSON() ([]byte, error) {
+	type plain Ceiling
+	return json.Marshal(struct {
+		plain
+		One     jsonnum.Float `json:"one_per_second"`
+		Two     jsonnum.Float `json:"two_per_second"`
+		Speedup jsonnum.Float `json:"speedup"`
+	}{plain(c), jsonnum.Float(c.One), jsonnum.Float(c.Two), jsonnum.Float(c.Speedup)})
 }

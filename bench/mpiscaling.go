@@ -12,7 +12,9 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/psdlearn/psdlearn/engine"
 	"github.com/psdlearn/psdlearn/mpi"
 	"github.com/psdlearn/psdlearn/progress"
 )
@@ -23,6 +25,12 @@ type MPIScaling struct {
 	Machine string          `json:"machine"`
 	Runs    int             `json:"runs"`
 	Rows    []MPIScalingRow `json:"rows"`
+	// Copies are, per protocol, two one-rank runs at once against one
+	// alone: the machine's throughput on that very workload.
+	Copies []MPICopies `json:"copies"`
+	// Ceilings are the kernels of the training phases, one worker against
+	// two.
+	Ceilings []Ceiling `json:"ceilings"`
 	// Notes are lines about what could not be measured.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -31,15 +39,33 @@ type MPIScaling struct {
 // the runs of the training phase and of the whole command, the speed-up of
 // the training phase over one rank, and what the run learned.
 type MPIScalingRow struct {
-	Case          string    `json:"case"`
-	Ranks         int       `json:"ranks"`
-	TrainSeconds  float64   `json:"train_seconds"`
-	TotalSeconds  float64   `json:"total_seconds"`
-	Speedup       float64   `json:"train_speedup"`
-	TestError     float64   `json:"test_error"`
-	ChosenC       float64   `json:"chosen_c"`
-	Objective     float64   `json:"objective"`
-	RankPeakRSSMB []float64 `json:"rank_peak_rss_mb"`
+	Case         string  `json:"case"`
+	Ranks        int     `json:"ranks"`
+	TrainSeconds float64 `json:"train_seconds"`
+	TotalSeconds float64 `json:"total_seconds"`
+	Speedup      float64 `json:"train_speedup"`
+	// Iterations are the solves' iterations (of the last run); the
+	// per-iteration speed-up compares training seconds per iteration,
+	// since ranks can take another greedy path than one process.
+	Iterations       int       `json:"iterations"`
+	IterationSpeedup float64   `json:"iteration_speedup"`
+	TestError        float64   `json:"test_error"`
+	ChosenC          float64   `json:"chosen_c"`
+	Objective        float64   `json:"objective"`
+	RankPeakRSSMB    []float64 `json:"rank_peak_rss_mb"`
+}
+
+// MPICopies is one protocol's one-rank run alone and as one of two copies
+// run at once: the training phase's medians and the throughput two copies
+// get out of the machine, 2·Alone/AtOnce. A two-rank run does the same
+// work as one rank, split, on about the same memory (every rank holds the
+// data): this ratio is the speed-up it would reach if every part of the
+// training were split evenly and no rank waited for another.
+type MPICopies struct {
+	Case          string  `json:"case"`
+	AloneSeconds  float64 `json:"alone_train_seconds"`
+	AtOnceSeconds float64 `json:"at_once_train_seconds"`
+	Throughput    float64 `json:"throughput"`
 }
 
 // mpiCase is one train command line of the scaling report.
@@ -51,11 +77,12 @@ type mpiCase struct {
 // mpiCases returns the scaling report's protocols: Fashion-MNIST (as the
 // fashion cases of the algos suite) with FrobMetric's default C list and
 // with BoostMetric when its files are found, else (or with quick, a
-// MaxSize run) letters on its fixed split, standardised. BoostMetric
+// MaxSize run) letters on its fixed split, standardised; and the
+// dimension they train in. BoostMetric
 // prices in double precision (--precision double) on one rank as on
 // several: the sharded pricing is in double, and one process would price
 // Fashion-MNIST in single precision.
-func mpiCases(quick bool) ([]mpiCase, string) {
+func mpiCases(quick bool) (cases []mpiCase, dim int, note string) {
 	dir := FashionDir
 	if d := os.Getenv("PSDLEARN_FASHION_DIR"); d != "" {
 		dir = d
@@ -63,7 +90,6 @@ func mpiCases(quick bool) ([]mpiCase, string) {
 	f := fashionFiles(dir)
 	_, err := os.Stat(f[0])
 	if quick || err != nil {
-		note := ""
 		if !quick {
 			note = fmt.Sprintf("Fashion-MNIST not found (%s): letters instead", f[0])
 		}
@@ -71,7 +97,7 @@ func mpiCases(quick bool) ([]mpiCase, string) {
 		return []mpiCase{
 			{"letters, frobmetric", append([]string{"--algo", "frobmetric"}, args...)},
 			{"letters, boostmetric", append([]string{"--algo", "boostmetric", "--precision", "double"}, args...)},
-		}, note
+		}, 16, note
 	}
 	p := DefaultFashion
 	args := []string{"--data", "idx:" + f[0] + ":" + f[1], "--test", "idx:" + f[2] + ":" + f[3],
@@ -79,14 +105,15 @@ func mpiCases(quick bool) ([]mpiCase, string) {
 	return []mpiCase{
 		{"fashion-mnist, frobmetric", append([]string{"--algo", "frobmetric"}, args...)},
 		{"fashion-mnist, boostmetric", append([]string{"--algo", "boostmetric", "--precision", "double"}, args...)},
-	}, ""
+	}, p.PCA, ""
 }
 
 // MPIScalingSection runs every protocol of mpiCases with mpirun -np 1 and
 // -np 2 (GOMAXPROCS=1 and OPENBLAS_NUM_THREADS=1 per rank), o.Runs times
 // each (3 by default, 1 for a quick run with MaxSize > 0), with the binary
-// that runs it, which must be built with -tags mpi. Run it alone on the
-// machine: the figures are wall times.
+// that runs it, which must be built with -tags mpi; then two one-rank runs
+// of each at once, and the ceilings of the training phases' kernels. Run
+// it alone on the machine: the figures are wall times.
 func MPIScalingSection(ctx context.Context, o ReportOptions) (Report, error) {
 	if err := noCase(o, "mpi"); err != nil {
 		return nil, err
@@ -109,25 +136,32 @@ func MPIScalingSection(ctx context.Context, o ReportOptions) (Report, error) {
 			runs = 1
 		}
 	}
-	cases, note := mpiCases(o.MaxSize > 0)
+	cases, dim, note := mpiCases(o.MaxSize > 0)
 	rep := &MPIScaling{Machine: Machine(), Runs: runs}
 	if note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
 	for _, c := range cases {
-		var one float64
+		var one, onePerIter float64
 		for _, np := range []int{1, 2} {
 			row, err := mpiScalingRow(ctx, mpirun, exe, c, np, runs, o)
 			if err != nil {
 				return nil, fmt.Errorf("%s, %d ranks: %w", c.name, np, err)
 			}
+			perIter := row.TrainSeconds / float64(max(row.Iterations, 1))
 			if np == 1 {
-				one = row.TrainSeconds
+				one, onePerIter = row.TrainSeconds, perIter
 			}
-			row.Speedup = one / row.TrainSeconds
+			row.Speedup, row.IterationSpeedup = one/row.TrainSeconds, onePerIter/perIter
 			rep.Rows = append(rep.Rows, row)
 		}
+		atOnce, err := copiesSeconds(ctx, mpirun, exe, c, runs, o)
+		if err != nil {
+			return nil, fmt.Errorf("%s, two copies at once: %w", c.name, err)
+		}
+		rep.Copies = append(rep.Copies, MPICopies{Case: c.name, AloneSeconds: one, AtOnceSeconds: atOnce, Throughput: 2 * one / atOnce})
 	}
+	rep.Ceilings = ceilings(engine.Or(o.Backend).BLAS(), dim)
 	return rep, nil
 }
 
@@ -136,34 +170,16 @@ func mpiScalingRow(ctx context.Context, mpirun, exe string, c mpiCase, np, runs 
 	row := MPIScalingRow{Case: c.name, Ranks: np}
 	var train, total []float64
 	for r := 0; r < runs; r++ {
-		args := []string{"--allow-run-as-root", "--oversubscribe", "-np", fmt.Sprint(np), "-x", "GOMAXPROCS=1", "-x", "OPENBLAS_NUM_THREADS=1",
-			exe, "train", "--json", "--quiet", "--seed", fmt.Sprint(max(o.Seed, 1))}
-		if o.Backend != nil {
-			args = append(args, "--backend", o.Backend.Name())
-		}
-		cmd := exec.CommandContext(ctx, mpirun, append(args, c.args...)...)
-		cmd.Env = append(os.Environ(), "GOMAXPROCS=1", "OPENBLAS_NUM_THREADS=1")
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			return row, fmt.Errorf("%w: %s", err, lastLine(stderr.String()))
-		}
-		var sum struct {
-			Total     float64   `json:"total_seconds"`
-			TestErr   *float64  `json:"test_error"`
-			ChosenC   *float64  `json:"chosen_c"`
-			Objective *float64  `json:"objective"`
-			RSS       []float64 `json:"rank_peak_rss_mb"`
-			PeakRSS   *float64  `json:"peak_rss_mb"`
-			Phases    struct {
-				Train float64 `json:"train"`
-			} `json:"phases"`
-		}
-		if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
-			return row, fmt.Errorf("the summary: %w", err)
+		sum, err := mpiTrain(ctx, mpirun, exe, c, np, nil, o)
+		if err != nil {
+			return row, err
 		}
 		train, total = append(train, sum.Phases.Train), append(total, sum.Total)
 		row.TestError, row.ChosenC, row.Objective = deref(sum.TestErr), deref(sum.ChosenC), deref(sum.Objective)
+		row.Iterations = 0
+		for _, s := range sum.Phases.Solves {
+			row.Iterations += s.Iterations
+		}
 		row.RankPeakRSSMB = sum.RSS
 		if len(row.RankPeakRSSMB) == 0 && sum.PeakRSS != nil {
 			row.RankPeakRSSMB = []float64{*sum.PeakRSS}
@@ -174,6 +190,75 @@ func mpiScalingRow(ctx context.Context, mpirun, exe string, c mpiCase, np, runs 
 	}
 	row.TrainSeconds, row.TotalSeconds = medianOf(train), medianOf(total)
 	return row, nil
+}
+
+// copiesSeconds runs two one-rank copies of case c at once, runs times,
+// and returns the median over the runs of their mean training phase. The
+// copies are not bound to cores: each mpirun would bind its one rank to
+// the first core, both to the same one.
+func copiesSeconds(ctx context.Context, mpirun, exe string, c mpiCase, runs int, o ReportOptions) (float64, error) {
+	unbound := []string{"--bind-to", "none"}
+	var train []float64
+	for r := 0; r < runs; r++ {
+		var sums [2]trainSummary
+		var errs [2]error
+		var wg sync.WaitGroup
+		for i := range sums {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sums[i], errs[i] = mpiTrain(ctx, mpirun, exe, c, 1, unbound, o)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs[:]...); err != nil {
+			return 0, err
+		}
+		mean := (sums[0].Phases.Train + sums[1].Phases.Train) / 2
+		train = append(train, mean)
+		if o.Progress != nil {
+			o.Progress(progress.Event{Algorithm: "mpi", Message: fmt.Sprintf("%s, two one-rank copies at once, run %d: train %.2f s and %.2f s", c.name, r+1, sums[0].Phases.Train, sums[1].Phases.Train)})
+		}
+	}
+	return medianOf(train), nil
+}
+
+// trainSummary is what the scaling report reads of train's JSON summary.
+type trainSummary struct {
+	Total     float64   `json:"total_seconds"`
+	TestErr   *float64  `json:"test_error"`
+	ChosenC   *float64  `json:"chosen_c"`
+	Objective *float64  `json:"objective"`
+	RSS       []float64 `json:"rank_peak_rss_mb"`
+	PeakRSS   *float64  `json:"peak_rss_mb"`
+	Phases    struct {
+		Train  float64 `json:"train"`
+		Solves []struct {
+			Iterations int `json:"iterations"`
+		} `json:"solves"`
+	} `json:"phases"`
+}
+
+// mpiTrain runs case c once under mpirun (with the options opts) with np
+// ranks, one thread each.
+func mpiTrain(ctx context.Context, mpirun, exe string, c mpiCase, np int, opts []string, o ReportOptions) (trainSummary, error) {
+	var sum trainSummary
+	args := append([]string{"--allow-run-as-root", "--oversubscribe", "-np", fmt.Sprint(np), "-x", "GOMAXPROCS=1", "-x", "OPENBLAS_NUM_THREADS=1"}, opts...)
+	args = append(args, exe, "train", "--json", "--quiet", "--seed", fmt.Sprint(max(o.Seed, 1)))
+	if o.Backend != nil {
+		args = append(args, "--backend", o.Backend.Name())
+	}
+	cmd := exec.CommandContext(ctx, mpirun, append(args, c.args...)...)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1", "OPENBLAS_NUM_THREADS=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return sum, fmt.Errorf("%w: %s", err, lastLine(stderr.String()))
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+		return sum, fmt.Errorf("the summary: %w", err)
+	}
+	return sum, nil
 }
 
 // deref returns *p, NaN for nil (a null in the JSON).
@@ -203,8 +288,8 @@ func (r *MPIScaling) Markdown(w io.Writer) error {
 	b.WriteString("# MPI scaling\n\n")
 	b.WriteString("This page is generated by `psdlearn bench --suite mpi --md docs/mpi-scaling.md` (a binary built with `-tags mpi`); do not edit it by hand. ")
 	b.WriteString("Each row is `mpirun -np P psdlearn train …` with one thread per rank (`GOMAXPROCS=1`, `OPENBLAS_NUM_THREADS=1`; BoostMetric with `--precision double`, the arithmetic of its sharded pricing), ")
-	fmt.Fprintf(&b, "the median of %d run(s); the speed-up is that of the training phase over one rank. Machine: %s.\n\n", r.Runs, r.Machine)
-	b.WriteString("| protocol | ranks | training s | whole command s | training speed-up | test error % | C | peak RSS per rank (MB) |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
+	fmt.Fprintf(&b, "the median of %d run(s); the speed-up is that of the training phase over one rank, in all and per iteration (the solves' iterations of the last run: ranks sum in another order than one process, and a greedy learner can take another path). Machine: %s.\n\n", r.Runs, r.Machine)
+	b.WriteString("| protocol | ranks | training s | whole command s | training speed-up | iterations | speed-up per iteration | test error % | C | peak RSS per rank (MB) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, row := range r.Rows {
 		rss := make([]string, len(row.RankPeakRSSMB))
 		for i, v := range row.RankPeakRSSMB {
@@ -214,7 +299,26 @@ func (r *MPIScaling) Markdown(w io.Writer) error {
 		if !math.IsNaN(row.ChosenC) {
 			c = fmt.Sprintf("%g", row.ChosenC)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.2f | %.2f | %.2f× | %.2f | %s | %s |\n", row.Case, row.Ranks, row.TrainSeconds, row.TotalSeconds, row.Speedup, 100*row.TestError, c, strings.Join(rss, ", "))
+		fmt.Fprintf(&b, "| %s | %d | %.2f | %.2f | %.2f× | %d | %.2f× | %.2f | %s | %s |\n", row.Case, row.Ranks, row.TrainSeconds, row.TotalSeconds, row.Speedup,
+			row.Iterations, row.IterationSpeedup, 100*row.TestError, c, strings.Join(rss, ", "))
+	}
+	if len(r.Copies) > 0 {
+		b.WriteString("\n## What the machine gives two ranks\n\n")
+		b.WriteString("Two one-rank runs of the same protocol started at once, against one alone (the medians of their training phases): ")
+		b.WriteString("the throughput is 2 × alone / at once, what the two cores together get through of this very workload. ")
+		b.WriteString("A two-rank run does the same work split in two, on about the same memory (every rank holds the data): ")
+		b.WriteString("this throughput is the speed-up it would reach if every part of the training were split evenly and no rank waited for another.\n\n")
+		b.WriteString("| protocol | alone, training s | two at once, training s | throughput |\n|---|---:|---:|---:|\n")
+		for _, c := range r.Copies {
+			fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f× |\n", c.Case, c.AloneSeconds, c.AtOnceSeconds, c.Throughput)
+		}
+	}
+	if len(r.Ceilings) > 0 {
+		b.WriteString("\nThe training phases' kernels, one worker alone against two at once (each a thread with single-threaded BLAS; the best of three trials):\n\n")
+		b.WriteString("| kernel | unit | one worker, per s | two workers, per s | two over one |\n|---|---|---:|---:|---:|\n")
+		for _, c := range r.Ceilings {
+			fmt.Fprintf(&b, "| %s | %s | %.3g | %.3g | %.2f× |\n", c.Kernel, c.Detail, c.One, c.Two, c.Speedup)
+		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\n- %s\n", n)
