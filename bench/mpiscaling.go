@@ -109,11 +109,11 @@ func mpiCases(quick bool) (cases []mpiCase, dim int, note string) {
 }
 
 // MPIScalingSection runs every protocol of mpiCases with mpirun -np 1 and
-// -np 2 (GOMAXPROCS=1 and OPENBLAS_NUM_THREADS=1 per rank), o.Runs times
-// each (3 by default, 1 for a quick run with MaxSize > 0), with the binary
-// that runs it, which must be built with -tags mpi; then two one-rank runs
-// of each at once, and the ceilings of the training phases' kernels. Run
-// it alone on the machine: the figures are wall times.
+// -np 2 (GOMAXPROCS=1 and OPENBLAS_NUM_THREADS=1 per rank) and as two
+// one-rank runs at once, o.Runs rounds of the three (3 by default, 1 for a
+// quick run with MaxSize > 0), with the binary that runs it, which must be
+// built with -tags mpi; then measures the ceilings of the training phases'
+// kernels. Run it alone on the machine: the figures are wall times.
 func MPIScalingSection(ctx context.Context, o ReportOptions) (Report, error) {
 	if err := noCase(o, "mpi"); err != nil {
 		return nil, err
@@ -142,22 +142,15 @@ func MPIScalingSection(ctx context.Context, o ReportOptions) (Report, error) {
 		rep.Notes = append(rep.Notes, note)
 	}
 	for _, c := range cases {
-		var one, onePerIter float64
-		for _, np := range []int{1, 2} {
-			row, err := mpiScalingRow(ctx, mpirun, exe, c, np, runs, o)
-			if err != nil {
-				return nil, fmt.Errorf("%s, %d ranks: %w", c.name, np, err)
-			}
+		rows, atOnce, err := mpiScalingCase(ctx, mpirun, exe, c, runs, o)
+		if err != nil {
+			return nil, err
+		}
+		one, onePerIter := rows[0].TrainSeconds, rows[0].TrainSeconds/float64(max(rows[0].Iterations, 1))
+		for _, row := range rows {
 			perIter := row.TrainSeconds / float64(max(row.Iterations, 1))
-			if np == 1 {
-				one, onePerIter = row.TrainSeconds, perIter
-			}
 			row.Speedup, row.IterationSpeedup = one/row.TrainSeconds, onePerIter/perIter
 			rep.Rows = append(rep.Rows, row)
-		}
-		atOnce, err := copiesSeconds(ctx, mpirun, exe, c, runs, o)
-		if err != nil {
-			return nil, fmt.Errorf("%s, two copies at once: %w", c.name, err)
 		}
 		rep.Copies = append(rep.Copies, MPICopies{Case: c.name, AloneSeconds: one, AtOnceSeconds: atOnce, Throughput: 2 * one / atOnce})
 	}
@@ -165,62 +158,70 @@ func MPIScalingSection(ctx context.Context, o ReportOptions) (Report, error) {
 	return rep, nil
 }
 
-// mpiScalingRow runs case c on np ranks runs times and returns the medians.
-func mpiScalingRow(ctx context.Context, mpirun, exe string, c mpiCase, np, runs int, o ReportOptions) (MPIScalingRow, error) {
-	row := MPIScalingRow{Case: c.name, Ranks: np}
-	var train, total []float64
+// mpiScalingCase runs case c runs times in rounds, each round one rank,
+// two ranks and two one-rank copies at once, so that a drift of the
+// machine's speed falls on all three alike. It returns the medians of the
+// one- and two-rank rows (speed-ups unset) and of the copies' mean
+// training phase.
+func mpiScalingCase(ctx context.Context, mpirun, exe string, c mpiCase, runs int, o ReportOptions) ([]MPIScalingRow, float64, error) {
+	rows := []MPIScalingRow{{Case: c.name, Ranks: 1}, {Case: c.name, Ranks: 2}}
+	train, total := make([][]float64, len(rows)), make([][]float64, len(rows))
+	var copies []float64
 	for r := 0; r < runs; r++ {
-		sum, err := mpiTrain(ctx, mpirun, exe, c, np, nil, o)
+		for i := range rows {
+			row := &rows[i]
+			sum, err := mpiTrain(ctx, mpirun, exe, c, row.Ranks, nil, o)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s, %d ranks: %w", c.name, row.Ranks, err)
+			}
+			train[i], total[i] = append(train[i], sum.Phases.Train), append(total[i], sum.Total)
+			row.TestError, row.ChosenC, row.Objective = deref(sum.TestErr), deref(sum.ChosenC), deref(sum.Objective)
+			row.Iterations = 0
+			for _, s := range sum.Phases.Solves {
+				row.Iterations += s.Iterations
+			}
+			row.RankPeakRSSMB = sum.RSS
+			if len(row.RankPeakRSSMB) == 0 && sum.PeakRSS != nil {
+				row.RankPeakRSSMB = []float64{*sum.PeakRSS}
+			}
+			if o.Progress != nil {
+				o.Progress(progress.Event{Algorithm: "mpi", Message: fmt.Sprintf("%s, %d ranks, run %d: train %.2f s, total %.2f s", c.name, row.Ranks, r+1, sum.Phases.Train, sum.Total)})
+			}
+		}
+		t, err := copiesSeconds(ctx, mpirun, exe, c, o)
 		if err != nil {
-			return row, err
+			return nil, 0, fmt.Errorf("%s, two copies at once: %w", c.name, err)
 		}
-		train, total = append(train, sum.Phases.Train), append(total, sum.Total)
-		row.TestError, row.ChosenC, row.Objective = deref(sum.TestErr), deref(sum.ChosenC), deref(sum.Objective)
-		row.Iterations = 0
-		for _, s := range sum.Phases.Solves {
-			row.Iterations += s.Iterations
-		}
-		row.RankPeakRSSMB = sum.RSS
-		if len(row.RankPeakRSSMB) == 0 && sum.PeakRSS != nil {
-			row.RankPeakRSSMB = []float64{*sum.PeakRSS}
-		}
+		copies = append(copies, t)
 		if o.Progress != nil {
-			o.Progress(progress.Event{Algorithm: "mpi", Message: fmt.Sprintf("%s, %d ranks, run %d: train %.2f s, total %.2f s", c.name, np, r+1, sum.Phases.Train, sum.Total)})
+			o.Progress(progress.Event{Algorithm: "mpi", Message: fmt.Sprintf("%s, two one-rank copies at once, run %d: train %.2f s on average", c.name, r+1, t)})
 		}
 	}
-	row.TrainSeconds, row.TotalSeconds = medianOf(train), medianOf(total)
-	return row, nil
+	for i := range rows {
+		rows[i].TrainSeconds, rows[i].TotalSeconds = medianOf(train[i]), medianOf(total[i])
+	}
+	return rows, medianOf(copies), nil
 }
 
-// copiesSeconds runs two one-rank copies of case c at once, runs times,
-// and returns the median over the runs of their mean training phase. The
-// copies are not bound to cores: each mpirun would bind its one rank to
-// the first core, both to the same one.
-func copiesSeconds(ctx context.Context, mpirun, exe string, c mpiCase, runs int, o ReportOptions) (float64, error) {
-	unbound := []string{"--bind-to", "none"}
-	var train []float64
-	for r := 0; r < runs; r++ {
-		var sums [2]trainSummary
-		var errs [2]error
-		var wg sync.WaitGroup
-		for i := range sums {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sums[i], errs[i] = mpiTrain(ctx, mpirun, exe, c, 1, unbound, o)
-			}()
-		}
-		wg.Wait()
-		if err := errors.Join(errs[:]...); err != nil {
-			return 0, err
-		}
-		mean := (sums[0].Phases.Train + sums[1].Phases.Train) / 2
-		train = append(train, mean)
-		if o.Progress != nil {
-			o.Progress(progress.Event{Algorithm: "mpi", Message: fmt.Sprintf("%s, two one-rank copies at once, run %d: train %.2f s and %.2f s", c.name, r+1, sums[0].Phases.Train, sums[1].Phases.Train)})
-		}
+// copiesSeconds runs two one-rank copies of case c at once and returns
+// their mean training phase. The copies are not bound to cores: each
+// mpirun would bind its one rank to the first core, both to the same one.
+func copiesSeconds(ctx context.Context, mpirun, exe string, c mpiCase, o ReportOptions) (float64, error) {
+	var sums [2]trainSummary
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range sums {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sums[i], errs[i] = mpiTrain(ctx, mpirun, exe, c, 1, []string{"--bind-to", "none"}, o)
+		}()
 	}
-	return medianOf(train), nil
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return 0, err
+	}
+	return (sums[0].Phases.Train + sums[1].Phases.Train) / 2, nil
 }
 
 // trainSummary is what the scaling report reads of train's JSON summary.
@@ -288,7 +289,7 @@ func (r *MPIScaling) Markdown(w io.Writer) error {
 	b.WriteString("# MPI scaling\n\n")
 	b.WriteString("This page is generated by `psdlearn bench --suite mpi --md docs/mpi-scaling.md` (a binary built with `-tags mpi`); do not edit it by hand. ")
 	b.WriteString("Each row is `mpirun -np P psdlearn train …` with one thread per rank (`GOMAXPROCS=1`, `OPENBLAS_NUM_THREADS=1`; BoostMetric with `--precision double`, the arithmetic of its sharded pricing), ")
-	fmt.Fprintf(&b, "the median of %d run(s); the speed-up is that of the training phase over one rank, in all and per iteration (the solves' iterations of the last run: ranks sum in another order than one process, and a greedy learner can take another path). Machine: %s.\n\n", r.Runs, r.Machine)
+	fmt.Fprintf(&b, "the median of %d run(s) taken in rounds (one rank, two ranks, two one-rank runs at once) so that a drift of the machine's speed falls on all alike; the speed-up is that of the training phase over one rank, in all and per iteration (the solves' iterations of the last run: ranks sum in another order than one process, and a greedy learner can take another path). Machine: %s.\n\n", r.Runs, r.Machine)
 	b.WriteString("| protocol | ranks | training s | whole command s | training speed-up | iterations | speed-up per iteration | test error % | C | peak RSS per rank (MB) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, row := range r.Rows {
 		rss := make([]string, len(row.RankPeakRSSMB))
