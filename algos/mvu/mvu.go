@@ -69,7 +69,7 @@ type Options struct {
 	// SDP configures the solver (method, tolerances, backend, progress).
 	// Its U0 is ignored: MVU starts from its own dual point. Its GapTol and
 	// FeasTol default to DefaultGapTol and DefaultFeasTol here, not to the
-	// package sdp's, and its Memory (L-BFGS-B correction pairs) to 40, not
+	// package sdp's, and its Memory (L-BFGS-B correction pairs) to 20, not
 	// 10 (see defaultMemory).
 	SDP sdp.Options
 }
@@ -91,13 +91,16 @@ const (
 )
 
 // defaultMemory is MVU's number of L-BFGS-B correction pairs. The dual is
-// degenerate and its certificate takes thousands of iterations; more pairs
-// cut them (certified Swiss roll, N = 2,000, inequality form, loaded
-// machine: 10 pairs 2,616 iterations and 18.6 s, 20: 1,999 and 15.1 s,
-// 40: 1,628 and 14.1 s, 60: 1,527 and 15.0 s, 100: 1,351 and 17.5 s — past
-// 40 L-BFGS-B's own cost per iteration outgrows the saving; N = 5,000: 40
-// pairs 3,023 iterations and 77 s against 4,370 evaluations and 152 s).
-const defaultMemory = 40
+// degenerate: more pairs than package sdp's 10 cut the iterations, and past
+// some point L-BFGS-B's own cost per iteration (its Cauchy point and
+// subspace step, O(pairs·m)) outgrows the saving. With the default
+// certificate (relative gap 1e-4, violation 1e-3; the same quiet machine,
+// alternating): Swiss roll N = 2,000, seed 7: 20 pairs 366 iterations,
+// 4.6–6.1 s (4 runs), 40 pairs 373 iterations, 5.9–6.9 s, 10 pairs 477
+// iterations, 6.6–7.0 s; seeds 1 and 2: 20 pairs 6.8 and 6.0 s, 40 pairs
+// 6.9 and 6.3 s; N = 5,000: 32.2 s against 35.9 s; N = 20,000: 368 s
+// (1,480 iterations) against 374 s (1,387).
+const defaultMemory = 20
 
 // Embedding is an MVU embedding.
 type Embedding struct {
