@@ -74,14 +74,13 @@ type mpiCase struct {
 	args []string
 }
 
-// mpiCases returns the scaling report's protocols: Fashion-MNIST (as the
-// fashion cases of the algos suite) with FrobMetric's default C list and
-// with BoostMetric when its files are found, else (or with quick, a
-// MaxSize run) letters on its fixed split, standardised; and the
-// dimension they train in. BoostMetric
-// prices in double precision (--precision double) on one rank as on
-// several: the sharded pricing is in double, and one process would price
-// Fashion-MNIST in single precision.
+// mpiCases returns the scaling report's protocols and the dimension they
+// train in: Fashion-MNIST (as the fashion cases of the algos suite) with
+// FrobMetric's default C list and with BoostMetric when its files are
+// found, else (or with quick, a MaxSize run) letters on its fixed split,
+// standardised. BoostMetric prices in double precision (--precision
+// double) on one rank as on several: the sharded pricing is in double, and
+// one process would price Fashion-MNIST in single precision.
 func mpiCases(quick bool) (cases []mpiCase, dim int, note string) {
 	dir := FashionDir
 	if d := os.Getenv("PSDLEARN_FASHION_DIR"); d != "" {
